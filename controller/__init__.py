@@ -1,0 +1,1 @@
+"""railguard table controller: rules core, daemon and CLI."""

@@ -1,0 +1,1 @@
+"""Drivers for the table hardware: reader board, GPIO console and sensors, PC/SC reader."""

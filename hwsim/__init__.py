@@ -1,0 +1,1 @@
+"""Hardware simulator: reader board, GPIO, PC/SC and a virtual dealer."""

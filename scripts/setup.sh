@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Set up railguard on a fresh Debian / Raspberry Pi OS machine: OS packages (apt), the
+# virtual environment at .venv, and the package with its extras. Safe to run again: it only
+# installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# OS packages: the broker for tests and the demo, the PC/SC stack (pcscd, the vpcd virtual
+# reader driver, and what pyscard needs to build), a compiler and Python headers.
+APT_PACKAGES=(mosquitto pcscd vsmartcard-vpcd swig libpcsclite-dev gcc python3-dev python3-venv pkg-config)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing OS packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing OS packages. Run:  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+# Reinstall only when pyproject.toml changed since the last successful install.
+stamp=.venv/.railguard-installed
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing railguard and its extras into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[pcsc,pi,postgres,dev]'
+  echo "$want" > "$stamp"
+fi
+echo "setup: ready (.venv/bin/railguard)"
