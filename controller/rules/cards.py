@@ -1,0 +1,79 @@
+"""Cards as values: rank and suit, parsing and printing ("As", "Td", "2c"), the joker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from controller.rules.errors import BadCard
+
+RANKS = "23456789TJQKA"
+# Highest first for draws (product default G4): spades, hearts, diamonds, clubs.
+SUITS = "shdc"
+
+
+class Suit(IntEnum):
+    """Suit with its draw order: a higher value wins a high-card draw tie."""
+
+    CLUBS = 0
+    DIAMONDS = 1
+    HEARTS = 2
+    SPADES = 3
+
+    @property
+    def letter(self) -> str:
+        return "cdhs"[self.value]
+
+
+_SUIT_BY_LETTER = {"c": Suit.CLUBS, "d": Suit.DIAMONDS, "h": Suit.HEARTS, "s": Suit.SPADES}
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Card:
+    """A playing card. ``rank`` is 2..14 (ace high); the joker has rank 0."""
+
+    rank: int
+    suit: Suit
+
+    @classmethod
+    def parse(cls, text: str) -> Card:
+        """Parse "As", "td", "10h" or "Jk" (joker)."""
+        s = text.strip()
+        if s.lower() in ("jk", "joker", "xx"):
+            return JOKER
+        if len(s) == 3 and s[:2] == "10":
+            s = "T" + s[2]
+        if len(s) != 2:
+            raise BadCard(f"card {text!r}: expected rank and suit like 'As' or 'Td'")
+        r = RANKS.find(s[0].upper())
+        if r < 0:
+            raise BadCard(f"card {text!r}: unknown rank {s[0]!r} (expected one of {RANKS})")
+        suit = _SUIT_BY_LETTER.get(s[1].lower())
+        if suit is None:
+            raise BadCard(f"card {text!r}: unknown suit {s[1]!r} (expected one of s h d c)")
+        return cls(r + 2, suit)
+
+    @property
+    def is_joker(self) -> bool:
+        return self.rank == 0
+
+    def __str__(self) -> str:
+        if self.is_joker:
+            return "Jk"
+        return RANKS[self.rank - 2] + self.suit.letter
+
+    def __repr__(self) -> str:
+        return f"Card({self})"
+
+
+JOKER = Card(0, Suit.CLUBS)
+
+STANDARD_DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in range(2, 15))
+
+
+def parse_cards(text: str) -> tuple[Card, ...]:
+    """Parse a run of cards with or without spaces: "AsKd", "As Kd", "As,Kd"."""
+    s = text.replace(",", "").replace(" ", "")
+    if len(s) % 2:
+        raise BadCard(f"cards {text!r}: odd number of characters")
+    return tuple(Card.parse(s[i : i + 2]) for i in range(0, len(s), 2))

@@ -1,0 +1,189 @@
+"""Timestamped events that enter the rules core.
+
+Every event carries ``t``: seconds on the daemon's monotonic clock (hwsim and replays pass
+their own). Events with the same ``t`` happened in the same scan cycle, so their order is
+unknown (a four-card flop whose cards were read at once). Physical events come from the
+hardware drivers; table-management events come from the venue (MQTT commands) or the console.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from controller.rules.cards import Card
+
+
+class ZoneKind(Enum):
+    HOLE = "hole"  # a seat's hole-card spot (needs ``seat``)
+    BOARD = "board"
+    BURN = "burn"
+    MUCK = "muck"
+
+
+class ConsoleButton(Enum):
+    EXPOSED = "exposed"
+    BOXED = "boxed"
+    MISDEAL = "misdeal"
+    FLOOR = "floor"
+    CLOCK = "clock"
+    ACK = "ack"
+
+
+# ---------------------------------------------------------------- physical: cards
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlaced:
+    """A tag is first read on a zone. ``card`` is None for a tag in no registered deck."""
+
+    t: float
+    zone: ZoneKind
+    tag: str
+    card: Card | None
+    seat: int = 0  # for HOLE
+    deck: str = ""  # the registered deck the tag belongs to, if any
+
+
+@dataclass(frozen=True, slots=True)
+class CardRemoved:
+    """A tag is no longer read on a zone (after debounce)."""
+
+    t: float
+    zone: ZoneKind
+    tag: str
+    seat: int = 0
+
+
+# ---------------------------------------------------------------- physical: chips
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsIn:
+    """Chips appear in (or are added to) a seat's betting zone.
+
+    ``amount`` is the value added when chips carry tags; None with presence-only sensors.
+    ``chips`` lists the denominations of the chips added, when known (oversized-chip rules).
+    """
+
+    t: float
+    seat: int
+    amount: int | None = None
+    chips: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsOut:
+    """Chips leave a seat's betting zone without a sweep (taken back)."""
+
+    t: float
+    seat: int
+    amount: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """The dealer sweeps the bets into the pot (or pushes the pot at the end of a hand)."""
+
+    t: float
+
+
+# ---------------------------------------------------------------- console and badges
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    t: float
+    button: ConsoleButton
+    long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BadgeTap:
+    """A staff badge read at the PC/SC reader. ``supervisor`` authorises rulings."""
+
+    t: float
+    badge: str
+    supervisor: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passes with nothing sensed (drives the clock countdown)."""
+
+    t: float
+
+
+# ---------------------------------------------------------------- table management
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    t: float
+    seat: int
+    player: str
+    stack: int
+    present: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class UnseatPlayer:
+    t: float
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetPresence:
+    t: float
+    seat: int
+    present: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetLevel:
+    """A new blind level: applies from the next hand (product default G11)."""
+
+    t: float
+    small_blind: int
+    big_blind: int
+    ante: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SetButton:
+    t: float
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class StartButtonDraw:
+    """Enter draw mode: one card is dealt to each seat, the profile's draw rule picks the button."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class SetDealer:
+    """A dealer logged in (badge) or out (empty id); goes into hand records."""
+
+    t: float
+    dealer: str
+
+
+Event = (
+    CardPlaced
+    | CardRemoved
+    | ChipsIn
+    | ChipsOut
+    | Sweep
+    | ButtonPress
+    | BadgeTap
+    | Tick
+    | SeatPlayer
+    | UnseatPlayer
+    | SetPresence
+    | SetLevel
+    | SetButton
+    | StartButtonDraw
+    | SetDealer
+)
