@@ -1,0 +1,319 @@
+"""Venue commands: strict parsing into frozen dataclasses, and the freshness/replay guard.
+
+A command is refused, with a reason, if it is not UTF-8 JSON of at most
+:data:`MAX_COMMAND_BYTES`, has duplicate keys or non-finite numbers, fails its JSON Schema,
+fails a cross-field check, carries a bad HMAC (when the table has a key), is older than the
+maximum age or too far in the future, or repeats a request id already accepted. Parsing never
+changes anything; :meth:`CommandGuard.admit` records the request id only once everything passed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from controller.link import schemas
+from controller.link.errors import CommandRefused, SchemaViolation
+
+MAX_COMMAND_BYTES: Final = 16 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class CommandMeta:
+    request_id: str
+    issued_at: float
+    issuer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    meta: CommandMeta
+    seat: int
+    player_id: str
+    name: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnseatPlayer:
+    meta: CommandMeta
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayer:
+    meta: CommandMeta
+    from_seat: int
+    to_seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetLevel:
+    """Blinds and ante; the daemon applies them from the next hand."""
+
+    meta: CommandMeta
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    big_blind_ante: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SetProfile:
+    meta: CommandMeta
+    profile: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnrolDeck:
+    """A deck's tag ids: ``cards`` maps card text ("As") to the tag UID (upper-case hex)."""
+
+    meta: CommandMeta
+    deck_id: str
+    cards: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AckAlert:
+    meta: CommandMeta
+    alert_id: str
+    by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rebirth:
+    """Republish birth and state (handled by the link itself)."""
+
+    meta: CommandMeta
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Re-send stored hand records from hand number ``from_hand`` (handled by the link)."""
+
+    meta: CommandMeta
+    from_hand: int
+
+
+Command = (
+    SeatPlayer
+    | UnseatPlayer
+    | MovePlayer
+    | SetLevel
+    | SetProfile
+    | EnrolDeck
+    | AckAlert
+    | Rebirth
+    | Replay
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What the daemon's callback returns: ok, or an error with a reason."""
+
+    ok: bool
+    reason: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def success(cls, **data: Any) -> CommandResult:
+        return cls(True, "", dict(data))
+
+    @classmethod
+    def error(cls, reason: str) -> CommandResult:
+        return cls(False, reason or "refused")
+
+
+def canonical_bytes(obj: dict[str, Any]) -> bytes:
+    """Canonical JSON used for the command HMAC: sorted keys, no spaces, UTF-8."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def sign(command: dict[str, Any], key: bytes) -> dict[str, Any]:
+    """Return ``command`` with its ``hmac`` field set (for the venue side and for tests)."""
+    body = {k: v for k, v in command.items() if k != "hmac"}
+    return {**body, "hmac": hmac.new(key, canonical_bytes(body), hashlib.sha256).hexdigest()}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name} not allowed")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _loads(payload: bytes | str) -> Any:
+    if isinstance(payload, str):
+        payload = payload.encode("utf-8", "surrogatepass")
+    if len(payload) > MAX_COMMAND_BYTES:
+        raise CommandRefused(f"malformed: larger than {MAX_COMMAND_BYTES} bytes")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError:
+        raise CommandRefused("malformed: not UTF-8") from None
+    try:
+        return json.loads(
+            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates
+        )
+    except RecursionError:
+        raise CommandRefused("malformed: nested too deeply") from None
+    except ValueError as exc:
+        raise CommandRefused(f"malformed: not JSON ({str(exc)[:120]})") from None
+
+
+def _request_id_of(obj: Any) -> str | None:
+    if isinstance(obj, dict):
+        rid = obj.get("request_id")
+        if isinstance(rid, str) and 0 < len(rid) <= 64 and rid.isprintable():
+            return rid
+    return None
+
+
+def parse_command(payload: bytes | str) -> Command:
+    """Parse and validate one command payload; raise :class:`CommandRefused` with a reason.
+
+    Pure: no clock, no key, no memory of earlier commands (see :class:`CommandGuard`).
+    """
+    obj = _loads(payload)
+    rid = _request_id_of(obj)
+    try:
+        schemas.validate("command", obj)
+    except SchemaViolation as exc:
+        raise CommandRefused(f"invalid: {exc}", rid) from None
+    try:
+        issued_at = float(obj["ts"])
+    except OverflowError:
+        raise CommandRefused("stale: timestamp out of range", rid) from None
+    meta = CommandMeta(obj["request_id"], issued_at, obj.get("issuer"))
+    a: dict[str, Any] = obj["args"]
+    name: str = obj["command"]
+    if name == "seat":
+        return SeatPlayer(meta, a["seat"], a["player_id"], a["name"], a["stack"])
+    if name == "unseat":
+        return UnseatPlayer(meta, a["seat"])
+    if name == "move":
+        if a["from_seat"] == a["to_seat"]:
+            raise CommandRefused("invalid: args: from_seat and to_seat are the same seat", rid)
+        return MovePlayer(meta, a["from_seat"], a["to_seat"])
+    if name == "set_level":
+        if a["small_blind"] > a["big_blind"]:
+            raise CommandRefused("invalid: args: small_blind is larger than big_blind", rid)
+        return SetLevel(
+            meta, a["level"], a["small_blind"], a["big_blind"], a["ante"],
+            bool(a.get("big_blind_ante", False)),
+        )
+    if name == "set_profile":
+        return SetProfile(meta, a["profile"])
+    if name == "enrol_deck":
+        cards: dict[str, str] = a["cards"]
+        if len(set(cards.values())) != len(cards):
+            raise CommandRefused("invalid: args/cards: two cards share one tag UID", rid)
+        return EnrolDeck(meta, a["deck_id"], tuple(sorted(cards.items())))
+    if name == "ack_alert":
+        return AckAlert(meta, a["alert_id"], a.get("by"))
+    if name == "rebirth":
+        return Rebirth(meta)
+    if name == "replay":
+        return Replay(meta, a["from_hand"])
+    raise CommandRefused(f"invalid: unknown command {name!r}", rid)  # pragma: no cover
+
+
+def command_name(cmd: Command) -> str:
+    return _NAMES[type(cmd)]
+
+
+_NAMES: dict[type, str] = {
+    SeatPlayer: "seat",
+    UnseatPlayer: "unseat",
+    MovePlayer: "move",
+    SetLevel: "set_level",
+    SetProfile: "set_profile",
+    EnrolDeck: "enrol_deck",
+    AckAlert: "ack_alert",
+    Rebirth: "rebirth",
+    Replay: "replay",
+}
+
+
+class CommandGuard:
+    """Authorisation (optional HMAC key), freshness and replay protection.
+
+    ``max_age`` seconds: older commands are stale; ``max_skew``: how far in the future a
+    timestamp may be. Accepted request ids are remembered for ``max_age + max_skew`` (and at
+    most ``memory`` of them), which is enough since older ones are stale anyway.
+    """
+
+    def __init__(
+        self,
+        *,
+        key: bytes | None = None,
+        max_age: float = 30.0,
+        max_skew: float = 5.0,
+        memory: int = 10_000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._key = key
+        self.max_age = max_age
+        self.max_skew = max_skew
+        self._memory = memory
+        self._clock = clock
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    @property
+    def seen_count(self) -> int:
+        return len(self._seen)
+
+    def check(self, payload: bytes | str) -> Command:
+        """Parse and check without remembering anything; raise CommandRefused."""
+        cmd = parse_command(payload)
+        rid = cmd.meta.request_id
+        if self._key is not None:
+            obj = json.loads(payload)
+            given = obj.get("hmac")
+            if not isinstance(given, str):
+                raise CommandRefused("unauthorised: no hmac", rid)
+            body = {k: v for k, v in obj.items() if k != "hmac"}
+            want = hmac.new(self._key, canonical_bytes(body), hashlib.sha256).hexdigest()
+            if not hmac.compare_digest(given, want):
+                raise CommandRefused("unauthorised: bad hmac", rid)
+        now = self._clock()
+        ts = cmd.meta.issued_at
+        if not math.isfinite(ts) or ts < now - self.max_age:
+            raise CommandRefused(f"stale: older than {self.max_age:g} s", rid)
+        if ts > now + self.max_skew:
+            raise CommandRefused(f"stale: timestamp {ts - now:.1f} s in the future", rid)
+        self._forget(now)
+        if rid in self._seen:
+            raise CommandRefused("replayed: request_id already seen", rid)
+        return cmd
+
+    def admit(self, payload: bytes | str) -> Command:
+        """:meth:`check`, then remember the request id so a replay is refused."""
+        cmd = self.check(payload)
+        self._seen[cmd.meta.request_id] = self._clock()
+        while len(self._seen) > self._memory:
+            self._seen.popitem(last=False)
+        return cmd
+
+    def _forget(self, now: float) -> None:
+        horizon = now - (self.max_age + self.max_skew)
+        while self._seen:
+            rid, seen_at = next(iter(self._seen.items()))
+            if seen_at >= horizon:
+                break
+            del self._seen[rid]

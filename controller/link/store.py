@@ -1,0 +1,234 @@
+"""``TableStore``: the daemon's small durable state (SQLite, WAL, same file as the outbox
+or its own): hand counter, seating and stacks, level and profile, deck registry, and the
+events of the hand in progress (so a restart mid-hand can rebuild it).
+
+Every write is one transaction; the hand counter and hand events commit with
+``synchronous=FULL``. Failures raise StoreFull / StoreLocked / StoreError and change nothing.
+The in-progress hand events contain hole cards: they stay on the table's own disk.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.link.errors import BadInput
+from controller.link.sqlite import Database
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seats (
+    seat      INTEGER PRIMARY KEY,
+    player_id TEXT NOT NULL UNIQUE,
+    name      TEXT NOT NULL,
+    stack     INTEGER NOT NULL CHECK (stack >= 0)
+);
+CREATE TABLE IF NOT EXISTS deck_cards (
+    deck_id TEXT NOT NULL,
+    card    TEXT NOT NULL,
+    uid     TEXT NOT NULL UNIQUE,
+    PRIMARY KEY (deck_id, card)
+);
+CREATE TABLE IF NOT EXISTS hand_events (
+    hand_no INTEGER NOT NULL,
+    idx     INTEGER NOT NULL,
+    event   TEXT NOT NULL,
+    PRIMARY KEY (hand_no, idx)
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    seat: int
+    player_id: str
+    name: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class LevelRecord:
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    big_blind_ante: bool = False
+
+
+class TableStore:
+    """Typed durable key-value state of one table."""
+
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 2.0, max_bytes: int | None = None
+    ) -> None:
+        self.db = Database(path, busy_timeout=busy_timeout, max_bytes=max_bytes)
+        self.db.script(_SCHEMA, "creating the table-store tables")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- generic JSON values -------------------------------------------------------------
+    def get(self, key: str, default: Any = None) -> Any:
+        rows = self.db.query("SELECT value FROM kv WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    def put(self, key: str, value: Any, *, durable: bool = False) -> None:
+        text = json.dumps(value, sort_keys=True, allow_nan=False)
+        with self.db.transaction(f"writing {key}", durable=durable) as con:
+            con.execute(
+                "INSERT INTO kv (key, value) VALUES (?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, text),
+            )
+
+    # -- hand counter --------------------------------------------------------------------
+    def hand_counter(self) -> int:
+        """The number of the last hand started (0 before the first)."""
+        return int(self.get("hand_counter", 0))
+
+    def next_hand_no(self) -> int:
+        """Advance the hand counter durably and return the new hand number."""
+        with self.db.transaction("advancing the hand counter", durable=True) as con:
+            row = con.execute("SELECT value FROM kv WHERE key = 'hand_counter'").fetchone()
+            value = (0 if row is None else int(json.loads(row[0]))) + 1
+            con.execute(
+                "INSERT INTO kv (key, value) VALUES ('hand_counter', ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (json.dumps(value),),
+            )
+        return value
+
+    # -- level and profile ---------------------------------------------------------------
+    def level(self) -> LevelRecord | None:
+        raw = self.get("level")
+        return None if raw is None else LevelRecord(**raw)
+
+    def set_level(self, level: LevelRecord) -> None:
+        self.put("level", asdict(level))
+
+    def profile(self) -> str | None:
+        raw = self.get("profile")
+        return None if raw is None else str(raw)
+
+    def set_profile(self, profile: str) -> None:
+        self.put("profile", profile)
+
+    # -- seating and stacks --------------------------------------------------------------
+    def seating(self) -> dict[int, SeatRecord]:
+        rows = self.db.query("SELECT seat, player_id, name, stack FROM seats ORDER BY seat")
+        return {int(r[0]): SeatRecord(int(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows}
+
+    def seat_player(self, seat: int, player_id: str, name: str, stack: int) -> None:
+        """Seat a player; BadInput if the seat is taken or the player is seated elsewhere."""
+        with self.db.transaction(f"seating {player_id}") as con:
+            taken = con.execute("SELECT player_id FROM seats WHERE seat = ?", (seat,)).fetchone()
+            if taken is not None:
+                raise BadInput(f"seat {seat} is taken by {taken[0]}")
+            other = con.execute(
+                "SELECT seat FROM seats WHERE player_id = ?", (player_id,)
+            ).fetchone()
+            if other is not None:
+                raise BadInput(f"player {player_id} already sits in seat {other[0]}")
+            con.execute(
+                "INSERT INTO seats (seat, player_id, name, stack) VALUES (?, ?, ?, ?)",
+                (seat, player_id, name, stack),
+            )
+
+    def unseat_player(self, seat: int) -> SeatRecord:
+        """Remove the player of ``seat`` and return their record; BadInput if empty."""
+        with self.db.transaction(f"unseating seat {seat}") as con:
+            row = con.execute(
+                "SELECT seat, player_id, name, stack FROM seats WHERE seat = ?", (seat,)
+            ).fetchone()
+            if row is None:
+                raise BadInput(f"seat {seat} is empty")
+            con.execute("DELETE FROM seats WHERE seat = ?", (seat,))
+        return SeatRecord(int(row[0]), str(row[1]), str(row[2]), int(row[3]))
+
+    def move_player(self, from_seat: int, to_seat: int) -> None:
+        with self.db.transaction(f"moving seat {from_seat} to {to_seat}") as con:
+            if con.execute("SELECT 1 FROM seats WHERE seat = ?", (from_seat,)).fetchone() is None:
+                raise BadInput(f"seat {from_seat} is empty")
+            if con.execute("SELECT 1 FROM seats WHERE seat = ?", (to_seat,)).fetchone():
+                raise BadInput(f"seat {to_seat} is taken")
+            con.execute("UPDATE seats SET seat = ? WHERE seat = ?", (to_seat, from_seat))
+
+    def set_stacks(self, stacks: Mapping[int, int]) -> None:
+        """Set the stacks of seated players (after a hand), all in one transaction."""
+        with self.db.transaction("updating stacks") as con:
+            for seat, stack in stacks.items():
+                if stack < 0:
+                    raise BadInput(f"seat {seat}: negative stack {stack}")
+                cur = con.execute("UPDATE seats SET stack = ? WHERE seat = ?", (stack, seat))
+                if cur.rowcount != 1:
+                    raise BadInput(f"seat {seat} is empty")
+
+    # -- deck registry -------------------------------------------------------------------
+    def enrol_deck(self, deck_id: str, cards: Mapping[str, str]) -> None:
+        """Register (or replace) a deck: card text -> tag UID. BadInput if a UID is in use
+        by another deck."""
+        with self.db.transaction(f"enrolling deck {deck_id}") as con:
+            con.execute("DELETE FROM deck_cards WHERE deck_id = ?", (deck_id,))
+            for card, uid in cards.items():
+                clash = con.execute(
+                    "SELECT deck_id, card FROM deck_cards WHERE uid = ?", (uid,)
+                ).fetchone()
+                if clash is not None:
+                    raise BadInput(f"tag {uid} already belongs to {clash[1]} of deck {clash[0]}")
+                con.execute(
+                    "INSERT INTO deck_cards (deck_id, card, uid) VALUES (?, ?, ?)",
+                    (deck_id, card, uid),
+                )
+
+    def decks(self) -> list[str]:
+        return [str(r[0]) for r in self.db.query("SELECT DISTINCT deck_id FROM deck_cards")]
+
+    def deck(self, deck_id: str) -> dict[str, str]:
+        rows = self.db.query("SELECT card, uid FROM deck_cards WHERE deck_id = ?", (deck_id,))
+        return {str(c): str(u) for c, u in rows}
+
+    def card_for_uid(self, uid: str) -> tuple[str, str] | None:
+        """(deck_id, card) of a tag UID, or None if no enrolled deck has it."""
+        rows = self.db.query("SELECT deck_id, card FROM deck_cards WHERE uid = ?", (uid,))
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    # -- events of the hand in progress --------------------------------------------------
+    def append_hand_event(self, hand_no: int, event: Mapping[str, Any]) -> int:
+        """Append one event of the running hand durably; returns its index (0, 1, ...)."""
+        text = json.dumps(dict(event), sort_keys=True, allow_nan=False)
+        with self.db.transaction(f"recording an event of hand {hand_no}", durable=True) as con:
+            row = con.execute(
+                "SELECT coalesce(max(idx) + 1, 0) FROM hand_events WHERE hand_no = ?", (hand_no,)
+            ).fetchone()
+            idx = int(row[0])
+            con.execute(
+                "INSERT INTO hand_events (hand_no, idx, event) VALUES (?, ?, ?)",
+                (hand_no, idx, text),
+            )
+        return idx
+
+    def hand_events(self, hand_no: int) -> list[dict[str, Any]]:
+        rows = self.db.query(
+            "SELECT event FROM hand_events WHERE hand_no = ? ORDER BY idx", (hand_no,)
+        )
+        return [json.loads(r[0]) for r in rows]
+
+    def open_hands(self) -> list[int]:
+        """Hand numbers that still have recorded events (unfinished at the last stop)."""
+        return [int(r[0]) for r in self.db.query("SELECT DISTINCT hand_no FROM hand_events")]
+
+    def clear_hand_events(self, hand_no: int) -> None:
+        with self.db.transaction(f"clearing the events of hand {hand_no}") as con:
+            con.execute("DELETE FROM hand_events WHERE hand_no = ?", (hand_no,))
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything stored, as plain data (for diagnostics and tests)."""
+        return {
+            "kv": {str(k): json.loads(v) for k, v in self.db.query("SELECT key, value FROM kv")},
+            "seats": {s: asdict(r) for s, r in self.seating().items()},
+            "decks": {d: self.deck(d) for d in sorted(self.decks())},
+            "hand_events": {h: self.hand_events(h) for h in sorted(self.open_hands())},
+        }
