@@ -1,0 +1,480 @@
+"""``VenueLink``: the table's MQTT connection to the venue.
+
+One aiomqtt client, reused: ``async with client`` in a loop, MqttError caught, exponential
+back-off with jitter, retry. On every connect ("birth") the link advances the persistent
+bdseq, registers the will (retained ``offline`` with that bdseq), publishes retained
+``online`` with the same bdseq, resets the message sequence number and republishes the
+retained redacted state. Hand records go through the SQLite :class:`Outbox` and are sent
+only while a venue logger's retained status says ``online``.
+
+The daemon's side::
+
+    link = VenueLink(broker, "v1", "t7", outbox="/var/lib/railguard/link.db",
+                     on_command=handle)          # async (Command) -> CommandResult
+    task = link.start()                          # or: await link.run()
+    link.publish_state({...}); link.publish_event("street", {...})
+    alert_id = link.publish_alert({...}); link.submit_hand(hand_id, hand_no, ohh)
+    await link.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import time
+import uuid
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from controller.link import schemas
+from controller.link.commands import (
+    AckAlert,
+    Command,
+    CommandGuard,
+    CommandResult,
+    Rebirth,
+    Replay,
+    command_name,
+)
+from controller.link.config import BrokerConfig, set_will
+from controller.link.errors import CommandRefused, SchemaViolation, StoreError
+from controller.link.outbox import Outbox, OutboxRecord
+from controller.link.redact import check_no_hole_cards, redact_state
+from controller.link.topics import TableTopics
+
+log = logging.getLogger(__name__)
+
+CommandHandler = Callable[[Command], Awaitable[CommandResult]]
+
+
+@dataclass
+class LinkStats:
+    """Counters for diagnostics and tests."""
+
+    connects: int = 0
+    connect_failures: int = 0
+    events_dropped: int = 0
+    records_sent: int = 0
+    records_acked: int = 0
+    commands_ok: int = 0
+    commands_refused: int = 0
+    last_error: str = ""
+    acks: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _HeldRecord:
+    hand_id: str
+    hand_no: int
+    ohh: dict[str, Any]
+    ended_at: float
+
+
+def _dumps(obj: Mapping[str, Any]) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+
+
+class VenueLink:
+    """The venue link of one table (see the module docstring)."""
+
+    def __init__(
+        self,
+        broker: BrokerConfig,
+        venue: str,
+        table: str,
+        outbox: Outbox | str | Path,
+        on_command: CommandHandler | None = None,
+        *,
+        client_id: str | None = None,
+        command_key: bytes | None = None,
+        command_max_age: float = 30.0,
+        command_timeout: float = 5.0,
+        ack_timeout: float = 5.0,
+        window: int = 16,
+        backoff: tuple[float, float] = (0.2, 10.0),
+        held_retry: float = 1.0,
+    ) -> None:
+        self.broker = broker
+        self.topics = TableTopics(venue, table)
+        self.outbox = outbox if isinstance(outbox, Outbox) else Outbox(outbox)
+        self.on_command = on_command
+        self.client_id = client_id or f"railguard-{venue}-{table}"
+        self.guard = CommandGuard(key=command_key, max_age=command_max_age)
+        self.command_timeout = command_timeout
+        self.ack_timeout = ack_timeout
+        self.window = max(1, window)
+        self.backoff = backoff
+        self.held_retry = held_retry
+        self.stats = LinkStats()
+        self.bdseq: int | None = None
+        self._connected = asyncio.Event()
+        self._seq = 0
+        self._state: dict[str, Any] | None = None
+        self._queue: deque[tuple[str, Any]] = deque(maxlen=2000)
+        self._queue_wake = asyncio.Event()
+        self._sender_wake = asyncio.Event()
+        self._restart_round = False
+        self._inflight: dict[int, float] = {}
+        self._loggers: dict[str, bool] = {}
+        self._held: list[_HeldRecord] = []
+        self._task: asyncio.Task[None] | None = None
+        self._client: aiomqtt.Client | None = None
+
+    # -- public API ----------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    @property
+    def logger_online(self) -> bool:
+        return any(self._loggers.values())
+
+    @property
+    def held_count(self) -> int:
+        """Hand records the outbox could not store yet (disk full / locked); retried."""
+        return len(self._held)
+
+    async def wait_connected(self, timeout: float | None = None) -> None:
+        await asyncio.wait_for(self._connected.wait(), timeout)
+
+    def start(self) -> asyncio.Task[None]:
+        """Run :meth:`run` as a task of the current loop and return it."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self.run(), name="venue-link")
+        return self._task
+
+    async def stop(self) -> None:
+        """Publish retained ``offline`` (a clean disconnect sends no will), then stop."""
+        client = self._client
+        if client is not None and self.connected and self.bdseq is not None:
+            with contextlib.suppress(aiomqtt.MqttError, asyncio.TimeoutError):
+                await asyncio.wait_for(
+                    client.publish(
+                        self.topics.status, _dumps(self._status("offline")), qos=1, retain=True
+                    ),
+                    2.0,
+                )
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def publish_state(self, state: Mapping[str, Any]) -> None:
+        """Set the retained live state (redacted; RedactionError / SchemaViolation if not)."""
+        clean = redact_state(state)
+        schemas.validate("state", {**clean, "seq": 0, "bdseq": 0, "ts": 0.0})
+        self._state = clean
+        if self.connected:
+            self._enqueue(("state", None))
+
+    def publish_event(self, kind: str, data: Mapping[str, Any], hand_no: int | None = None) -> bool:
+        """Publish a live event (not retained). Dropped (returns False) while disconnected:
+        the seq reset at the next birth tells the venue that it missed some."""
+        check_no_hole_cards(data, f"event {kind}")
+        msg = {"seq": 0, "bdseq": 0, "ts": 0.0, "kind": kind, "hand_no": hand_no,
+               "data": dict(data)}
+        schemas.validate("event", msg)
+        if not self.connected:
+            self.stats.events_dropped += 1
+            return False
+        self._enqueue(("event", msg))
+        return True
+
+    def publish_alert(self, alert: Mapping[str, Any]) -> str:
+        """Publish a dealer-error alert; returns its ``alert_id`` (generated if absent).
+        Alerts raised while disconnected are sent after the next birth."""
+        msg: dict[str, Any] = {"seat": None, **alert, "seq": 0, "bdseq": 0, "ts": 0.0}
+        msg.setdefault("alert_id", uuid.uuid4().hex)
+        check_no_hole_cards(msg, "alert")
+        schemas.validate("alert", msg)
+        self._enqueue(("alert", msg))
+        return str(msg["alert_id"])
+
+    def submit_hand(
+        self, hand_id: str, hand_no: int, ohh: Mapping[str, Any], ended_at: float | None = None
+    ) -> None:
+        """Put a completed hand record (the OHH ``ohh`` object) into the durable outbox.
+
+        SchemaViolation if ``ohh`` lacks what the contract relies on. StoreFull /
+        StoreLocked if SQLite could not commit: the record is then held in memory and
+        retried (in order, before later hands) every ``held_retry`` seconds; submitting the
+        same hand again is harmless.
+        """
+        body = dict(ohh)
+        schemas.validate("ohh", body)
+        probe = self._envelope_of(hand_id, hand_no, body, seq=1, sent=0, ended=0.0)
+        schemas.validate("hand", probe)
+        rec = _HeldRecord(hand_id, hand_no, body, time.time() if ended_at is None else ended_at)
+        if all(h.hand_id != hand_id for h in self._held):
+            self._held.append(rec)
+        self._flush_held()
+
+    def _flush_held(self) -> None:
+        while self._held:
+            rec = self._held[0]
+            self.outbox.add(rec.hand_id, rec.hand_no, rec.ohh, rec.ended_at)  # may raise
+            self._held.pop(0)
+            self._sender_wake.set()
+
+    # -- connection loop -----------------------------------------------------------------
+    async def run(self) -> None:
+        """Connect, serve, reconnect with back-off; runs until cancelled."""
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(self._connection_loop())
+            tg.create_task(self._held_loop())
+
+    async def _held_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.held_retry)
+            if self._held:
+                try:
+                    self._flush_held()
+                except StoreError as exc:
+                    self.stats.last_error = str(exc)
+
+    async def _connection_loop(self) -> None:
+        client = self.broker.make_client(self.client_id)
+        self._client = client
+        delay = self.backoff[0]
+        while True:
+            bdseq = self.outbox.next_bdseq()
+            self.bdseq = bdseq
+            set_will(client, aiomqtt.Will(self.topics.status,
+                                          _dumps(self._status("offline")), 1, True))
+            try:
+                async with client:
+                    self.stats.connects += 1
+                    delay = self.backoff[0]
+                    await self._session(client)
+            except aiomqtt.MqttError as exc:
+                self.stats.connect_failures += 1
+                self.stats.last_error = str(exc)
+                log.warning("venue link: %s; retrying in %.1f s", exc, delay)
+            finally:
+                self._connected.clear()
+                self._loggers.clear()
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(delay * 2, self.backoff[1])
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        t = self.topics
+        await client.subscribe([(t.commands, 1), (t.hands_ack, 1), (t.logger_status_filter, 1)])
+        await self._birth(client)
+        self._connected.set()
+        self._restart_round = True
+        commands: asyncio.Queue[bytes] = asyncio.Queue(maxsize=100)
+        try:
+            async with asyncio.TaskGroup() as tg:
+                tg.create_task(self._reader(client, commands))
+                tg.create_task(self._writer(client))
+                tg.create_task(self._sender(client))
+                tg.create_task(self._commands(commands))
+        except* aiomqtt.MqttError as group:
+            raise group.exceptions[0] from None
+
+    def _status(self, status: str) -> dict[str, Any]:
+        return {"status": status, "bdseq": self.bdseq or 0, "ts": time.time(),
+                "venue": self.topics.venue, "table": self.topics.table}
+
+    def _stamp(self, msg: dict[str, Any]) -> dict[str, Any]:
+        out = {**msg, "seq": self._seq, "bdseq": self.bdseq or 0, "ts": time.time()}
+        self._seq += 1
+        return out
+
+    async def _birth(self, client: aiomqtt.Client) -> None:
+        self._seq = 0
+        await client.publish(self.topics.status, _dumps(self._status("online")), 1, True)
+        if self._state is not None:
+            await client.publish(self.topics.state, _dumps(self._stamp(self._state)), 1, True)
+
+    def _enqueue(self, item: tuple[str, Any]) -> None:
+        self._queue.append(item)
+        self._queue_wake.set()
+
+    async def _writer(self, client: aiomqtt.Client) -> None:
+        t = self.topics
+        while True:
+            while self._queue:
+                kind, body = self._queue[0]
+                if kind == "state":
+                    if self._state is not None:
+                        msg = _dumps(self._stamp(self._state))
+                        await client.publish(t.state, msg, 1, True)
+                elif kind == "birth":
+                    await self._birth(client)
+                elif kind == "event":
+                    await client.publish(t.events, _dumps(self._stamp(body)), 1, False)
+                elif kind == "alert":
+                    await client.publish(t.alerts, _dumps(self._stamp(body)), 1, False)
+                elif kind == "response":
+                    await client.publish(t.responses, _dumps(body), 1, False)
+                self._queue.popleft()
+            self._queue_wake.clear()
+            await self._queue_wake.wait()
+
+    async def _reader(self, client: aiomqtt.Client, commands: asyncio.Queue[bytes]) -> None:
+        t = self.topics
+        async for message in client.messages:
+            topic = message.topic.value
+            payload = message.payload
+            data = payload if isinstance(payload, bytes) else str(payload).encode()
+            if topic == t.commands:
+                try:
+                    commands.put_nowait(data)
+                except asyncio.QueueFull:
+                    self._respond(None, None, False, "busy: too many commands queued")
+            elif topic == t.hands_ack:
+                self._on_ack(data)
+            elif topic.endswith("/status") and topic.startswith("railguard/_logger/"):
+                self._on_logger_status(topic, data)
+
+    def _on_ack(self, data: bytes) -> None:
+        try:
+            ack = json.loads(data)
+            schemas.validate("hand_ack", ack)
+        except (ValueError, SchemaViolation) as exc:
+            log.warning("venue link: bad hand ack: %s", exc)
+            return
+        try:
+            if self.outbox.ack(ack["hand_id"], ack["status"]):
+                self.stats.records_acked += 1
+                self.stats.acks.append(ack["hand_id"])
+        except StoreError as exc:
+            self.stats.last_error = str(exc)
+            return
+        seq = ack.get("record_seq")
+        if isinstance(seq, int):
+            self._inflight.pop(seq, None)
+        self._sender_wake.set()
+
+    def _on_logger_status(self, topic: str, data: bytes) -> None:
+        parts = topic.split("/")
+        instance = parts[2] if len(parts) == 4 else "?"
+        was = self.logger_online
+        try:
+            status = json.loads(data) if data else {"status": "offline"}
+            online = isinstance(status, dict) and status.get("status") == "online"
+        except ValueError:
+            online = False
+        self._loggers[instance] = online
+        if self.logger_online and not was:
+            self._restart_round = True
+        self._sender_wake.set()
+
+    # -- hand records --------------------------------------------------------------------
+    def _envelope_of(
+        self, hand_id: str, hand_no: int, ohh: dict[str, Any], *, seq: int, sent: int,
+        ended: float,
+    ) -> dict[str, Any]:
+        return {
+            "kind": "hand", "hand_id": hand_id, "venue": self.topics.venue,
+            "table": self.topics.table, "hand_no": hand_no, "record_seq": seq,
+            "replayed": sent > 0, "ended_at": ended, "sent_at": time.time(), "ohh": ohh,
+        }
+
+    def envelope(self, rec: OutboxRecord) -> dict[str, Any]:
+        return self._envelope_of(
+            rec.hand_id, rec.hand_no, rec.ohh, seq=rec.record_seq, sent=rec.sent_count,
+            ended=rec.ended_at,
+        )
+
+    async def _sender(self, client: aiomqtt.Client) -> None:
+        last = 0
+        while True:
+            self._sender_wake.clear()
+            if self.logger_online:
+                now = time.monotonic()
+                if self._restart_round:
+                    self._restart_round = False
+                    self._inflight.clear()
+                    last = 0
+                expired = [s for s, at in self._inflight.items() if now - at > self.ack_timeout]
+                if expired:
+                    # Re-send in order from the oldest unacknowledged record.
+                    last = min(expired) - 1
+                    self._inflight.clear()
+                room = self.window - len(self._inflight)
+                if room > 0:
+                    try:
+                        batch = self.outbox.pending(limit=room, after=last)
+                        for rec in batch:
+                            self.outbox.mark_sent(rec.record_seq)
+                            self._inflight[rec.record_seq] = time.monotonic()
+                            last = rec.record_seq
+                            await client.publish(
+                                self.topics.hands, _dumps(self.envelope(rec)), 1, False
+                            )
+                            self.stats.records_sent += 1
+                    except StoreError as exc:
+                        self.stats.last_error = str(exc)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._sender_wake.wait(), self.ack_timeout / 2)
+
+    # -- commands ------------------------------------------------------------------------
+    def _respond(
+        self, request_id: str | None, command: str | None, ok: bool, reason: str = "",
+        data: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        msg: dict[str, Any] = {"request_id": request_id, "command": command, "ok": ok,
+                               "ts": time.time()}
+        if not ok:
+            msg["reason"] = reason[:500] or "refused"
+        if data:
+            msg["data"] = data
+        self._enqueue(("response", msg))
+        return msg
+
+    async def _commands(self, commands: asyncio.Queue[bytes]) -> None:
+        while True:
+            await self.handle_command(await commands.get())
+
+    async def handle_command(self, payload: bytes) -> dict[str, Any]:
+        """Check, dispatch and answer one command payload; returns the response sent."""
+        try:
+            cmd = self.guard.admit(payload)
+        except CommandRefused as exc:
+            self.stats.commands_refused += 1
+            return self._respond(exc.request_id, None, False, exc.reason)
+        name, rid = command_name(cmd), cmd.meta.request_id
+        result = await self._dispatch(cmd)
+        if result.ok:
+            self.stats.commands_ok += 1
+            if isinstance(cmd, AckAlert) and self.connected:
+                self.publish_event("alert_ack", {"alert_id": cmd.alert_id, "by": cmd.by})
+        else:
+            self.stats.commands_refused += 1
+        return self._respond(rid, name, result.ok, result.reason, result.data)
+
+    async def _dispatch(self, cmd: Command) -> CommandResult:
+        if isinstance(cmd, Rebirth):
+            self._enqueue(("birth", None))
+            return CommandResult.success()
+        if isinstance(cmd, Replay):
+            try:
+                held = self.outbox.held_hand_range()
+                if held is None or cmd.from_hand > held[1]:
+                    return CommandResult.error(f"no hand record at or after {cmd.from_hand}")
+                n = self.outbox.requeue_from(cmd.from_hand)
+            except StoreError as exc:
+                return CommandResult.error(f"store: {exc}")
+            self._restart_round = True
+            self._sender_wake.set()
+            return CommandResult.success(requeued=n, oldest_held=held[0])
+        if self.on_command is None:
+            return CommandResult.error("no handler for this command on this table")
+        try:
+            return await asyncio.wait_for(self.on_command(cmd), self.command_timeout)
+        except TimeoutError:
+            return CommandResult.error("handler timed out")
+        except Exception as exc:  # the daemon's error: answer, keep serving
+            log.exception("venue link: command handler failed")
+            return CommandResult.error(f"handler failed: {type(exc).__name__}: {exc}"[:300])

@@ -1,0 +1,164 @@
+"""Where the venue logger keeps hand records: SQLite (default) or PostgreSQL (psycopg 3).
+
+Storing is idempotent on ``hand_id``: the same record again is a ``duplicate``; a different
+record under a stored ``hand_id`` is a ``conflict`` (the first one is kept). Both are
+acknowledged so the table stops re-sending.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from controller.link.errors import StoreError
+from controller.link.sqlite import Database
+
+PutResult = Literal["stored", "duplicate", "conflict"]
+
+_COLUMNS = "hand_id, venue, table_id, hand_no, record_seq, ended_at, received_at, body"
+_SQLITE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS hands (
+    hand_id     TEXT PRIMARY KEY,
+    venue       TEXT NOT NULL,
+    table_id    TEXT NOT NULL,
+    hand_no     INTEGER NOT NULL,
+    record_seq  INTEGER NOT NULL,
+    ended_at    DOUBLE PRECISION NOT NULL,
+    received_at DOUBLE PRECISION NOT NULL,
+    body        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS hands_order ON hands (venue, table_id, record_seq);
+"""
+
+
+def _body(envelope: dict[str, Any]) -> str:
+    """What identifies a record's content: the envelope without its delivery fields."""
+    core = {k: v for k, v in envelope.items() if k not in ("replayed", "sent_at")}
+    return json.dumps(core, sort_keys=True, separators=(",", ":"))
+
+
+class HandStore(Protocol):
+    def put(self, envelope: dict[str, Any]) -> PutResult: ...
+    def hands(
+        self, venue: str | None = None, table: str | None = None
+    ) -> Iterator[dict[str, Any]]: ...
+    def count(self) -> int: ...
+    def close(self) -> None: ...
+
+
+class SqliteHandStore:
+    def __init__(self, path: str | Path, *, busy_timeout: float = 2.0) -> None:
+        self.db = Database(path, busy_timeout=busy_timeout)
+        self.db.script(_SQLITE_SCHEMA, "creating the hands table")
+
+    def put(self, envelope: dict[str, Any]) -> PutResult:
+        body = _body(envelope)
+        with self.db.transaction(f"storing {envelope['hand_id']}", durable=True) as con:
+            row = con.execute(
+                "SELECT body FROM hands WHERE hand_id = ?", (envelope["hand_id"],)
+            ).fetchone()
+            if row is not None:
+                return "duplicate" if row[0] == body else "conflict"
+            con.execute(
+                f"INSERT INTO hands ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                _row(envelope, body),
+            )
+        return "stored"
+
+    def hands(self, venue: str | None = None, table: str | None = None) -> Iterator[dict[str, Any]]:
+        sql, params = _select(venue, table, "?")
+        for (body,) in self.db.query(sql, params):
+            yield json.loads(body)
+
+    def count(self) -> int:
+        return int(self.db.query("SELECT count(*) FROM hands")[0][0])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _row(envelope: dict[str, Any], body: str) -> tuple[object, ...]:
+    return (
+        envelope["hand_id"], envelope["venue"], envelope["table"], envelope["hand_no"],
+        envelope["record_seq"], envelope["ended_at"], time.time(), body,
+    )
+
+
+def _select(venue: str | None, table: str | None, mark: str) -> tuple[str, tuple[object, ...]]:
+    where, params = [], []
+    if venue is not None:
+        where.append(f"venue = {mark}")
+        params.append(venue)
+    if table is not None:
+        where.append(f"table_id = {mark}")
+        params.append(table)
+    clause = (" WHERE " + " AND ".join(where)) if where else ""
+    sql = f"SELECT body FROM hands{clause} ORDER BY venue, table_id, record_seq"
+    return sql, tuple(params)
+
+
+class PostgresHandStore:
+    """The same table in PostgreSQL (``postgresql://...`` URL), via psycopg 3."""
+
+    def __init__(self, url: str) -> None:
+        try:
+            import psycopg
+        except ImportError as exc:  # pragma: no cover - extra not installed
+            raise StoreError("PostgreSQL needs the 'postgres' extra (psycopg)") from exc
+        self._psycopg = psycopg
+        try:
+            self.con = psycopg.connect(url, autocommit=False)
+            with self.con.transaction():
+                for stmt in _SQLITE_SCHEMA.split(";"):
+                    if stmt.strip():
+                        self.con.execute(stmt)
+        except psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL {url}: {exc}") from exc
+
+    def put(self, envelope: dict[str, Any]) -> PutResult:
+        body = _body(envelope)
+        try:
+            with self.con.transaction():
+                cur = self.con.execute(
+                    f"INSERT INTO hands ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (hand_id) DO NOTHING",
+                    _row(envelope, body),
+                )
+                if cur.rowcount == 1:
+                    return "stored"
+                row = self.con.execute(
+                    "SELECT body FROM hands WHERE hand_id = %s", (envelope["hand_id"],)
+                ).fetchone()
+        except self._psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL: storing {envelope['hand_id']}: {exc}") from exc
+        return "duplicate" if row is not None and row[0] == body else "conflict"
+
+    def hands(self, venue: str | None = None, table: str | None = None) -> Iterator[dict[str, Any]]:
+        sql, params = _select(venue, table, "%s")
+        with self.con.transaction():
+            rows = self.con.execute(sql, params).fetchall()
+        for (body,) in rows:
+            yield json.loads(body)
+
+    def count(self) -> int:
+        with self.con.transaction():
+            row = self.con.execute("SELECT count(*) FROM hands").fetchone()
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def open_store(where: str | Path) -> HandStore:
+    """A PostgreSQL store for ``postgresql://`` / ``postgres://`` URLs, else SQLite."""
+    text = str(where)
+    if text.startswith(("postgresql://", "postgres://")):
+        return PostgresHandStore(text)
+    try:
+        return SqliteHandStore(text)
+    except sqlite3.Error as exc:  # pragma: no cover - translated inside Database
+        raise StoreError(str(exc)) from exc
