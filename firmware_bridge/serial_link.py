@@ -1,0 +1,556 @@
+"""The host end of the reader-board serial link (docs/reader-protocol.md), on asyncio.
+
+:class:`SerialReaderLink` opens the first candidate port that opens (paths, globs such as
+``/dev/serial/by-id/usb-railguard-*``, a udev symlink, or ``socket://host:port``) with
+pyserial-asyncio-fast, waits for HELLO, tracks heartbeats, asks for a snapshot after a
+sequence gap, tells a stalled board (port open, no heartbeat) from a vanished one (read
+error, port gone), and reconnects with exponential backoff, rescanning the candidates each
+time. Snapshots, board errors and status changes go to callbacks given at construction.
+
+The daemon should depend on :class:`ReaderBoard` only, so that anything that speaks to a
+reader board (this link over a real UART, over hwsim's pty or TCP) plugs in the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import glob
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import serial
+import serial_asyncio_fast
+
+from controller.rules.errors import ConfigError, RailguardError
+from firmware_bridge.protocol import (
+    Ack,
+    AckStatus,
+    CrcError,
+    DuplicateFrame,
+    ErrorReport,
+    Frame,
+    FrameDecoder,
+    GetSnapshot,
+    Heartbeat,
+    Hello,
+    HostMessage,
+    MalformedFrame,
+    OversizedFrame,
+    Ping,
+    Reset,
+    SequenceGap,
+    SetConfig,
+    VersionMismatch,
+    encode_frame,
+)
+from firmware_bridge.snapshots import AntennaSnapshot
+
+log = logging.getLogger(__name__)
+
+
+class LinkStatus(enum.Enum):
+    CONNECTING = "connecting"  # a port is open, no HELLO yet
+    ONLINE = "online"
+    STALLED = "stalled"  # port open, no heartbeat for stall_intervals intervals
+    OFFLINE = "offline"  # no port (never opened, read error, unplugged)
+    VERSION_MISMATCH = "version_mismatch"  # the board speaks another protocol version
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChange:
+    """A status change; also sent with ``status == previous`` when an online board reboots."""
+
+    status: LinkStatus
+    previous: LinkStatus
+    detail: str
+    port: str | None
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class LinkConfig:
+    baudrate: int = 115200
+    hello_timeout: float = 0.5  # no HELLO this long after opening: send RESET
+    heartbeat_interval: float = 1.0  # the board's; replaced by board_config's when set
+    stall_intervals: int = 3
+    backoff_initial: float = 0.1
+    backoff_max: float = 5.0
+    command_timeout: float = 1.0  # wait this long for an ACK
+    board_config: SetConfig | None = None  # sent after every HELLO when given
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name in ("hello_timeout", "heartbeat_interval", "backoff_initial", "command_timeout"):
+            if getattr(self, name) <= 0:
+                problems.append(f"{name}={getattr(self, name)} must be > 0")
+        if self.backoff_max < self.backoff_initial:
+            problems.append(f"backoff_max={self.backoff_max} is below backoff_initial")
+        if self.stall_intervals < 1:
+            problems.append(f"stall_intervals={self.stall_intervals} must be >= 1")
+        if self.board_config is not None:
+            problems += self.board_config.problems()
+        if problems:
+            raise ConfigError("invalid reader link config: " + "; ".join(problems))
+
+    @property
+    def stall_after(self) -> float:
+        hb = self.heartbeat_interval
+        if self.board_config is not None:
+            hb = self.board_config.heartbeat_interval_ms / 1000
+        return hb * self.stall_intervals
+
+
+@dataclass
+class LinkStats:
+    connects: int = 0
+    disconnects: int = 0
+    hellos: int = 0
+    reboots: int = 0  # HELLO from a board that was already online
+    heartbeats: int = 0
+    snapshots: int = 0
+    dropped_before_hello: int = 0
+    gap_snapshot_requests: int = 0
+    resets_sent: int = 0
+    crc_errors: int = 0
+    malformed: int = 0
+    oversized: int = 0
+    version_mismatches: int = 0
+    sequence_gaps: int = 0
+    frames_missed: int = 0
+    duplicates: int = 0
+
+
+class LinkError(RailguardError, RuntimeError):
+    """A command could not be carried out on the reader link."""
+
+
+class LinkDown(LinkError):
+    """No port is open (or it closed while the command waited)."""
+
+
+class CommandTimeout(LinkError, TimeoutError):
+    """The board did not acknowledge a command in time."""
+
+
+class ReaderBoard(Protocol):
+    """What the daemon needs from a reader board, whatever carries it."""
+
+    @property
+    def status(self) -> LinkStatus: ...
+
+    @property
+    def board_info(self) -> Hello | None: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def wait_status(self, *statuses: LinkStatus, timeout: float) -> LinkStatus: ...
+
+    async def ping(self) -> Ack: ...
+
+    async def request_snapshot(self, antenna: int | None = None) -> Ack: ...
+
+    async def set_config(self, config: SetConfig) -> Ack: ...
+
+    async def reset(self) -> Ack: ...
+
+
+SnapshotConsumer = Callable[[AntennaSnapshot], None]
+StatusConsumer = Callable[[StatusChange], None]
+ErrorConsumer = Callable[[ErrorReport], None]
+
+
+def expand_ports(patterns: Sequence[str]) -> list[str]:
+    """Candidate ports now: URLs and plain paths as given, globs expanded (sorted)."""
+    out: list[str] = []
+    for pattern in patterns:
+        if "://" not in pattern and any(c in pattern for c in "*?["):
+            out.extend(sorted(glob.glob(pattern)))
+        else:
+            out.append(pattern)
+    return list(dict.fromkeys(out))
+
+
+class _LinkProtocol(asyncio.Protocol):
+    def __init__(self, link: SerialReaderLink) -> None:
+        self._link = link
+        self.lost: asyncio.Future[Exception | None] = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        self._link._on_data(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.lost.done():
+            self.lost.set_result(exc)
+
+
+class SerialReaderLink:
+    """A :class:`ReaderBoard` over a serial port (or a ``socket://`` URL)."""
+
+    def __init__(
+        self,
+        ports: str | Sequence[str],
+        on_snapshot: SnapshotConsumer,
+        *,
+        on_status: StatusConsumer | None = None,
+        on_error: ErrorConsumer | None = None,
+        config: LinkConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._patterns = [ports] if isinstance(ports, str) else list(ports)
+        if not self._patterns:
+            raise ConfigError("no reader-board port given")
+        self._on_snapshot = on_snapshot
+        self._on_status = on_status
+        self._on_error = on_error
+        self.config = config or LinkConfig()
+        self._clock = clock
+        self.stats = LinkStats()
+        self._status = LinkStatus.OFFLINE
+        self._status_event = asyncio.Event()
+        self._hello: Hello | None = None
+        self.last_heartbeat: Heartbeat | None = None
+        self._port: str | None = None
+        self._transport: asyncio.BaseTransport | None = None
+        self._proto: _LinkProtocol | None = None
+        self._decoder = FrameDecoder(clock=clock)
+        self._tx_seq = 0
+        self._pending: dict[int, tuple[type[HostMessage], asyncio.Future[Ack]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._aux: set[asyncio.Task[object]] = set()
+        self._last_heartbeat_t = 0.0
+        self._hello_deadline = 0.0
+        self._gap_request_t: float | None = None
+
+    # ---- public interface --------------------------------------------------------------
+
+    @property
+    def status(self) -> LinkStatus:
+        return self._status
+
+    @property
+    def board_info(self) -> Hello | None:
+        """The HELLO of the board on the current connection (None before it)."""
+        return self._hello
+
+    @property
+    def port(self) -> str | None:
+        return self._port
+
+    async def start(self) -> None:
+        if self._task is not None:
+            raise LinkError("the reader link is already started")
+        self._task = asyncio.create_task(self._run(), name="reader-link")
+
+    async def stop(self) -> None:
+        """Stop reconnecting and close the port (waits until the fd is closed)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for aux in list(self._aux):
+            aux.cancel()
+        await self._close()
+
+    async def __aenter__(self) -> SerialReaderLink:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    async def wait_status(self, *statuses: LinkStatus, timeout: float) -> LinkStatus:
+        """Wait until the status is one of ``statuses``; raises TimeoutError naming the last."""
+        try:
+            async with asyncio.timeout(timeout):
+                while self._status not in statuses:
+                    self._status_event.clear()
+                    await self._status_event.wait()
+        except TimeoutError:
+            wanted = ", ".join(s.name for s in statuses)
+            raise TimeoutError(
+                f"reader link still {self._status.name} after {timeout} s (wanted {wanted})"
+            ) from None
+        return self._status
+
+    async def ping(self) -> Ack:
+        return await self._command(Ping())
+
+    async def request_snapshot(self, antenna: int | None = None) -> Ack:
+        return await self._command(GetSnapshot(antenna))
+
+    async def set_config(self, config: SetConfig) -> Ack:
+        if problems := config.problems():
+            raise ConfigError("invalid board config: " + "; ".join(problems))
+        return await self._command(config)
+
+    async def reset(self) -> Ack:
+        return await self._command(Reset())
+
+    # ---- connection management ---------------------------------------------------------
+
+    async def _run(self) -> None:
+        backoff = self.config.backoff_initial
+        self._set_status(LinkStatus.CONNECTING, "opening the reader-board port")
+        while True:
+            port = await self._open_any()
+            if port is None:
+                tried = ", ".join(self._patterns)
+                self._set_status(LinkStatus.OFFLINE, f"no reader-board port opens ({tried})")
+            else:
+                reached_online = await self._session(port)
+                if reached_online:
+                    backoff = self.config.backoff_initial
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.config.backoff_max)
+
+    async def _open_any(self) -> str | None:
+        loop = asyncio.get_running_loop()
+        for port in expand_ports(self._patterns):
+            try:
+                transport, proto = await serial_asyncio_fast.create_serial_connection(
+                    loop, lambda: _LinkProtocol(self), port, baudrate=self.config.baudrate
+                )
+            except (serial.SerialException, OSError, ValueError) as e:
+                log.debug("cannot open %s: %s", port, e, extra={"port": port})
+                continue
+            assert isinstance(proto, _LinkProtocol)
+            self._transport, self._proto, self._port = transport, proto, port
+            return port
+        return None
+
+    async def _session(self, port: str) -> bool:
+        """Run one open port until it is lost; True if the board got ONLINE meanwhile."""
+        assert self._proto is not None
+        lost = self._proto.lost
+        self.stats.connects += 1
+        self._decoder = FrameDecoder(clock=self._clock)
+        self._tx_seq = 0
+        self._hello = None
+        self._gap_request_t = None
+        self._hello_deadline = self._clock() + self.config.hello_timeout
+        reached_online = False
+        log.info("reader port %s open, waiting for HELLO", port, extra={"port": port})
+        self._set_status(LinkStatus.CONNECTING, f"{port} open, waiting for HELLO")
+        tick = min(0.25, max(0.01, self.config.stall_after / 12))
+        while not lost.done():  # a cancellation ends here; stop() then closes the port
+            await asyncio.wait([lost], timeout=tick)
+            reached_online |= self._status is LinkStatus.ONLINE
+            if not lost.done():
+                self._check_timers(port)
+        exc = lost.result()
+        self.stats.disconnects += 1
+        self._fail_pending(LinkDown(f"reader port {port} closed"))
+        self._transport = self._proto = None
+        self._hello = None
+        why = f"{exc}" if exc is not None else "closed by the other end"
+        log.warning("reader port %s lost: %s", port, why, extra={"port": port})
+        self._set_status(LinkStatus.OFFLINE, f"{port} lost: {why}")
+        self._port = None
+        return reached_online
+
+    async def _close(self) -> None:
+        transport, proto = self._transport, self._proto
+        self._transport = self._proto = None
+        if transport is not None and proto is not None:
+            transport.close()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(2.0):
+                    await proto.lost
+        self._fail_pending(LinkDown("reader link stopped"))
+        self._hello = None
+        self._set_status(LinkStatus.OFFLINE, "reader link stopped")
+
+    def _check_timers(self, port: str) -> None:
+        now = self._clock()
+        if self._status is LinkStatus.CONNECTING and now >= self._hello_deadline:
+            log.warning(
+                "no HELLO on %s within %.1f s, asking the board to reset",
+                port,
+                self.config.hello_timeout,
+                extra={"port": port},
+            )
+            self._hello_deadline = now + self.config.hello_timeout
+            self.stats.resets_sent += 1
+            self._send(Reset())
+        elif self._status is LinkStatus.ONLINE:
+            silent = now - self._last_heartbeat_t
+            if silent > self.config.stall_after:
+                self._set_status(
+                    LinkStatus.STALLED, f"no heartbeat for {silent:.1f} s, {port} still open"
+                )
+
+    # ---- sending -----------------------------------------------------------------------
+
+    def _send(self, message: HostMessage) -> int:
+        transport = self._transport
+        if transport is None or transport.is_closing():
+            raise LinkDown("no reader-board port is open")
+        seq = self._tx_seq
+        self._tx_seq = (self._tx_seq + 1) % 65536
+        assert isinstance(transport, asyncio.WriteTransport)
+        transport.write(encode_frame(message, seq))
+        return seq
+
+    async def _command(self, message: HostMessage) -> Ack:
+        future: asyncio.Future[Ack] = asyncio.get_running_loop().create_future()
+        seq = self._send(message)
+        self._pending[seq] = (type(message), future)
+        try:
+            async with asyncio.timeout(self.config.command_timeout):
+                ack = await future
+        except TimeoutError:
+            raise CommandTimeout(
+                f"no ACK for {type(message).__name__} (seq {seq}) within "
+                f"{self.config.command_timeout} s"
+            ) from None
+        finally:
+            self._pending.pop(seq, None)
+        if ack.status is not AckStatus.OK:
+            log.warning("board answered %s with %s", type(message).__name__, ack.status.name)
+        return ack
+
+    def _fail_pending(self, error: LinkError) -> None:
+        for _, future in self._pending.values():
+            if not future.done():
+                future.set_exception(error)
+        self._pending.clear()
+
+    def _background(self, message: HostMessage) -> None:
+        async def run() -> None:
+            with contextlib.suppress(LinkError):
+                await self._command(message)
+
+        task: asyncio.Task[object] = asyncio.create_task(run())
+        self._aux.add(task)
+        task.add_done_callback(self._aux.discard)
+
+    # ---- receiving ---------------------------------------------------------------------
+
+    def _on_data(self, data: bytes) -> None:
+        for item in self._decoder.feed(data):
+            if isinstance(item, Frame):
+                self._on_frame(item)
+            else:
+                self._on_issue(item)
+
+    def _on_issue(
+        self,
+        issue: CrcError
+        | MalformedFrame
+        | OversizedFrame
+        | VersionMismatch
+        | SequenceGap
+        | DuplicateFrame,
+    ) -> None:
+        s = self.stats
+        port = self._port
+        if isinstance(issue, SequenceGap):
+            s.sequence_gaps += 1
+            s.frames_missed += issue.missed
+            log.info("%s on %s", issue, port, extra={"port": port})
+            if self._hello is not None:
+                self._request_after_gap()
+            return
+        if isinstance(issue, VersionMismatch):
+            s.version_mismatches += 1
+            self._hello = None
+            self._set_status(LinkStatus.VERSION_MISMATCH, f"{port}: {issue}")
+            return
+        if isinstance(issue, CrcError):
+            s.crc_errors += 1
+        elif isinstance(issue, MalformedFrame):
+            s.malformed += 1
+        elif isinstance(issue, OversizedFrame):
+            s.oversized += 1
+        else:
+            s.duplicates += 1
+        log.debug("%s on %s", issue, port, extra={"port": port})
+
+    def _request_after_gap(self) -> None:
+        now = self._clock()
+        if (
+            self._gap_request_t is not None
+            and now - self._gap_request_t < self.config.command_timeout
+        ):
+            return  # one outstanding request heals every gap before its answer
+        self._gap_request_t = now
+        self.stats.gap_snapshot_requests += 1
+        self._background(GetSnapshot(None))
+
+    def _on_frame(self, frame: Frame) -> None:
+        msg = frame.message
+        now = self._clock()
+        if isinstance(msg, Ack):
+            entry = self._pending.get(msg.acked_seq)
+            if entry is not None and not entry[1].done():
+                entry[1].set_result(msg)
+            if isinstance(entry, tuple) and entry[0] is GetSnapshot:
+                self._gap_request_t = None
+        elif isinstance(msg, Hello):
+            self._on_hello(msg, now)
+        elif self._hello is None:
+            self.stats.dropped_before_hello += 1
+        elif isinstance(msg, AntennaSnapshot):
+            self.stats.snapshots += 1
+            self._on_snapshot(msg)
+        elif isinstance(msg, Heartbeat):
+            self.stats.heartbeats += 1
+            self.last_heartbeat = msg
+            self._last_heartbeat_t = now
+            if self._status is LinkStatus.STALLED:
+                self._set_status(LinkStatus.ONLINE, "heartbeat resumed")
+        elif isinstance(msg, ErrorReport):
+            where = "" if msg.antenna is None else f" on antenna {msg.antenna}"
+            log.warning(
+                "board error %s%s (detail 0x%04X)",
+                msg.code.name,
+                where,
+                msg.detail,
+                extra={"port": self._port, "code": msg.code.name, "antenna": msg.antenna},
+            )
+            if self._on_error is not None:
+                self._on_error(msg)
+
+    def _on_hello(self, hello: Hello, now: float) -> None:
+        rebooted = self._hello is not None
+        self._hello = hello
+        self.stats.hellos += 1
+        self._last_heartbeat_t = now
+        desc = (
+            f"board 0x{hello.board_id:08X} firmware {hello.firmware}, {hello.antenna_count} "
+            f"antennas, reset reason {hello.reset_reason.name}"
+        )
+        if rebooted:
+            self.stats.reboots += 1
+            log.warning("reader board rebooted: %s", desc, extra={"port": self._port})
+            self._set_status(LinkStatus.ONLINE, f"rebooted: {desc}", force=True)
+        else:
+            log.info("reader board online: %s", desc, extra={"port": self._port})
+            self._set_status(LinkStatus.ONLINE, desc)
+        if self.config.board_config is not None:
+            self._background(self.config.board_config)
+
+    def _set_status(self, status: LinkStatus, detail: str, *, force: bool = False) -> None:
+        previous = self._status
+        if status is previous and not force:
+            return
+        self._status = status
+        self._status_event.set()
+        change = StatusChange(status, previous, detail, self._port, self._clock())
+        log.info(
+            "reader link %s -> %s: %s",
+            previous.name,
+            status.name,
+            detail,
+            extra={"port": self._port, "status": status.value},
+        )
+        if self._on_status is not None:
+            self._on_status(change)
