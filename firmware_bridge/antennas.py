@@ -1,0 +1,368 @@
+"""From antenna snapshots to debounced card and chip events (pure logic, no I/O).
+
+The reader board reports, each scan cycle, every tag each antenna sees
+(:class:`~firmware_bridge.snapshots.AntennaSnapshot`). :class:`SnapshotTracker` groups the
+snapshots of one cycle, then for every tag:
+
+* **Runs.** A *run* of a tag on an antenna starts at its first read and ends once the tag has
+  been missed ``removal_cycles`` consecutive cycles. Gaps shorter than that are flicker.
+* **Present** once the run has had ``debounce_cycles`` consecutive reads; the event's ``t`` is
+  the run's first read (the cycle's time), not the confirmation, so read order is preserved and
+  cards first read in the same cycle share ``t`` (their order is unknown to the rules core).
+* **Removed** when the run ends; ``t`` is the first cycle in which the tag was missed.
+* **Crosstalk.** A tag is present on at most one antenna. When several antennas have a
+  confirmed run, persistence decides: the run confirmed first, then the run read first; then
+  the higher mean RSSI over the run, then the lower antenna number. Other runs are ignored
+  while the tag is present; if the present run ends while another antenna still reads the
+  tag, that is a move: CardRemoved, then CardPlaced on the new zone (``t`` no earlier than
+  the removal).
+* **Collision.** A snapshot with the collision flag is reported as a :class:`Collision` notice
+  on its first flagged cycle (and :class:`CollisionCleared` after ``removal_cycles`` clean
+  cycles). The tracker does not guess the missing tags: while an antenna is flagged, the tags
+  it did read count as reads and the tags it did not read are not counted as missed.
+* **Lost frames.** An antenna with no snapshot in a cycle changes nothing that cycle.
+
+Card tags on card zones (hole, board, burn, muck) become ``CardPlaced``/``CardRemoved``; an
+unregistered tag there is ``CardPlaced(card=None)`` (a foreign card). Chip tags on a betting
+zone become ``ChipsIn``/``ChipsOut``, one event per seat and ``t``, with the amount from the
+chip denominations of the registry. A chip on a card zone, or a card or unknown tag on a
+betting zone, is a :class:`StrayTag` notice.
+
+Output ``t`` never goes backwards: an event whose first read is older than one already
+emitted (possible only when ``removal_cycles > debounce_cycles + 1`` or frames are lost) is
+given the newer ``t``, which tells the rules core "order unknown" rather than a wrong order.
+
+Latency: a card is reported ``debounce_cycles - 1`` cycles after its first read, as soon as
+the last mapped antenna of that cycle has reported (or the next cycle begins).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from controller.rules.errors import LocalError
+from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut
+from firmware_bridge.decks import DeckRegistry, tag_hex
+from firmware_bridge.snapshots import AntennaSnapshot
+from firmware_bridge.zones import Zone, ZoneMap, ZoneType
+
+
+@dataclass(frozen=True, slots=True)
+class Collision:
+    """The board says an antenna saw more tags than it could read (a stack): cards unknown."""
+
+    t: float
+    antenna: int
+    zone: Zone
+
+
+@dataclass(frozen=True, slots=True)
+class CollisionCleared:
+    t: float
+    antenna: int
+    zone: Zone
+
+
+@dataclass(frozen=True, slots=True)
+class StrayTag:
+    """A tag where its kind does not belong: a chip on a card zone, a card on a betting zone."""
+
+    t: float
+    antenna: int
+    zone: Zone
+    tag: str
+    reason: str
+
+
+TrackerEvent = CardPlaced | CardRemoved | ChipsIn | ChipsOut
+Notice = Collision | CollisionCleared | StrayTag
+TrackerOutput = TrackerEvent | Notice
+
+
+class _Run:
+    """One tag's reads on one antenna, from its first read until it is missed long enough."""
+
+    __slots__ = (
+        "absent",
+        "absent_t",
+        "first_t",
+        "ready",
+        "ready_at",
+        "rssi_n",
+        "rssi_sum",
+        "start",
+        "streak",
+    )
+
+    def __init__(self, t: float, start: int) -> None:
+        self.first_t = t
+        self.start = start  # cycle index of the first read
+        self.streak = 0  # consecutive reads
+        self.absent = 0  # consecutive misses
+        self.absent_t = t  # time of the first miss of the current misses
+        self.ready = False  # had debounce_cycles consecutive reads
+        self.ready_at = 0  # cycle index when it first had them
+        self.rssi_sum = 0
+        self.rssi_n = 0
+
+    def mean_rssi(self) -> float:
+        return self.rssi_sum / self.rssi_n if self.rssi_n else -math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    antenna: int
+    zone: Zone
+    kind: str  # "card", "chip" or "stray"
+    value: int = 0  # chip denomination
+
+
+class SnapshotTracker:
+    """Turns snapshots into debounced events; deterministic given the snapshots' times."""
+
+    def __init__(
+        self,
+        zones: ZoneMap,
+        registry: DeckRegistry,
+        *,
+        debounce_cycles: int = 2,
+        removal_cycles: int = 3,
+    ) -> None:
+        if debounce_cycles < 1 or removal_cycles < 1:
+            raise LocalError("debounce_cycles and removal_cycles must be at least 1")
+        self._zones = zones
+        self._registry = registry
+        self._debounce = debounce_cycles
+        self._removal = removal_cycles
+        self._antennas = frozenset(zones.antennas)
+        self._runs: dict[bytes, dict[int, _Run]] = {}  # tag → antenna → run
+        self._on: dict[int, set[bytes]] = {a: set() for a in self._antennas}
+        self._placed: dict[bytes, _Placed] = {}
+        self._collision: dict[int, int] = {}  # antenna → clean cycles since last flag
+        self._pending: dict[int, AntennaSnapshot] = {}
+        self._pending_cycle: int | None = None
+        self._last_cycle: int | None = None
+        self._index = 0
+        self._last_t = -math.inf
+        self.late_frames = 0  # frames for an already processed cycle (ignored)
+
+    @property
+    def cycles(self) -> int:
+        """Scan cycles processed so far."""
+        return self._index
+
+    def present(self) -> dict[bytes, Zone]:
+        """Tags currently present (after debounce) and their zone."""
+        return {uid: p.zone for uid, p in self._placed.items()}
+
+    # ------------------------------------------------------------ input
+
+    def feed(self, snap: AntennaSnapshot) -> list[TrackerOutput]:
+        """Take one antenna's snapshot; returns the outputs of any cycle it completes.
+
+        A cycle is processed when every mapped antenna has reported for it, or when a
+        snapshot of another cycle arrives. Snapshots of unmapped antennas are ignored.
+        """
+        if snap.antenna not in self._antennas:
+            return []
+        out: list[TrackerOutput] = []
+        if self._pending and snap.cycle != self._pending_cycle:
+            out = self.flush()
+        if not self._pending and snap.cycle == self._last_cycle:
+            self.late_frames += 1
+            return out
+        self._pending_cycle = snap.cycle
+        prev = self._pending.get(snap.antenna)
+        if prev is not None:  # the same antenna twice in one cycle: merge
+            snap = AntennaSnapshot(
+                min(prev.t, snap.t),
+                snap.antenna,
+                snap.cycle,
+                prev.tags + snap.tags,
+                prev.collision or snap.collision,
+            )
+        self._pending[snap.antenna] = snap
+        if len(self._pending) == len(self._antennas):
+            out.extend(self.flush())
+        return out
+
+    def feed_cycle(self, snaps: Iterable[AntennaSnapshot]) -> list[TrackerOutput]:
+        """Take all snapshots of one cycle at once (hwsim, replays, tests)."""
+        out: list[TrackerOutput] = []
+        for s in snaps:
+            out.extend(self.feed(s))
+        out.extend(self.flush())
+        return out
+
+    def flush(self) -> list[TrackerOutput]:
+        """Process the pending cycle now, even if some antennas have not reported."""
+        if not self._pending:
+            return []
+        snaps, self._pending = self._pending, {}
+        self._last_cycle = self._pending_cycle
+        return self._process(snaps)
+
+    # ------------------------------------------------------------ one cycle
+
+    def _process(self, snaps: dict[int, AntennaSnapshot]) -> list[TrackerOutput]:
+        self._index += 1
+        idx = self._index
+        t = min(s.t for s in snaps.values())
+        notices: list[tuple[float, int, TrackerOutput]] = []
+        touched: set[bytes] = set()
+        for antenna in sorted(snaps):
+            snap = snaps[antenna]
+            self._collision_step(snap, t, notices)
+            seen: dict[bytes, int | None] = {}
+            for read in snap.tags:
+                old = seen.get(read.uid)
+                if old is None or (read.rssi is not None and read.rssi > old):
+                    seen[read.uid] = read.rssi
+                else:
+                    seen.setdefault(read.uid, old)
+            on = self._on[antenna]
+            for uid, rssi in seen.items():
+                runs = self._runs.setdefault(uid, {})
+                run = runs.get(antenna)
+                if run is None:
+                    run = runs[antenna] = _Run(t, idx)
+                    on.add(uid)
+                run.streak += 1
+                run.absent = 0
+                if run.streak >= self._debounce and not run.ready:
+                    run.ready = True
+                    run.ready_at = idx
+                if rssi is not None:
+                    run.rssi_sum += rssi
+                    run.rssi_n += 1
+                touched.add(uid)
+            if not snap.collision:
+                for uid in on.difference(seen):
+                    run = self._runs[uid][antenna]
+                    if run.absent == 0:
+                        run.absent_t = t
+                    run.absent += 1
+                    run.streak = 0
+                    touched.add(uid)
+        items: list[tuple[float, int, TrackerOutput]] = list(notices)
+        chips_in: dict[tuple[float, int], list[int]] = {}
+        chips_out: dict[tuple[float, int], list[int]] = {}
+        for uid in sorted(touched):
+            self._resolve(uid, items, chips_in, chips_out)
+        for (ct, seat), vals in chips_out.items():
+            items.append((ct, 0, ChipsOut(ct, seat, sum(vals))))
+        for (ct, seat), vals in chips_in.items():
+            chips = tuple(sorted(vals, reverse=True))
+            items.append((ct, 1, ChipsIn(ct, seat, sum(chips), chips)))
+        items.sort(key=lambda it: (it[0], it[1]))
+        out: list[TrackerOutput] = []
+        for it_t, _, obj in items:
+            if it_t < self._last_t:
+                out.append(replace(obj, t=self._last_t))
+            else:
+                self._last_t = it_t
+                out.append(obj)
+        return out
+
+    def _collision_step(
+        self, snap: AntennaSnapshot, t: float, notices: list[tuple[float, int, TrackerOutput]]
+    ) -> None:
+        a = snap.antenna
+        clean = self._collision.get(a)
+        zone = self._zones.zone_of(a)
+        assert zone is not None
+        if snap.collision:
+            if clean is None:
+                notices.append((t, 1, Collision(t, a, zone)))
+            self._collision[a] = 0
+        elif clean is not None:
+            if clean + 1 >= self._removal:
+                del self._collision[a]
+                notices.append((t, 0, CollisionCleared(t, a, zone)))
+            else:
+                self._collision[a] = clean + 1
+
+    def _resolve(
+        self,
+        uid: bytes,
+        items: list[tuple[float, int, TrackerOutput]],
+        chips_in: dict[tuple[float, int], list[int]],
+        chips_out: dict[tuple[float, int], list[int]],
+    ) -> None:
+        runs = self._runs[uid]
+        placed = self._placed.get(uid)
+        removed_t: float | None = None
+        if placed is not None:
+            run = runs.get(placed.antenna)
+            if run is None or run.absent >= self._removal:
+                removed_t = run.absent_t if run is not None else self._last_t
+                del self._placed[uid]
+                self._emit_removal(uid, placed, removed_t, items, chips_out)
+                placed = None
+        for antenna in [a for a, r in runs.items() if r.absent >= self._removal]:
+            del runs[antenna]
+            self._on[antenna].discard(uid)
+        if placed is None:
+            best: tuple[int, int, float, int] | None = None
+            for antenna, run in runs.items():
+                if run.ready:
+                    key = (run.ready_at, run.start, -run.mean_rssi(), antenna)
+                    if best is None or key < best:
+                        best = key
+            if best is not None:
+                antenna = best[3]
+                first_t = runs[antenna].first_t
+                if removed_t is not None:
+                    first_t = max(first_t, removed_t)
+                self._emit_placement(uid, antenna, first_t, items, chips_in)
+        if not runs:
+            del self._runs[uid]
+
+    def _emit_placement(
+        self,
+        uid: bytes,
+        antenna: int,
+        t: float,
+        items: list[tuple[float, int, TrackerOutput]],
+        chips_in: dict[tuple[float, int], list[int]],
+    ) -> None:
+        zone = self._zones.zone_of(antenna)
+        assert zone is not None
+        hit = self._registry.lookup(uid)
+        chip = self._registry.chip_value(uid)
+        tag = tag_hex(uid)
+        card_zone = zone.card_zone
+        if zone.type is ZoneType.BET and chip is not None:
+            self._placed[uid] = _Placed(antenna, zone, "chip", chip)
+            chips_in.setdefault((t, zone.seat), []).append(chip)
+        elif card_zone is not None and chip is None:
+            self._placed[uid] = _Placed(antenna, zone, "card")
+            card, deck = (hit[1], hit[0]) if hit is not None else (None, "")
+            items.append((t, 1, CardPlaced(t, card_zone, tag, card, zone.seat, deck)))
+        else:
+            self._placed[uid] = _Placed(antenna, zone, "stray")
+            if chip is not None:
+                reason = f"a {chip} chip on {zone.describe()}"
+            elif hit is not None:
+                reason = f"card {hit[1]} of deck {hit[0]} on {zone.describe()}"
+            else:
+                reason = f"unregistered tag on {zone.describe()}"
+            items.append((t, 1, StrayTag(t, antenna, zone, tag, reason)))
+
+    def _emit_removal(
+        self,
+        uid: bytes,
+        placed: _Placed,
+        t: float,
+        items: list[tuple[float, int, TrackerOutput]],
+        chips_out: dict[tuple[float, int], list[int]],
+    ) -> None:
+        zone = placed.zone
+        if placed.kind == "chip":
+            chips_out.setdefault((t, zone.seat), []).append(placed.value)
+        elif placed.kind == "card":
+            card_zone = zone.card_zone
+            assert card_zone is not None
+            items.append((t, 0, CardRemoved(t, card_zone, tag_hex(uid), zone.seat)))
