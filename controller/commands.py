@@ -20,3 +20,40 @@ def command(name: str, register: Register) -> Callable[[Handler], Handler]:
         return handler
 
     return wrap
+
+
+def _replay_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", help="PHH files or folders")
+    p.add_argument("--core-only", action="store_true", help="straight through the rules core")
+    p.add_argument("--profile", default="tda-2024", help="profile name or TOML path")
+    p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+
+
+@command("replay", _replay_args)
+def replay(args: argparse.Namespace) -> int:
+    """Replay recorded hands (PHH) as physical dealing and compare the outcomes."""
+    from controller.replay import replay_paths
+    from controller.rules.errors import ConfigError
+    from controller.rules.profile import get_profile
+
+    try:
+        profile = get_profile(args.profile)
+    except ConfigError as exc:
+        print(f"railguard replay: {exc}")
+        return 2
+    if not args.core_only:
+        print("railguard replay: the full-system replay needs the daemon; use --core-only")
+        return 2
+    passed = failed = skipped = 0
+    for r in replay_paths(args.paths, profile):
+        if r.match is None:
+            skipped += 1
+        elif r.match:
+            passed += 1
+        else:
+            failed += 1
+        if not args.quiet or r.match is False:
+            print(r.line(), flush=True)
+    tail = f", {skipped} skipped" if skipped else ""
+    print(f"{passed} passed, {failed} failed{tail}")
+    return 1 if failed else 0

@@ -1,0 +1,341 @@
+"""Burns and board cards: missing and double burns, the four-card flop, premature flop,
+turn and river, and the profile's remedies, with every later card checked against them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.rules import betting
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.events import BadgeTap, CardPlaced, CardRemoved
+from controller.rules.hand import Hand, Phase, Street
+from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+
+def phase_of(core: TableCore) -> Phase:
+    """The phase now (a call may have changed it since the caller last looked)."""
+    return core.phase
+
+
+def _coming(h: Hand) -> Street:
+    return Street(min(int(h.street) + 1, 3))
+
+
+def _provably_pending(core: TableCore) -> bool:
+    if core.phase is Phase.DEALING:
+        return True
+    return core.phase is Phase.BETTING and betting.pending_bet(core) != 0
+
+
+def on_burn(core: TableCore, e: CardPlaced) -> None:
+    h = core.hand
+    assert h is not None
+    tag = e.tag
+    if tag == h.pending_board:
+        # the card dealt without a burn is moved to the burn: corrected
+        h.pending_board = ""
+        h.street_burns += 1
+        h.burns.append(tag)
+        core.instruct(f"Burn corrected: {core.card_name(tag)} is the burn; deal the board card")
+        return
+    preflop = core.phase is Phase.DEALING or (
+        core.phase is Phase.BETTING and h.street is Street.PREFLOP
+    )
+    if preflop and tag == h.required_burn:
+        h.required_burn = ""
+        h.burn_credit += 1
+        h.burns.append(tag)
+        return
+    if tag in h.four_flop:
+        h.four_flop.remove(tag)
+        h.four_flop.clear()
+        h.floor_draw = False
+        h.burn_credit += 1
+        h.burns.append(tag)
+        core.instruct(f"{core.card_name(tag)} is the next burn; the other three are the flop")
+        return
+    if core.phase is Phase.BETTING:
+        if _provably_pending(core):
+            seat = betting.pending_bet(core)
+            core.alert(
+                AlertCode.ACTION_PENDING,
+                Severity.WARNING,
+                "000 SECTION 2 THE FLOP [L80]: burn after the round",
+                f"Burn before the betting round is complete: seat {seat} is to act",
+                seat,
+                tag,
+            )
+            h.burn_credit += 1
+            h.burns.append(tag)
+            return
+        betting.close_unbet_round(core)
+    if phase_of(core) is not Phase.BOARD:
+        return
+    coming = _coming(h)
+    if core.profile.sweep_before_burn and h.unswept and h.street_burns == 0:
+        core.alert(
+            AlertCode.SWEEP_BEFORE_BURN,
+            Severity.INFO,
+            "003 Side pots: sweep the bets before the burn",
+            "Sweep the bets into the pot before burning",
+        )
+    h.unswept = False
+    if h.required_burn and tag != h.required_burn:
+        core.alert(
+            AlertCode.WRONG_BURN,
+            Severity.WARNING,
+            "000 SECTION 3 IRREGULARITIES 2, 12b [L134, L144]; 004 AR-5a, AR-16",
+            f"The burn must be {core.card_name(h.required_burn)}, "
+            f"not {core.card_name(tag)}: swap them",
+            tag=tag,
+        )
+    h.required_burn = ""
+    if int(coming) in h.no_burn:
+        core.alert(
+            AlertCode.WRONG_BURN,
+            Severity.WARNING,
+            _no_burn_clause(core),
+            f"No burn on this redeal: put {core.card_name(tag)} back on the stub "
+            "and deal the board card",
+            tag=tag,
+        )
+        h.street_burns += 1
+        h.burns.append(tag)
+        h.last_burn = tag
+        return
+    h.street_burns += 1
+    h.burns.append(tag)
+    h.last_burn = tag
+    if h.street_burns > 1:
+        core.alert(
+            AlertCode.DOUBLE_BURN,
+            Severity.WARNING,
+            _burn_clause(core),
+            f"Two burns: put {core.card_name(tag)} back on top of the stub; it is the next burn",
+            tag=tag,
+        )
+
+
+def _burn_clause(core: TableCore) -> str:
+    return {
+        BurnError.CORRECT_BEFORE_ACTION: "000 SECTION 3 IRREGULARITIES 12 [L144]; TDA 39-B",
+        BurnError.CORRECT: "004 AR-16",
+        BurnError.RESHUFFLE_STREET: "003 Dealer errors: burn [L195]",
+    }[core.profile.burn_error]
+
+
+def _no_burn_clause(core: TableCore) -> str:
+    if core.profile.premature_turn is PrematureTurn.WOULD_BE_RIVER:
+        return "000 SECTION 3 IRREGULARITIES 11, 13 [L143, L145]; 004 AR-3, AR-4"
+    return "002 Flop/Turn/River exposed early; 003 Dealer errors; TDA RP-5"
+
+
+def on_burn_removed(core: TableCore, e: CardRemoved) -> None:
+    h = core.hand
+    assert h is not None
+    if e.tag == h.last_burn and h.street_burns > 1 and core.phase is Phase.BOARD:
+        h.street_burns -= 1
+        h.burns.remove(e.tag)
+        h.required_burn = e.tag  # 000 irreg-12b: it goes back and is the next burn
+        core.instruct(f"{core.card_name(e.tag)} goes back on the stub: it is the next burn")
+    elif e.tag in h.burns and int(_coming(h)) in h.no_burn and core.phase is Phase.BOARD:
+        h.street_burns = max(0, h.street_burns - 1)
+        h.burns.remove(e.tag)
+
+
+def on_board(core: TableCore, e: CardPlaced) -> None:
+    h = core.hand
+    assert h is not None
+    h.read_t[e.tag] = e.t
+    if _provably_pending(core):
+        _premature(core, h, e)
+        return
+    if core.phase is Phase.BETTING:
+        betting.close_unbet_round(core)
+    if phase_of(core) is not Phase.BOARD:
+        return
+    coming = _coming(h)
+    size = coming.board_size
+    if h.floor_draw:
+        core.alert(
+            AlertCode.FOUR_CARD_FLOP,
+            Severity.WARNING,
+            "002 Four-card flop b); TDA 39-A",
+            "Wait for the floor to draw the burn from the four cards",
+            tag=e.tag,
+        )
+        return
+    if h.redeal_flop and h.board:
+        _four_card_flop(core, h, e)
+        return
+    h.redeal_flop = False
+    if len(h.board) >= size:
+        if h.street is Street.PREFLOP or (coming is Street.FLOP and len(h.board) == 3):
+            _four_card_flop(core, h, e)
+        else:
+            core.alert(
+                AlertCode.TOO_MANY_BOARD_CARDS,
+                Severity.WARNING,
+                "000 SECTION 3 IRREGULARITIES 13 [L145]",
+                f"Too many board cards: {core.card_name(e.tag)} is premature",
+                tag=e.tag,
+            )
+        return
+    needs_burn = int(coming) not in h.no_burn
+    if (
+        needs_burn
+        and h.street_burns == 0
+        and not h.pending_board
+        and len(h.board) == coming.board_size - (3 if coming is Street.FLOP else 1)
+    ):
+        _missing_burn(core, h, e)
+        return
+    if h.pending_board:
+        # the uncorrected card stands (000 irreg-12a: once the board is dealt on, it stays)
+        h.board.append(h.pending_board)
+        h.pending_board = ""
+        core.instruct("The board stands; later cards are those that would have come")
+    h.board.append(e.tag)
+    if len(h.board) >= size:
+        _street_dealt(core, h, coming)
+
+
+def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
+    h.street = coming
+    h.street_burns = h.burn_credit
+    h.burn_credit = 0
+    h.set_aside.clear()
+    betting.open_street(core)
+
+
+def _missing_burn(core: TableCore, h: Hand, e: CardPlaced) -> None:
+    h.pending_board = e.tag
+    if core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+        remedy = (
+            f"No burn before {core.card_name(e.tag)}: return this street's board cards to the "
+            "stub, reshuffle, burn and deal them again"
+        )
+    else:
+        remedy = f"No burn: move {core.card_name(e.tag)} to the burn, then deal the board card"
+    core.alert(AlertCode.MISSING_BURN, Severity.WARNING, _burn_clause(core), remedy, tag=e.tag)
+
+
+def _four_card_flop(core: TableCore, h: Hand, e: CardPlaced) -> None:
+    prof = core.profile
+    cards = [*h.board, e.tag]
+    times = [h.read_t.get(t, 0.0) for t in cards]
+    order_known = len(set(times)) == len(times)
+    if prof.four_card_flop is FourCardFlop.FOURTH_IS_BURN:
+        if order_known:
+            h.four_flop = [e.tag]
+            core.alert(
+                AlertCode.FOUR_CARD_FLOP,
+                Severity.WARNING,
+                "002 Four-card flop a); TDA 39-A",
+                f"Four-card flop: {core.card_name(e.tag)} came fourth; move it to the burn "
+                "(it is the turn's burn)",
+                tag=e.tag,
+            )
+        else:
+            h.four_flop = list(cards)
+            h.floor_draw = True
+            core.alert(
+                AlertCode.FOUR_CARD_FLOP,
+                Severity.CRITICAL,
+                "002 Four-card flop b); TDA 39-A",
+                "Four-card flop, order unknown: call the floor. The floor scrambles the four "
+                "cards face down and draws one as the burn",
+                tag=e.tag,
+            )
+        h.board = [t for t in cards if t not in h.four_flop] if order_known else [*h.board]
+        if order_known and len(h.board) == 3:
+            _street_dealt(core, h, Street.FLOP)
+        return
+    h.redeal_flop = True
+    h.no_burn.add(int(Street.FLOP))
+    h.set_aside.update(cards)
+    h.board = list(cards)
+    core.alert(
+        AlertCode.FOUR_CARD_FLOP,
+        Severity.WARNING,
+        "000 SECTION 3 IRREGULARITIES 10 [L142]; 003 Dealer errors flop; 004 AR-2",
+        "Too many flop cards: return the board to the stub (the burn stays), reshuffle, cut "
+        "and deal a new flop without a burn",
+        tag=e.tag,
+    )
+
+
+def _premature(core: TableCore, h: Hand, e: CardPlaced) -> None:
+    coming = _coming(h) if core.phase is not Phase.DEALING else Street.FLOP
+    h.set_aside.add(e.tag)
+    if int(coming) in h.premature:
+        return
+    h.premature.add(int(coming))
+    prof = core.profile
+    seat = betting.pending_bet(core) if core.phase is Phase.BETTING else 0
+    if coming is Street.FLOP:
+        if h.street_burns or h.burn_credit:
+            h.no_burn.add(int(Street.FLOP))
+        core.alert(
+            AlertCode.PREMATURE_FLOP,
+            Severity.WARNING,
+            "000 SECTION 3 IRREGULARITIES 11 [L143]; 002 Flop exposed early; "
+            "003 Dealer errors flop early; 004 AR-3",
+            "Premature flop: take the flop cards back. Finish the pre-flop betting; the burn "
+            "stays; reshuffle the flop cards into the stub, cut and flop without a burn",
+            seat,
+            e.tag,
+        )
+        if h.burn_credit:
+            h.street_burns, h.burn_credit = h.burn_credit, 0
+        return
+    code = AlertCode.PREMATURE_TURN if coming is Street.TURN else AlertCode.PREMATURE_RIVER
+    if coming is Street.TURN and prof.premature_turn is PrematureTurn.WOULD_BE_RIVER:
+        h.no_burn.add(int(Street.RIVER))
+        h.burn_credit = 0
+        remedy = (
+            f"Premature turn: set {core.card_name(e.tag)} aside. After the flop betting burn and "
+            "deal the turn (the would-be river); after that round shuffle the set-aside card "
+            "into the stub and deal the river without a burn"
+        )
+        clause = "000 SECTION 3 IRREGULARITIES 13 [L145]; 004 AR-4a"
+    else:
+        h.no_burn.add(int(coming))
+        remedy = (
+            f"Premature {'turn' if coming is Street.TURN else 'river'}: take "
+            f"{core.card_name(e.tag)} back. After the betting reshuffle it into the stub and "
+            "deal the card without a burn (the burn stays)"
+        )
+        clause = (
+            "000 SECTION 3 IRREGULARITIES 13b [L145]; 002 Turn/River exposed early; "
+            "003 Dealer errors turn/river early; 004 AR-4b"
+        )
+    core.alert(code, Severity.WARNING, clause, remedy, seat, e.tag)
+
+
+def on_board_removed(core: TableCore, e: CardRemoved) -> None:
+    h = core.hand
+    assert h is not None
+    tag = e.tag
+    if tag == h.pending_board:
+        h.pending_board = ""
+        return
+    h.set_aside.discard(tag)
+    if tag in h.board and (h.redeal_flop or tag in h.four_flop or core.phase is Phase.BOARD):
+        h.board.remove(tag)
+
+
+def supervisor(core: TableCore, e: BadgeTap) -> None:
+    from controller.rules import dealing
+
+    h = core.hand
+    if h is None:
+        return
+    if h.floor_draw:
+        core.instruct("Floor: draw one of the four face-down cards; place it on the burn")
+        return
+    if h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD):
+        dealing.force_misdeal(core)

@@ -1,0 +1,709 @@
+"""The deal: starting a hand, hole cards in order, exposed and boxed cards, jokers, foreign
+and duplicate cards, misdeals and the misdeal window, and the button draw."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.rules import betting, board
+from controller.rules.cards import Card
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.errors import TableError
+from controller.rules.events import CardPlaced, CardRemoved, ZoneKind
+from controller.rules.hand import Hand, Phase, Player, Street
+from controller.rules.profile import (
+    AnteStyle,
+    DrawRule,
+    ExposedMisdeal,
+    ExtraCardRule,
+    JokerRule,
+    MisdealWindow,
+    SequenceRule,
+)
+from controller.rules.seating import SeatStatus, deal_order, first_positions, waits_for_button
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+_ACTIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+
+
+# ---------------------------------------------------------------------------- hand start
+
+
+def start_hand(core: TableCore, redeal: bool = False) -> Hand:
+    pos = core.positions
+    if pos is None:
+        raise TableError("no_button", "place the button first (a draw or a SetButton command)")
+    if not redeal:
+        if core.pending_level is not None:
+            core.level, core.pending_level = core.pending_level, None
+        core.hand_no += 1
+        core.deal_no = 1
+    else:
+        core.deal_no += 1
+    prof = core.profile
+    dealt: set[int] = set()
+    for s, seat in core.seats.items():
+        if seat.stack <= 0 or seat.status is SeatStatus.BUSTED:
+            continue
+        if seat.status is SeatStatus.WAITING:
+            if waits_for_button(s, pos, prof):
+                continue
+            seat.status = SeatStatus.ACTIVE
+        dealt.add(s)
+    if len(dealt) < 2:
+        raise TableError("too_few_players", "a hand needs at least two players dealt in")
+    lvl = core.level
+    players = {s: Player(s, core.seats[s].stack, core.seats[s].stack) for s in sorted(dealt)}
+    order = deal_order(pos, frozenset(dealt), prof.max_seats)
+    h = Hand(
+        hand_no=core.hand_no,
+        deal_no=core.deal_no,
+        pos=pos,
+        started_t=core.t,
+        small_blind=lvl.small_blind,
+        big_blind=lvl.big_blind,
+        ante=lvl.ante,
+        players=players,
+        deal_seq=order + order,
+    )
+    h.posted_before = dict(core.posted)
+    core.hand = h
+    core.button_set = False
+    core.enter(Phase.DEALING)
+    _post_forced(core, h)
+    return h
+
+
+def _post_forced(core: TableCore, h: Hand) -> None:
+    """Blinds and antes: taken from the chips already in the zones; a missing one is posted
+    from the seat's stack with an alert (000-S1-absent-4, 000-S2-blinds-1)."""
+    pos = h.pos
+    due: dict[int, list[tuple[str, int]]] = {}
+    if h.ante:
+        if core.profile.ante_style is AnteStyle.BIG_BLIND:
+            due.setdefault(pos.bb, []).append(("post_ante", h.ante))
+        else:
+            for s in h.players:
+                due.setdefault(s, []).append(("post_ante", h.ante))
+    if pos.sb in h.players and h.small_blind:
+        due.setdefault(pos.sb, []).append(("post_sb", h.small_blind))
+    if pos.bb in h.players:
+        due.setdefault(pos.bb, []).append(("post_bb", h.big_blind))
+    # G10: a short big blind posts the blind before the ante.
+    for items in due.values():
+        items.sort(key=lambda it: it[0] == "post_ante")
+    posted = dict(core.posted)
+    core.posted.clear()
+    for s, items in due.items():
+        p = h.players[s]
+        owed = sum(a for _, a in items)
+        have = posted.pop(s, 0)
+        if core.seats[s].present and have < min(owed, p.stack) and have == 0:
+            core.alert(
+                AlertCode.BLINDS_NOT_POSTED,
+                Severity.WARNING,
+                "000 SECTION 2 THE BLINDS [L62]; 004 TG-3",
+                f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
+                s,
+            )
+        if have < owed:
+            h.unconfirmed[s] = min(owed, p.stack) - have
+        for kind, amount in items:
+            amt = min(amount, p.stack)
+            if amt <= 0:
+                continue
+            p.stack -= amt
+            p.total += amt
+            if kind != "post_ante":
+                p.street_bet += amt
+            if p.stack == 0:
+                p.all_in = True
+            betting.record(core, h, p.seat, kind, amt)
+    h.current_bet = h.big_blind
+    h.last_raise = h.big_blind
+    for s, amount in posted.items():
+        # chips in a non-blind zone before the first card: an early bet, returned
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            "000 SECTION 2 PRE-FLOP BETTING [L72]",
+            f"Seat {s}: chips in before the deal; take back {amount}",
+            s,
+        )
+
+
+# ---------------------------------------------------------------------------- routing
+
+
+def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | None) -> None:
+    phase = core.phase
+    if e.zone is ZoneKind.HOLE:
+        if phase in (Phase.IDLE, Phase.COMPLETE):
+            _purge_old_deal(core, e.tag)
+            start_hand(core)
+        elif phase in (Phase.MISDEAL, Phase.VOID):
+            _purge_old_deal(core, e.tag)
+            redeal = core.hand is not None
+            core.hand = None
+            start_hand(core, redeal=redeal)
+        if _bad_card(core, e):
+            return
+        if core.phase is Phase.DEALING:
+            deal_hole(core, e)
+        else:
+            late_hole(core, e)
+        return
+    if e.zone is ZoneKind.MUCK:
+        h = core.hand
+        if h is not None and phase in _ACTIVE and prev is not None and prev[0] is ZoneKind.HOLE:
+            p = h.players.get(prev[1])
+            if p is not None and e.tag in p.hole and p.live:
+                betting.fold(core, p.seat, e.tag)
+        return
+    # board or burn
+    if phase is Phase.COMPLETE and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:
+        core.alert(
+            AlertCode.RABBIT_HUNT,
+            Severity.WARNING,
+            "002 Rabbit Hunting; 003 Dealer: no rabbit hunting",
+            f"No rabbit hunting: return {core.card_name(e.tag)} to the stub",
+            tag=e.tag,
+        )
+        return
+    if phase not in _ACTIVE:
+        return
+    if _bad_card(core, e):
+        return
+    if e.zone is ZoneKind.BOARD:
+        board.on_board(core, e)
+    else:
+        board.on_burn(core, e)
+
+
+def on_card_removed(core: TableCore, e: CardRemoved) -> None:
+    phase = core.phase
+    if phase in (Phase.MISDEAL, Phase.VOID):
+        if core.table_clear():
+            core.void_or_misdeal_cleared()
+        return
+    if phase is Phase.COMPLETE:
+        if core.table_clear():
+            core.hand = None
+            core.enter(Phase.IDLE)
+        return
+    h = core.hand
+    if h is None or phase not in _ACTIVE:
+        return
+    if e.zone is ZoneKind.HOLE:
+        p = h.players.get(e.seat)
+        if p is not None and e.tag in p.cards:
+            p.cards.remove(e.tag)
+    elif e.zone is ZoneKind.BOARD:
+        board.on_board_removed(core, e)
+    else:
+        board.on_burn_removed(core, e)
+
+
+def _purge_old_deal(core: TableCore, keep: str) -> None:
+    """A new deal started: cards of the previous deal still reported on the table were
+    gathered (their removal is reported late, L5)."""
+    for tag in [t for t, (z, _) in core.where.items() if t != keep and z is not ZoneKind.MUCK]:
+        del core.where[tag]
+
+
+def _bad_card(core: TableCore, e: CardPlaced) -> bool:
+    """Foreign and duplicate cards void the hand (000-S3-irreg-4/5); a joker is handled by
+    the profile (003 joker-a, TDA 35-A). Returns True when the event was fully handled."""
+    h = core.hand
+    assert h is not None
+    if e.card is None:
+        void(
+            core,
+            AlertCode.FOREIGN_CARD,
+            "000 SECTION 3 IRREGULARITIES 4 [L136]",
+            f"Foreign card (tag {e.tag}, no registered deck) on {e.zone.value}",
+            e.seat,
+            e.tag,
+        )
+        return True
+    if e.card.is_joker:
+        h.jokers.add(e.tag)
+        if core.profile.joker is JokerRule.REPLACE_AFTER_DEAL:
+            core.alert(
+                AlertCode.JOKER,
+                Severity.WARNING,
+                "003 Dealer errors: joker a) [L189]",
+                "Joker: deal on; after the deal take the joker out and give the seat the next card",
+                e.seat,
+                e.tag,
+            )
+            if e.zone is ZoneKind.HOLE:
+                h.replace[e.seat] = e.tag
+                return False
+            return True
+        misdeal_condition(
+            core, AlertCode.JOKER, "TDA 35-A: non-standard card", "a joker was dealt", e.seat, e.tag
+        )
+        return True
+    other = h.seen.get(e.card)
+    if other is not None and other != e.tag:
+        void(
+            core,
+            AlertCode.DUPLICATE_CARD,
+            "000 SECTION 3 IRREGULARITIES 5 [L137]",
+            f"Two cards {e.card} (tags {other} and {e.tag}): replace the deck",
+            e.seat,
+            e.tag,
+        )
+        return True
+    h.seen[e.card] = e.tag
+    return False
+
+
+# ---------------------------------------------------------------------------- hole cards
+
+
+def deal_hole(core: TableCore, e: CardPlaced) -> None:
+    h = core.hand
+    assert h is not None
+    s = e.seat
+    p = h.players.get(s)
+    if p is None:
+        seat = core.seats.get(s)
+        why = "an empty seat" if seat is None else "a player not entitled to a hand"
+        misdeal_condition(
+            core,
+            AlertCode.CARD_TO_EMPTY_SEAT,
+            "000 SECTION 3 MISDEALS 1. bullet 9 [L116]; 002 Misdeals d)",
+            f"a card went to seat {s}, {why}",
+            s,
+            e.tag,
+        )
+        return
+    p.cards.append(e.tag)
+    if s in h.replace and h.replace[s] not in p.cards and len(p.hole) == 2:
+        _replacement(core, h, p, e.tag)
+        return
+    if h.deal_idx >= len(h.deal_seq):
+        _extra_card(core, h, p, e.tag)
+        return
+    expected = h.deal_seq[h.deal_idx]
+    if s != expected:
+        if h.deal_idx == 0:
+            misdeal_condition(
+                core,
+                AlertCode.WRONG_FIRST_SEAT,
+                "000 SECTION 3 MISDEALS 1. bullet 8 [L115]; 002 Misdeals c); TDA 35-A",
+                f"the first card went to seat {s}, not seat {expected}",
+                s,
+                e.tag,
+            )
+            return
+        if len(p.hole) >= 2:
+            _extra_card(core, h, p, e.tag)
+            return
+        two_on_button = (
+            core.profile.button_two_consecutive
+            and s == h.pos.button
+            and h.dealt
+            and h.dealt[-1][1] == s
+        )
+        if not two_on_button:
+            if core.profile.out_of_sequence is SequenceRule.MISDEAL:
+                misdeal_condition(
+                    core,
+                    AlertCode.OUT_OF_SEQUENCE,
+                    "000 SECTION 3 MISDEALS 1. bullet 6 [L113]",
+                    f"seat {s} got a card out of sequence (seat {expected} was next)",
+                    s,
+                    e.tag,
+                )
+                return
+            core.alert(
+                AlertCode.OUT_OF_SEQUENCE,
+                Severity.WARNING,
+                "003 Opening deal (order described, no remedy); 004 silent",
+                f"Seat {s} got a card out of sequence (seat {expected} was next): deal on in order",
+                s,
+                e.tag,
+            )
+        # resynchronise: seat s takes this slot, its later slot is dropped
+        later = h.deal_seq.index(s, h.deal_idx)
+        del h.deal_seq[later]
+        h.deal_seq.insert(h.deal_idx, s)
+    h.deal_idx += 1
+    h.dealt.append((e.tag, s))
+    p.hole.append(e.tag)
+    _check_deal_complete(core, h)
+
+
+def _check_deal_complete(core: TableCore, h: Hand) -> None:
+    if h.deal_idx < len(h.deal_seq) or core.phase is not Phase.DEALING:
+        return
+    for s, tag in h.replace.items():
+        p = h.players[s]
+        if tag in p.hole or len(p.cards) < 2:
+            return  # still waiting for the replacement of an exposed card or a joker
+    betting.open_preflop(core)
+
+
+def _replacement(core: TableCore, h: Hand, p: Player, tag: str) -> None:
+    old = h.replace.pop(p.seat)
+    if old in p.hole:
+        p.hole[p.hole.index(old)] = tag
+    core.instruct(
+        f"Seat {p.seat}: {core.card_name(tag)} replaces {core.card_name(old)}", p.seat, tag
+    )
+    if core.phase is Phase.DEALING:
+        _check_deal_complete(core, h)
+
+
+def late_hole(core: TableCore, e: CardPlaced) -> None:
+    """A hole card after the deal: the replacement of an exposed card, an extra card, or a
+    card thrown into another hand (000-S3-dead-3)."""
+    h = core.hand
+    assert h is not None
+    p = h.players.get(e.seat)
+    if p is None:
+        misdeal_condition(
+            core,
+            AlertCode.CARD_TO_EMPTY_SEAT,
+            "000 SECTION 3 MISDEALS 1. bullet 9 [L116]; 002 Misdeals d)",
+            f"a card went to seat {e.seat}, which has no hand",
+            e.seat,
+            e.tag,
+        )
+        return
+    p.cards.append(e.tag)
+    if e.seat in h.replace and h.replace[e.seat] not in p.cards:
+        _replacement(core, h, p, e.tag)
+        return
+    owner = next((q for q in h.players.values() if e.tag in q.hole), None)
+    if owner is not None and owner.seat != e.seat:
+        return  # a card read by the neighbouring antenna while it moves; not a new card
+    if e.tag in p.hole:
+        return  # the seat's own card, put back after a look
+    _extra_card(core, h, p, e.tag)
+
+
+def _extra_card(core: TableCore, h: Hand, p: Player, tag: str) -> None:
+    h.extra_cards += 1
+    first = h.deal_seq[0] if h.deal_seq else 0
+    prof = core.profile
+    if (
+        h.extra_cards == 1
+        and prof.extra_card is ExtraCardRule.FIRST_PLAYER_BURN
+        and p.seat == first
+        and h.deal_idx >= len(h.deal_seq)
+        and h.street is Street.PREFLOP
+        and not h.required_burn
+    ):
+        h.required_burn = tag
+        core.alert(
+            AlertCode.EXTRA_HOLE_CARD,
+            Severity.WARNING,
+            "000 SECTION 3 IRREGULARITIES 2 [L134]; 004 AR-5a",
+            f"Extra card to seat {p.seat}: return {core.card_name(tag)} to the top of the deck; "
+            "it is the flop burn",
+            p.seat,
+            tag,
+        )
+        return
+    clause = (
+        "000 SECTION 3 MISDEALS 1. bullets 4-5 [L111-112]; 004 AR-5b; 003 Dealer errors count a)"
+    )
+    misdeal_condition(
+        core, AlertCode.EXTRA_HOLE_CARD, clause, f"seat {p.seat} has an extra card", p.seat, tag
+    )
+
+
+def missing_cards_at_action(core: TableCore) -> bool:
+    """Betting began before the deal was complete: a seat dealt out or short a card
+    (000-S3-misdeal-1e/1j, 002 Misdeals e), G13). Returns True if a misdeal was called."""
+    h = core.hand
+    assert h is not None
+    for p in h.players.values():
+        n = len(p.hole)
+        if n == 2:
+            continue
+        if n == 0:
+            code, clause, why = (
+                AlertCode.SEAT_DEALT_OUT,
+                "000 SECTION 3 MISDEALS 1. bullet 10 [L117]; 002 Misdeals e)",
+                f"seat {p.seat} was dealt out",
+            )
+        else:
+            code, clause, why = (
+                AlertCode.MISSING_HOLE_CARD,
+                "000 SECTION 3 MISDEALS 1. bullet 5 [L112]; 003 Dealer errors count a); G13",
+                f"seat {p.seat} has {n} card",
+            )
+        if misdeal_condition(core, code, clause, why, p.seat):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------- exposed, boxed
+
+
+def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
+    h = core.hand
+    if h is None or core.phase not in _ACTIVE:
+        raise TableError("no_hand", "no hand is being dealt")
+    if not h.dealt:
+        raise TableError("no_card", "no hole card has been dealt yet")
+    tag, seat = h.dealt[-1]  # G9: the card read most recently
+    idx = len(h.dealt) - 1
+    prof = core.profile
+    if boxed:
+        h.boxed.append(tag)
+        count = len(h.boxed) + (len(h.exposed) if prof.boxed_counts_with_exposed else 0)
+        if count >= prof.boxed_misdeal_count:
+            misdeal_condition(
+                core,
+                AlertCode.BOXED_CARD,
+                "000 SECTION 3 MISDEALS 1. bullet 3 [L110]; 002 Misdeals b)",
+                f"{count} boxed cards",
+                seat,
+                tag,
+            )
+            return
+        _replace_after_deal(core, h, seat, tag, AlertCode.BOXED_CARD, "G2: a single boxed card")
+        return
+    h.exposed.append(tag)
+    first_two = [t for t, _ in h.dealt[:2]]
+    rule = prof.exposed_misdeal
+    count = len(h.exposed) + (len(h.boxed) if prof.boxed_counts_with_exposed else 0)
+    why = ""
+    if rule is ExposedMisdeal.ANY:
+        why, clause = "a hole card was exposed", "003 Dealer errors: exposed card [L191]"
+    elif rule is ExposedMisdeal.FIRST_OR_SECOND and idx <= 1:
+        why, clause = (
+            f"card {idx + 1} of the deal was exposed",
+            "000 SECTION 3 MISDEALS 1. bullet 1 [L108]",
+        )
+    elif rule is ExposedMisdeal.FIRST and idx == 0:
+        why, clause = "the first card of the deal was exposed", "004 AR-1a"
+    elif rule is ExposedMisdeal.FIRST_TWO_BOTH and sum(t in first_two for t in h.exposed) >= 2:
+        why, clause = "both of the first two cards were exposed", "002 Misdeals a)"
+    elif count >= prof.exposed_misdeal_count:
+        why, clause = (
+            f"{count} cards exposed",
+            "000 SECTION 3 MISDEALS 1. bullet 2 [L109]; 004 AR-1c; 002 b)",
+        )
+    if why:
+        misdeal_condition(core, AlertCode.EXPOSED_CARD, clause, why, seat, tag)
+        return
+    _replace_after_deal(
+        core, h, seat, tag, AlertCode.EXPOSED_CARD, "004 AR-1b; 000 MISDEALS bullet 6; G3"
+    )
+
+
+def _replace_after_deal(
+    core: TableCore, h: Hand, seat: int, tag: str, code: AlertCode, clause: str
+) -> None:
+    h.replace[seat] = tag
+    h.required_burn = tag
+    core.alert(
+        code,
+        Severity.WARNING,
+        clause,
+        f"Deal on. After the deal replace {core.card_name(tag)} at seat {seat} with the next card; "
+        f"{core.card_name(tag)} becomes the flop burn",
+        seat,
+        tag,
+    )
+
+
+# ---------------------------------------------------------------------------- misdeal and void
+
+
+def window_open(core: TableCore) -> bool:
+    h = core.hand
+    assert h is not None
+    if h.street is not Street.PREFLOP:
+        return False
+    w = core.profile.misdeal_window
+    if w is MisdealWindow.TWO_AFTER_BLINDS:
+        return len(h.window_seats) < 2
+    if w is MisdealWindow.SUBSTANTIAL_ACTION:
+        return not ((h.window_actions >= 2 and h.window_chip_actions >= 1) or h.window_actions >= 3)
+    if w is MisdealWindow.TWO_PLAYERS_ACT:
+        return h.window_actions < 2
+    return True  # UNTIL_FLOP
+
+
+_WINDOW_CLAUSE = {
+    MisdealWindow.TWO_AFTER_BLINDS: "000 SECTION 3 MISDEALS 1. [L118]",
+    MisdealWindow.SUBSTANTIAL_ACTION: "002 Substantial Action [L109]; TDA 36",
+    MisdealWindow.TWO_PLAYERS_ACT: "003 Dealer errors count a)",
+    MisdealWindow.UNTIL_FLOP: "004: no cutoff stated (open until the flop)",
+}
+
+
+def misdeal_condition(
+    core: TableCore, code: AlertCode, clause: str, why: str, seat: int = 0, tag: str = ""
+) -> bool:
+    """A misdeal if the window is open (returns True); else refused and the hand plays on."""
+    h = core.hand
+    assert h is not None
+    if window_open(core):
+        core.alert(
+            code,
+            Severity.CRITICAL,
+            clause,
+            f"Misdeal: {why}. Take back every card, reshuffle and deal again; "
+            "the button and the blinds stay (G1)",
+            seat,
+            tag,
+        )
+        _restore_stacks(h, keep_forced=True)
+        core.posted = {s: p.total for s, p in h.players.items() if p.total}
+        core.enter(Phase.MISDEAL)
+        if core.table_clear():
+            core.void_or_misdeal_cleared()
+        return True
+    core.alert(
+        AlertCode.MISDEAL_REFUSED,
+        Severity.WARNING,
+        _WINDOW_CLAUSE[core.profile.misdeal_window],
+        f"Misdeal not allowed ({why}): action has gone too far; play the hand",
+        seat,
+        tag,
+    )
+    if code in (AlertCode.EXTRA_HOLE_CARD, AlertCode.MISSING_HOLE_CARD, AlertCode.SEAT_DEALT_OUT):
+        p = h.players.get(seat)
+        if p is not None and p.live:
+            p.dead = True
+            core.alert(
+                AlertCode.DEAD_HAND,
+                Severity.WARNING,
+                "000 SECTION 3 DEAD HANDS 1. bullet 3 [L125]; 003 Dealer errors count b)",
+                f"Seat {seat}: dead hand (wrong number of cards); its chips stay in the pot",
+                seat,
+            )
+            betting.after_change(core)
+    if core.phase is Phase.DEALING:
+        # the deal carries on with the cards as they are
+        betting.open_preflop(core)
+    return False
+
+
+def misdeal_pressed(core: TableCore) -> None:
+    h = core.hand
+    if h is None or core.phase not in _ACTIVE:
+        raise TableError("no_hand", "no hand to call a misdeal on")
+    h.misdeal_called_t = core.t
+    misdeal_condition(core, AlertCode.MISDEAL, "dealer's console: misdeal", "called by the dealer")
+
+
+def force_misdeal(core: TableCore) -> None:
+    """A supervisor's badge authorises a disputed misdeal after the window closed."""
+    h = core.hand
+    assert h is not None
+    core.alert(
+        AlertCode.MISDEAL,
+        Severity.CRITICAL,
+        "supervisor ruling (badge)",
+        "Misdeal ruled by the floor: take back every card, reshuffle and deal again",
+    )
+    _restore_stacks(h, keep_forced=True)
+    core.posted = {s: p.total for s, p in h.players.items() if p.total}
+    core.enter(Phase.MISDEAL)
+
+
+def void(
+    core: TableCore, code: AlertCode, clause: str, why: str, seat: int = 0, tag: str = ""
+) -> None:
+    h = core.hand
+    assert h is not None
+    core.alert(
+        code,
+        Severity.CRITICAL,
+        clause,
+        f"{why}. Hand void: stop play, return all bets, take back every card",
+        seat,
+        tag,
+    )
+    core.alert(
+        AlertCode.HAND_VOID, Severity.CRITICAL, clause, "Hand void: all bets returned", seat, tag
+    )
+    _restore_stacks(h, keep_forced=False)
+    core.posted = {}
+    core.enter(Phase.VOID)
+
+
+def _restore_stacks(h: Hand, keep_forced: bool) -> None:
+    for p in h.players.values():
+        forced = sum(a.amount for a in h.actions if a.seat == p.seat and a.kind.startswith("post_"))
+        p.stack = p.start_stack - (forced if keep_forced else 0)
+        p.total = forced if keep_forced else 0
+
+
+# ---------------------------------------------------------------------------- button draw
+
+
+def draw_card(core: TableCore, e: CardPlaced) -> None:
+    d = core.draw
+    assert d is not None
+    if e.zone is not ZoneKind.HOLE:
+        return
+    if e.card is None or e.card.is_joker:
+        core.alert(
+            AlertCode.FOREIGN_CARD if e.card is None else AlertCode.JOKER,
+            Severity.WARNING,
+            "button draw",
+            "Not a card of the deck: take it back and deal another",
+            e.seat,
+            e.tag,
+        )
+        return
+    d.cards.setdefault(e.seat, []).append(e.tag)
+    d.order.append((e.seat, e.tag))
+    live = core.live_seated()
+    if core.profile.draw_rule is DrawRule.FIRST_ACE:
+        if e.card.rank == 14:
+            _draw_winner(core, e.seat, "003 Opening deal: first ace [L83]; G7")
+        return
+    if all(len(d.cards.get(s, [])) >= 1 for s in live):
+        two = [s for s in live if len(d.cards.get(s, [])) > 1]
+        if two:
+            core.alert(
+                AlertCode.OUT_OF_SEQUENCE,
+                Severity.WARNING,
+                "000 SECTION 1 item 5 [L34]",
+                f"Redraw: seat {two[0]} got more than one card",
+                two[0],
+            )
+            d.cards.clear()
+            d.order.clear()
+            return
+
+        def key(s: int) -> tuple[int, int]:
+            c = core.card_of[d.cards[s][0]]
+            assert isinstance(c, Card)
+            return (c.rank, int(c.suit))
+
+        _draw_winner(core, max(live, key=key), "000 SECTION 1 item 5 [L34]; 004 TG-21; G4")
+
+
+def _draw_winner(core: TableCore, seat: int, clause: str) -> None:
+    core.positions = first_positions(seat, core.live_seated(), core.profile.max_seats)
+    core.button_set = True
+    core.instruct(f"Button to seat {seat} ({clause}); collect the draw cards", seat)
+    core.draw = None
+    if core.table_clear():
+        core.enter(Phase.IDLE)
+
+
+def draw_removed(core: TableCore, e: CardRemoved) -> None:
+    d = core.draw
+    if d is not None:
+        for cards in d.cards.values():
+            if e.tag in cards:
+                cards.remove(e.tag)
+        return
+    if core.table_clear():
+        core.enter(Phase.IDLE)

@@ -1,0 +1,397 @@
+"""The rules core: one table, one event at a time, no I/O.
+
+``TableCore.handle(event)`` returns a :class:`Step` with the decisions the event caused.
+The table's full state is read with :meth:`TableCore.snapshot` (frozen values). A rejected
+event raises nothing: the step carries a :class:`TableError` and the state is unchanged.
+
+Phases and the events each accepts are listed once, in :data:`ACCEPTS`; the only place the
+phase changes is :meth:`TableCore.enter`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import betting, board, dealing, records
+from controller.rules.cards import Card
+from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
+from controller.rules.errors import TableError
+from controller.rules.events import (
+    BadgeTap,
+    ButtonPress,
+    CardPlaced,
+    CardRemoved,
+    ChipsIn,
+    ChipsOut,
+    ConsoleButton,
+    Event,
+    SeatPlayer,
+    SetButton,
+    SetDealer,
+    SetLevel,
+    SetPresence,
+    StartButtonDraw,
+    Sweep,
+    Tick,
+    UnseatPlayer,
+    ZoneKind,
+)
+from controller.rules.hand import Hand, Phase
+from controller.rules.profile import Profile
+from controller.rules.seating import Positions, Seat, SeatStatus, first_positions, next_positions
+from controller.rules.state import TableState, snapshot_of
+
+_TABLE_EVENTS = (SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick)
+_CARDS = (CardPlaced, CardRemoved)
+_CHIPS = (ChipsIn, ChipsOut, Sweep)
+_CONSOLE = (ButtonPress, BadgeTap)
+
+# Which events each phase accepts; anything else is rejected with the state unchanged.
+ACCEPTS: dict[Phase, frozenset[type]] = {
+    Phase.IDLE: frozenset(
+        (*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton, StartButtonDraw)
+    ),
+    Phase.DRAW: frozenset((*_TABLE_EVENTS, *_CARDS, *_CONSOLE)),
+    Phase.DEALING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
+    Phase.BETTING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
+    Phase.BOARD: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
+    Phase.COMPLETE: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton)),
+    Phase.MISDEAL: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
+    Phase.VOID: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The result of one event."""
+
+    phase: Phase
+    hand_no: int
+    decisions: tuple[Decision, ...] = ()
+    rejected: TableError | None = None
+
+    @property
+    def alerts(self) -> tuple[Alert, ...]:
+        return tuple(d for d in self.decisions if isinstance(d, Alert))
+
+
+@dataclass(slots=True)
+class Level:
+    small_blind: int
+    big_blind: int
+    ante: int = 0
+
+
+@dataclass(slots=True)
+class _Draw:
+    cards: dict[int, list[str]] = field(default_factory=dict)
+    order: list[tuple[int, str]] = field(default_factory=list)
+
+
+class TableCore:
+    """One table's rules engine. Construct with a profile; feed events to :meth:`handle`."""
+
+    def __init__(self, profile: Profile, table: str = "table", *, hand_no: int = 0) -> None:
+        self.profile = profile
+        self.table = table
+        self.seats: dict[int, Seat] = {}
+        self.level = Level(0, 0, 0)
+        self.pending_level: Level | None = None
+        self.positions: Positions | None = None  # the current (or next) hand's positions
+        self.button_set = False  # a button was placed and no hand played since
+        self.hand_no = hand_no  # the last hand started
+        self.deal_no = 0
+        self.hand: Hand | None = None
+        self.phase = Phase.IDLE
+        self.where: dict[str, tuple[ZoneKind, int]] = {}
+        self.card_of: dict[str, Card | None] = {}
+        self.posted: dict[int, int] = {}  # chips in betting zones before the deal
+        self.draw: _Draw | None = None
+        self.dealer = ""
+        self.t = 0.0
+        self.out: list[Decision] = []
+        self.last_record: HandRecord | None = None
+        self._handlers: dict[type, Callable[[Any], None]] = {
+            CardPlaced: self._card_placed,
+            CardRemoved: self._card_removed,
+            ChipsIn: self._chips_in,
+            ChipsOut: self._chips_out,
+            Sweep: self._sweep,
+            ButtonPress: self._button,
+            BadgeTap: self._badge,
+            Tick: self._tick,
+            SeatPlayer: self._seat_player,
+            UnseatPlayer: self._unseat_player,
+            SetPresence: self._set_presence,
+            SetLevel: self._set_level,
+            SetButton: self._set_button,
+            StartButtonDraw: self._start_draw,
+            SetDealer: self._set_dealer,
+        }
+
+    # ------------------------------------------------------------------ public API
+
+    def handle(self, event: Event) -> Step:
+        """Apply one event. Never raises for anything the table can produce."""
+        self.out = []
+        kind = type(event)
+        if kind not in ACCEPTS[self.phase]:
+            return self._reject(
+                TableError("not_now", f"{kind.__name__} is not accepted while {self.phase.value}")
+            )
+        if event.t < self.t:
+            return self._reject(
+                TableError("time_backwards", f"event time {event.t} is before {self.t}")
+            )
+        try:
+            self._check_clock(event.t)
+            self.t = event.t
+            self._handlers[kind](event)
+        except TableError as err:
+            return self._reject(err)
+        return Step(self.phase, self.hand_no, tuple(self.out))
+
+    def can(self, event: Event) -> bool:
+        """Would this event be accepted in the current phase? (No side effects.)"""
+        return type(event) in ACCEPTS[self.phase] and event.t >= self.t
+
+    def snapshot(self) -> TableState:
+        return snapshot_of(self)
+
+    # ------------------------------------------------------------------ helpers for rule modules
+
+    def enter(self, phase: Phase) -> None:
+        self.phase = phase
+
+    def alert(
+        self,
+        code: AlertCode,
+        severity: Severity,
+        clause: str,
+        remedy: str,
+        seat: int = 0,
+        tag: str = "",
+    ) -> Alert:
+        a = Alert(
+            code, severity, clause, remedy, seat, self.card_of.get(tag) if tag else None, self.t
+        )
+        self.out.append(a)
+        if self.hand is not None:
+            self.hand.alerts.append(a)
+        return a
+
+    def instruct(self, text: str, seat: int = 0, tag: str = "") -> None:
+        self.out.append(Instruction(text, seat, self.card_of.get(tag) if tag else None, self.t))
+
+    def card_name(self, tag: str) -> str:
+        card = self.card_of.get(tag)
+        return str(card) if card is not None else f"tag {tag}"
+
+    def live_seated(self) -> frozenset[int]:
+        return frozenset(
+            s
+            for s, seat in self.seats.items()
+            if seat.stack > 0 and seat.status is not SeatStatus.BUSTED
+        )
+
+    def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:
+        return [
+            t
+            for t, (z, s) in self.where.items()
+            if z is zone and (zone is not ZoneKind.HOLE or s == seat)
+        ]
+
+    def table_clear(self) -> bool:
+        return not any(z is not ZoneKind.MUCK for z, _ in self.where.values())
+
+    # ------------------------------------------------------------------ rejection
+
+    def _reject(self, err: TableError) -> Step:
+        return Step(self.phase, self.hand_no, (), err)
+
+    # ------------------------------------------------------------------ table management
+
+    def _seat_player(self, e: SeatPlayer) -> None:
+        if not 1 <= e.seat <= self.profile.max_seats:
+            raise TableError("bad_seat", f"seat {e.seat} is not 1..{self.profile.max_seats}")
+        if e.stack < 0:
+            raise TableError("bad_stack", f"stack {e.stack} is negative")
+        cur = self.seats.get(e.seat)
+        if cur is not None and cur.player != e.player and cur.stack > 0:
+            raise TableError("seat_taken", f"seat {e.seat} is taken by {cur.player}")
+        in_hand = self.hand is not None and e.seat in self.hand.players
+        if in_hand:
+            raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
+        # A new player waits for the button unless the table has no button yet.
+        status = (
+            SeatStatus.WAITING
+            if self.positions is not None and not self.button_set
+            else SeatStatus.ACTIVE
+        )
+        if cur is not None and cur.player == e.player and cur.status is SeatStatus.ACTIVE:
+            status = SeatStatus.ACTIVE
+        self.seats[e.seat] = Seat(e.player, e.stack, e.present, status)
+
+    def _unseat_player(self, e: UnseatPlayer) -> None:
+        if e.seat not in self.seats:
+            raise TableError("empty_seat", f"seat {e.seat} is empty")
+        if self.hand is not None and e.seat in self.hand.players and self.hand.players[e.seat].live:
+            raise TableError("in_hand", f"seat {e.seat} is in the hand; unseat it after the hand")
+        del self.seats[e.seat]
+
+    def _set_presence(self, e: SetPresence) -> None:
+        if e.seat not in self.seats:
+            raise TableError("empty_seat", f"seat {e.seat} is empty")
+        self.seats[e.seat].present = e.present
+
+    def _set_level(self, e: SetLevel) -> None:
+        if e.small_blind < 0 or e.big_blind <= 0 or e.ante < 0 or e.small_blind > e.big_blind:
+            raise TableError(
+                "bad_level", f"level {e.small_blind}/{e.big_blind} ante {e.ante} is invalid"
+            )
+        lvl = Level(e.small_blind, e.big_blind, e.ante)
+        if self.hand is None and self.hand_no == 0:
+            self.level = lvl  # before the first hand: applies at once
+        else:
+            self.pending_level = lvl  # G11: from the first hand whose blinds come after it
+
+    def _set_button(self, e: SetButton) -> None:
+        live = self.live_seated()
+        if e.seat not in self.seats and len(live) >= 2:
+            pass  # a dead button may sit in front of an empty seat
+        if len(live) < 2:
+            raise TableError("too_few_players", "a hand needs at least two players with chips")
+        if self.hand is not None and self.phase is not Phase.COMPLETE:
+            raise TableError("in_hand", "the button moves between hands")
+        self.positions = first_positions(e.seat, live, self.profile.max_seats)
+        self.button_set = True
+        for seat in self.seats.values():
+            if seat.status is SeatStatus.WAITING:
+                seat.status = SeatStatus.ACTIVE
+
+    def _start_draw(self, e: StartButtonDraw) -> None:
+        if len(self.live_seated()) < 2:
+            raise TableError("too_few_players", "a button draw needs at least two players")
+        if not self.table_clear():
+            raise TableError("table_not_clear", "clear the table before the button draw")
+        self.draw = _Draw()
+        self.enter(Phase.DRAW)
+        rule = self.profile.draw_rule.value
+        self.instruct(f"Button draw ({rule}): deal one card face up to each seat")
+
+    def _set_dealer(self, e: SetDealer) -> None:
+        self.dealer = e.dealer
+
+    # ------------------------------------------------------------------ cards
+
+    def _card_placed(self, e: CardPlaced) -> None:
+        if e.zone is ZoneKind.HOLE and not 1 <= e.seat <= self.profile.max_seats:
+            raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
+        prev = self.where.get(e.tag)
+        if prev == (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0):
+            raise TableError("already_there", f"{self.card_name(e.tag)} is already on that zone")
+        self.card_of[e.tag] = e.card
+        if prev is not None:
+            # A move: the removal may be reported late (L5), so the placement implies it.
+            self._card_removed(CardRemoved(e.t, prev[0], e.tag, prev[1]))
+        self.where[e.tag] = (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0)
+        if self.phase is Phase.DRAW:
+            dealing.draw_card(self, e)
+            return
+        dealing.on_card_placed(self, e, prev)
+
+    def _card_removed(self, e: CardRemoved) -> None:
+        loc = self.where.get(e.tag)
+        if loc is None or loc[0] is not e.zone or (e.zone is ZoneKind.HOLE and loc[1] != e.seat):
+            raise TableError(
+                "not_there", f"tag {e.tag} was not on {e.zone.value} {e.seat or ''}".strip()
+            )
+        del self.where[e.tag]
+        if self.phase is Phase.DRAW:
+            dealing.draw_removed(self, e)
+            return
+        dealing.on_card_removed(self, e)
+
+    # ------------------------------------------------------------------ chips
+
+    def _chips_in(self, e: ChipsIn) -> None:
+        if e.seat not in self.seats:
+            raise TableError("empty_seat", f"chips in the betting zone of empty seat {e.seat}")
+        if e.amount is not None and e.amount <= 0:
+            raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
+        betting.chips_in(self, e)
+
+    def _chips_out(self, e: ChipsOut) -> None:
+        if e.seat not in self.seats:
+            raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
+        betting.chips_out(self, e)
+
+    def _sweep(self, e: Sweep) -> None:
+        betting.sweep(self, e)
+
+    # ------------------------------------------------------------------ console
+
+    def _button(self, e: ButtonPress) -> None:
+        b = e.button
+        if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
+            dealing.exposed_or_boxed(self, boxed=b is ConsoleButton.BOXED)
+        elif b is ConsoleButton.MISDEAL:
+            dealing.misdeal_pressed(self)
+        elif b is ConsoleButton.CLOCK:
+            betting.start_clock(self)
+        elif b is ConsoleButton.FLOOR:
+            self.alert(
+                AlertCode.FLOOR_CALLED,
+                Severity.INFO,
+                "all profiles: floor call",
+                "Floor called to the table",
+            )
+        elif b is ConsoleButton.ACK:
+            betting.ack(self)
+
+    def _badge(self, e: BadgeTap) -> None:
+        if not e.supervisor:
+            self.dealer = e.badge
+            return
+        board.supervisor(self, e)
+
+    def _tick(self, e: Tick) -> None:
+        return
+
+    def _check_clock(self, t: float) -> None:
+        if self.hand is not None and self.hand.clock_seat:
+            betting.clock_tick(self, t)
+
+    # ------------------------------------------------------------------ hand lifecycle
+
+    def finish_hand(self) -> None:
+        """The hand is decided: build the record, update stacks and the next positions."""
+        h = self.hand
+        assert h is not None
+        rec = records.build(self, h)
+        self.last_record = rec
+        for p in h.players.values():
+            seat = self.seats.get(p.seat)
+            if seat is not None:
+                seat.stack = p.stack
+                if seat.stack == 0:
+                    seat.status = SeatStatus.BUSTED
+        self.out.append(records.complete(rec))
+        self.enter(Phase.COMPLETE)
+        self._advance_positions()
+
+    def _advance_positions(self) -> None:
+        for s in [s for s, seat in self.seats.items() if seat.status is SeatStatus.BUSTED]:
+            del self.seats[s]
+        live = self.live_seated()
+        if self.positions is not None and len(live) >= 2:
+            self.positions = next_positions(self.positions, live, self.profile)
+        self.button_set = False
+
+    def void_or_misdeal_cleared(self) -> None:
+        """Every dealt card is off the table after a misdeal or a void: ready to re-deal."""
+        self.hand = None
+        self.enter(Phase.IDLE)
+        self.instruct("Table clear: shuffle and deal again; button and blinds stay")

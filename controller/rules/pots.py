@@ -1,0 +1,45 @@
+"""Pots: side pots from contributions, uncalled bets, split pots and the odd chip."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]  # seats still in the hand that contributed to every layer
+
+
+def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> list[Pot]:
+    """Layer the pot by contribution levels. A layer only one live seat can win is an
+    uncalled bet: it comes back as a pot whose only eligible seat is that seat."""
+    levels = sorted({c for s, c in contrib.items() if s in live and c > 0})
+    pots: list[Pot] = []
+    prev = 0
+    for level in levels:
+        amount = sum(min(c, level) - min(c, prev) for c in contrib.values())
+        eligible = tuple(sorted(s for s in live if contrib.get(s, 0) >= level))
+        if amount:
+            if pots and pots[-1].eligible == eligible:
+                pots[-1] = Pot(pots[-1].amount + amount, eligible)
+            else:
+                pots.append(Pot(amount, eligible))
+        prev = level
+    # Chips of folded seats above the highest live level (cannot happen in a legal hand)
+    rest = sum(max(0, c - prev) for s, c in contrib.items() if s not in live)
+    if rest and pots:
+        pots[-1] = Pot(pots[-1].amount + rest, pots[-1].eligible)
+    return pots
+
+
+def split(
+    amount: int, winners: Sequence[int], order_from_button: Callable[[int], int]
+) -> tuple[list[tuple[int, int]], bool]:
+    """Divide ``amount`` among ``winners``; odd chips go one each from the first winner left
+    of the button (002 OddChip-1, TDA 20, Robert's). Returns shares and whether a chip was odd."""
+    ordered = sorted(winners, key=order_from_button)
+    base, odd = divmod(amount, len(ordered))
+    shares = [(s, base + (1 if i < odd else 0)) for i, s in enumerate(ordered)]
+    return shares, odd > 0

@@ -1,0 +1,216 @@
+"""House-rule profiles: one venue's remedies as data.
+
+A profile is a TOML file a venue copies and edits. :func:`load_profile` validates it and
+names the bad key in the error. The packaged profiles live in ``controller/rules/profiles``.
+Every setting cites where it comes from in the TOML file itself.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from enum import Enum
+from importlib import resources
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from controller.rules.errors import ConfigError
+
+
+class ButtonRule(Enum):
+    DEAD = "dead"  # TDA 32: BB advances one player; SB and button follow, even to empty seats
+    DEAD_003 = "dead-003"  # 003: SB eliminated -> button stays; BB eliminated -> no SB
+
+
+class DrawRule(Enum):
+    HIGH_CARD = "high-card"  # highest rank, suits spades > hearts > diamonds > clubs (G4)
+    FIRST_ACE = "first-ace"  # deal round the table until the first ace (003, G7)
+
+
+class NewPlayerWait(Enum):
+    SB_TO_BUTTON = "sb-to-button"  # TDA / 002: not dealt in between the SB and the button
+    BB_TO_BUTTON = "bb-to-button"  # 000 / Robert's: not between the BB and the button
+    SB_OR_BUTTON_SEAT = "sb-or-button-seat"  # 004: at once, unless in the SB or button seat
+    NONE = "none"  # dealt in at once
+
+
+class MisdealWindow(Enum):
+    TWO_AFTER_BLINDS = "two-after-blinds"  # 000: two players after the blinds have acted
+    SUBSTANTIAL_ACTION = "substantial-action"  # 002 / TDA 36: 2 actions with chips, or any 3
+    TWO_PLAYERS_ACT = "two-players-act"  # 003: before two players act
+    UNTIL_FLOP = "until-flop"  # 004 states no cutoff: open until the flop
+
+
+class ExposedMisdeal(Enum):
+    FIRST_OR_SECOND = "first-or-second"  # 000: 1st or 2nd card exposed
+    FIRST = "first"  # 004 / Robert's: only the first card
+    FIRST_TWO_BOTH = "first-two-both"  # 002 a): more than one of the first two cards
+    ANY = "any"  # 003: any hole card exposed by dealer error
+
+
+class SequenceRule(Enum):
+    MISDEAL = "misdeal"  # 000-S3-misdeal-1f
+    WARN = "warn"  # 003 / 004: order described, no remedy stated
+
+
+class ExtraCardRule(Enum):
+    FIRST_PLAYER_BURN = "first-player-burn"  # 000 Irreg 2, 004 AR-5a: becomes the flop burn
+    MISDEAL = "misdeal"  # 003 / TDA: any wrong count is a misdeal
+
+
+class WrongCountAfterWindow(Enum):
+    DEAD_HAND = "dead-hand"  # 000-S3-dead-1b, 003 count-b: that hand is dead, no refund
+
+
+class FourCardFlop(Enum):
+    RESHUFFLE = "reshuffle"  # 000 / 003 / 004: board into the stub, burn stays, no new burn
+    FOURTH_IS_BURN = "fourth-is-burn"  # 002 / TDA 39-A: known order -> 4th is the burn, else draw
+
+
+class PrematureTurn(Enum):
+    WOULD_BE_RIVER = "would-be-river"  # 000 irreg-13, 004 AR-4, Robert's
+    RESHUFFLE_NO_BURN = "reshuffle-no-burn"  # 002 / 003 / TDA: reshuffle, new card, no burn
+
+
+class BurnError(Enum):
+    CORRECT_BEFORE_ACTION = "correct-before-action"  # 000 irreg-12a: then the board stands
+    CORRECT = "correct"  # 004 AR-16: corrected if at all possible
+    RESHUFFLE_STREET = "reshuffle-street"  # 003: the street's board cards are reshuffled
+
+
+class JokerRule(Enum):
+    REPLACE_AFTER_DEAL = "replace-after-deal"  # 003 joker-a
+    MISDEAL = "misdeal"  # TDA 35-A: non-standard card before substantial action
+
+
+class AnteStyle(Enum):
+    BIG_BLIND = "big-blind"  # the big blind posts the table's ante (BBA)
+    EACH = "each"  # every dealt-in player antes
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    title: str
+    rulebook: str
+    max_seats: int = 10
+    button_rule: ButtonRule = ButtonRule.DEAD
+    draw_rule: DrawRule = DrawRule.HIGH_CARD
+    new_player_wait: NewPlayerWait = NewPlayerWait.SB_TO_BUTTON
+    misdeal_window: MisdealWindow = MisdealWindow.SUBSTANTIAL_ACTION
+    exposed_misdeal: ExposedMisdeal = ExposedMisdeal.FIRST_OR_SECOND
+    exposed_misdeal_count: int = 2  # this many exposed hole cards in one deal is a misdeal
+    boxed_misdeal_count: int = 2
+    boxed_counts_with_exposed: bool = False  # 002 b): "two or more exposed or boxed"
+    out_of_sequence: SequenceRule = SequenceRule.MISDEAL
+    button_two_consecutive: bool = False  # 002 / TDA: the button may get two in a row
+    extra_card: ExtraCardRule = ExtraCardRule.MISDEAL
+    four_card_flop: FourCardFlop = FourCardFlop.RESHUFFLE
+    premature_turn: PrematureTurn = PrematureTurn.RESHUFFLE_NO_BURN
+    burn_error: BurnError = BurnError.CORRECT_BEFORE_ACTION
+    sweep_before_burn: bool = False  # 003 SidePots-sweep
+    raise_limit: int = 0  # raises per betting round (0 = unlimited); 004 AR-9: 3
+    short_raise_completion: bool = False  # 002 Raises-2: >= 50% of a raise must be completed
+    oversized_chip_is_call: bool = True  # 000-S3-bet-9, 002-Oversize-a
+    multiple_chip_rule: bool = False  # 002-MultiChip-1
+    rabbit_hunt_alert: bool = False  # 002-Rabbit-1, 003-Dealer-rabbit
+    joker: JokerRule = JokerRule.MISDEAL
+    ante_style: AnteStyle = AnteStyle.BIG_BLIND
+    clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
+    clock_countdown_seconds: float = 10.0
+    heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision
+
+    @property
+    def misdeal_on_exposed_first(self) -> bool:
+        return self.exposed_misdeal is not ExposedMisdeal.FIRST_TWO_BOTH
+
+
+def _coerce(key: str, kind: Any, value: Any, source: str) -> Any:
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        try:
+            return kind(value)
+        except ValueError:
+            allowed = ", ".join(repr(m.value) for m in kind)
+            raise ConfigError(f"{source}: key {key!r}: {value!r} is not one of {allowed}") from None
+    types: dict[str, type | tuple[type, ...]] = {
+        "int": int,
+        "float": (int, float),
+        "bool": bool,
+        "str": str,
+    }
+    want = types[kind]
+    if isinstance(value, bool) and kind != "bool":
+        raise ConfigError(f"{source}: key {key!r}: expected {kind}, got a boolean")
+    if not isinstance(value, want):
+        raise ConfigError(f"{source}: key {key!r}: expected {kind}, got {type(value).__name__}")
+    if kind == "float" and isinstance(value, int | float):
+        value = float(value)
+    if kind in ("int", "float") and value < 0:
+        raise ConfigError(f"{source}: key {key!r}: must not be negative")
+    return value
+
+
+def _field_types() -> dict[str, Any]:
+    """Field name -> Enum class, or the name of the plain type ("int", "bool" ...)."""
+    hints = get_type_hints(Profile)
+    out: dict[str, Any] = {}
+    for f in fields(Profile):
+        t: type = hints[f.name]
+        out[f.name] = t if issubclass(t, Enum) else t.__name__
+    return out
+
+
+def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> Profile:
+    """Validate a parsed profile table; every error names the key."""
+    types = _field_types()
+    body = data.get("profile", data)
+    if not isinstance(body, dict):
+        raise ConfigError(f"{source}: [profile] must be a table")
+    kwargs: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "notes":
+            continue
+        if key not in types:
+            raise ConfigError(f"{source}: unknown key {key!r}")
+        kwargs[key] = _coerce(key, types[key], value, source)
+    for required in ("name", "title", "rulebook"):
+        if required not in kwargs:
+            raise ConfigError(f"{source}: missing key {required!r}")
+    prof = Profile(**kwargs)
+    if not 2 <= prof.max_seats <= 10:
+        raise ConfigError(f"{source}: key 'max_seats': must be between 2 and 10")
+    if prof.exposed_misdeal_count < 1 or prof.boxed_misdeal_count < 1:
+        raise ConfigError(f"{source}: key 'exposed_misdeal_count': must be at least 1")
+    return prof
+
+
+def load_profile(path: str | Path) -> Profile:
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read profile: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from exc
+    return profile_from_dict(data, str(p))
+
+
+def builtin_profile_names() -> list[str]:
+    root = resources.files("controller.rules") / "profiles"
+    return sorted(e.name[:-5] for e in root.iterdir() if e.name.endswith(".toml"))
+
+
+def builtin_profile(name: str) -> Profile:
+    """A packaged profile by name (``tda-2024``, ``roberts-rules``, ``a2c-000`` ...)."""
+    if name not in builtin_profile_names():
+        known = ", ".join(builtin_profile_names())
+        raise ConfigError(f"unknown profile {name!r}; packaged profiles: {known}")
+    res = resources.files("controller.rules") / "profiles" / f"{name}.toml"
+    return profile_from_dict(tomllib.loads(res.read_text(encoding="utf-8")), f"{name}.toml")
+
+
+def get_profile(name_or_path: str) -> Profile:
+    """A packaged profile name, or the path of a venue's own TOML file."""
+    if name_or_path.endswith(".toml") or "/" in name_or_path:
+        return load_profile(name_or_path)
+    return builtin_profile(name_or_path)

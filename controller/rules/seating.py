@@ -1,0 +1,127 @@
+"""The table across hands: seats, the dead button, blinds, heads-up, new players.
+
+Pure functions over small frozen values; the engine keeps the current :class:`Positions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from controller.rules.profile import ButtonRule, NewPlayerWait, Profile
+
+
+class SeatStatus(Enum):
+    ACTIVE = "active"  # dealt in
+    WAITING = "waiting"  # new player waiting for the button to pass
+    BUSTED = "busted"  # no chips left; removed before the next hand
+
+
+@dataclass(slots=True)
+class Seat:
+    """A seat's player between hands (mutable inside the engine, copied out in snapshots)."""
+
+    player: str
+    stack: int
+    present: bool = True
+    status: SeatStatus = SeatStatus.ACTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class Positions:
+    """Button, small-blind and big-blind positions of one hand.
+
+    ``sb`` is the small blind's *position*: it may be an empty seat (a dead small blind),
+    in which case nobody posts it. ``button`` may be an empty seat (a dead button).
+    """
+
+    button: int
+    sb: int
+    bb: int
+    heads_up: bool = False
+
+
+def clockwise(start: int, max_seats: int) -> list[int]:
+    """Seats after ``start`` going clockwise, ending with ``start`` itself."""
+    return [((start - 1 + i) % max_seats) + 1 for i in range(1, max_seats + 1)]
+
+
+def next_seat(after: int, seats: set[int] | frozenset[int], max_seats: int) -> int:
+    for s in clockwise(after, max_seats):
+        if s in seats:
+            return s
+    return 0
+
+
+def between(a: int, b: int, s: int, max_seats: int) -> bool:
+    """Is ``s`` strictly after ``a`` and strictly before ``b`` going clockwise?"""
+    order = clockwise(a, max_seats)
+    return order.index(s) < order.index(b) and s not in (a, b)
+
+
+def first_positions(button: int, live: frozenset[int], max_seats: int) -> Positions:
+    """Positions for a hand whose button was placed (by a draw or by hand)."""
+    if len(live) == 2:
+        btn = button if button in live else next_seat(button, live, max_seats)
+        return Positions(btn, btn, next_seat(btn, live, max_seats), heads_up=True)
+    sb = next_seat(button, live, max_seats)
+    return Positions(button, sb, next_seat(sb, live, max_seats))
+
+
+def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> Positions:
+    """The next hand's positions under the dead-button rule (TDA 32, 000 SECTION 5).
+
+    The big blind advances to the next player with chips; the small blind's position is the
+    seat that was big blind, and the button the seat that was small blind, even if those
+    seats are now empty (dead small blind, dead button). Heads-up the small blind is on the
+    button and the big blind still advances, so nobody posts it twice in a row (002 HeadsUp).
+    """
+    n = profile.max_seats
+    bb = next_seat(prev.bb, live, n)
+    if len(live) == 2:
+        other = next_seat(bb, live, n)
+        return Positions(other, other, bb, heads_up=True)
+    sb = prev.bb
+    button = prev.sb
+    if prev.heads_up:
+        button = prev.button
+        sb = next_seat(button, live, n)
+        bb = next_seat(sb, live, n)
+        return Positions(button, sb, bb)
+    if profile.button_rule is ButtonRule.DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
+        # 003 [L49]: the small blind was eliminated: the button does not move.
+        button = prev.button
+    return Positions(button, sb, bb)
+
+
+def waits_for_button(seat: int, pos: Positions, profile: Profile) -> bool:
+    """Does a new player in ``seat`` sit out this hand (C16, per profile)?"""
+    n = profile.max_seats
+    rule = profile.new_player_wait
+    if rule is NewPlayerWait.NONE or pos.heads_up:
+        return False
+    if rule is NewPlayerWait.SB_OR_BUTTON_SEAT:
+        return seat in (pos.sb, pos.button)
+    if seat == pos.button:
+        return True
+    end = pos.sb if rule is NewPlayerWait.SB_TO_BUTTON else pos.bb
+    return between(pos.button, end, seat, n)
+
+
+def deal_order(pos: Positions, dealt: frozenset[int], max_seats: int) -> list[int]:
+    """Seats in the order they receive a card: from the first seat left of the button,
+    clockwise; heads-up the big blind first and the button last (002 HeadsUp-3)."""
+    start = pos.button
+    return [s for s in clockwise(start, max_seats) if s in dealt]
+
+
+def preflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
+    """First to act pre-flop: left of the big blind; heads-up the button (small blind)."""
+    if pos.heads_up:
+        return pos.button
+    return next_seat(pos.bb, live, max_seats)
+
+
+def postflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
+    """First to act after the flop: the first live seat left of the button."""
+    return next_seat(pos.button, live, max_seats)

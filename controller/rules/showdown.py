@@ -1,0 +1,65 @@
+"""The end of a hand: side pots, cards-speak evaluation, split pots and the odd chip,
+uncalled bets, and the showdown order."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.rules.cards import Card
+from controller.rules.decisions import PotRecord
+from controller.rules.evaluate import HandValue, evaluate
+from controller.rules.hand import Hand
+from controller.rules.pots import build_pots, split
+from controller.rules.seating import clockwise
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+
+def showdown_first(core: TableCore, h: Hand) -> int:
+    """Who shows first (002 ShowdownOrder-1, 000 C19): the last aggressor of the final round,
+    else the first live seat left of the button."""
+    last_street = int(h.street)
+    aggressors = [
+        a.seat for a in h.actions if a.street == last_street and a.kind in ("bet", "raise")
+    ]
+    live = {s for s, p in h.players.items() if p.live}
+    if aggressors and aggressors[-1] in live:
+        return aggressors[-1]
+    for s in clockwise(h.pos.button, core.profile.max_seats):
+        if s in live:
+            return s
+    return 0
+
+
+def award(core: TableCore, h: Hand) -> list[PotRecord]:
+    live = frozenset(s for s, p in h.players.items() if p.live)
+    contrib = {s: p.total for s, p in h.players.items()}
+    pots = build_pots(contrib, live)
+    board = [c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)]
+    n = core.profile.max_seats
+    order = {s: i for i, s in enumerate(clockwise(h.pos.button, n))}
+    values: dict[int, HandValue] = {}
+    if len(live) > 1 and len(board) == 5:
+        for s in live:
+            hole = [
+                c for c in (core.card_of.get(t) for t in h.players[s].hole) if isinstance(c, Card)
+            ]
+            if len(hole) == 2:
+                values[s] = evaluate(hole + board)
+    out: list[PotRecord] = []
+    for pot in pots:
+        contenders = [s for s in pot.eligible if s in values] or list(pot.eligible)
+        name = ""
+        if len(contenders) > 1 and all(s in values for s in contenders):
+            best = max(values[s].score for s in contenders)
+            winners = [s for s in contenders if values[s].score == best]
+            name = values[winners[0]].name
+        else:
+            winners = contenders[:1]
+        shares, odd = split(pot.amount, winners, order.__getitem__)
+        h.odd_chip = h.odd_chip or odd
+        for s, chips in shares:
+            h.players[s].stack += chips
+        out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
+    return out

@@ -1,0 +1,116 @@
+"""Frozen snapshots of the table, for the daemon, the venue and tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from controller.rules.cards import Card
+from controller.rules.hand import Phase, Street
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    seat: int
+    player: str
+    stack: int  # chips behind (during a hand: after what is in the betting zone)
+    present: bool
+    status: str
+    in_hand: bool = False
+    folded: bool = False
+    all_in: bool = False
+    bet: int = 0  # chips in the betting zone this street
+    committed: int = 0  # chips put in this hand
+    hole: tuple[Card, ...] = ()  # the seat's hole cards: never published while the hand is live
+
+    @property
+    def card_count(self) -> int:
+        return len(self.hole)
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    table: str
+    profile: str
+    phase: Phase
+    hand_no: int
+    deal_no: int
+    street: Street | None
+    button: int
+    small_blind_seat: int
+    big_blind_seat: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    to_act: int
+    current_bet: int
+    pot: int
+    board: tuple[Card, ...]
+    seats: tuple[SeatState, ...]
+    tags: tuple[tuple[str, str, int], ...]  # (tag, zone, seat) of every card on the table
+
+    def seat(self, n: int) -> SeatState | None:
+        return next((s for s in self.seats if s.seat == n), None)
+
+    @property
+    def chips(self) -> int:
+        """Every chip at the table: stacks behind plus what was put in this hand."""
+        return sum(s.stack + s.committed for s in self.seats)
+
+
+def snapshot_of(core: TableCore) -> TableState:
+    h = core.hand
+    pos = core.positions
+    seats = []
+    for n, seat in sorted(core.seats.items()):
+        p = h.players.get(n) if h is not None else None
+        live_hand = p is not None and core.phase is not Phase.COMPLETE
+        hole = (
+            tuple(c for c in (core.card_of.get(t) for t in p.hole) if isinstance(c, Card))
+            if p
+            else ()
+        )
+        seats.append(
+            SeatState(
+                seat=n,
+                player=seat.player,
+                stack=p.stack if live_hand and p is not None else seat.stack,
+                present=seat.present,
+                status=seat.status.value,
+                in_hand=p is not None and p.live,
+                folded=p is not None and p.folded,
+                all_in=p is not None and p.all_in,
+                bet=p.street_bet if live_hand and p is not None else 0,
+                committed=p.total if live_hand and p is not None else 0,
+                hole=hole,
+            )
+        )
+    board = (
+        tuple(c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)) if h else ()
+    )
+    hp = h.pos if h is not None else pos
+    return TableState(
+        table=core.table,
+        profile=core.profile.name,
+        phase=core.phase,
+        hand_no=core.hand_no,
+        deal_no=core.deal_no,
+        street=h.street if h is not None else None,
+        button=hp.button if hp else 0,
+        small_blind_seat=hp.sb if hp else 0,
+        big_blind_seat=hp.bb if hp else 0,
+        small_blind=h.small_blind if h else core.level.small_blind,
+        big_blind=h.big_blind if h else core.level.big_blind,
+        ante=h.ante if h else core.level.ante,
+        to_act=h.pointer if h is not None and core.phase is Phase.BETTING else 0,
+        current_bet=h.current_bet if h is not None else 0,
+        pot=sum(p.total for p in h.players.values())
+        if h is not None and core.phase is not Phase.COMPLETE
+        else 0,
+        board=board,
+        seats=tuple(seats),
+        tags=tuple(sorted((t, z.value, s) for t, (z, s) in core.where.items())),
+    )
