@@ -329,7 +329,7 @@ def on_board_removed(core: TableCore, e: CardRemoved) -> None:
 
 
 def supervisor(core: TableCore, e: BadgeTap) -> None:
-    from controller.rules import dealing
+    from controller.rules import misdeal
 
     h = core.hand
     if h is None:
@@ -338,4 +338,4 @@ def supervisor(core: TableCore, e: BadgeTap) -> None:
         core.instruct("Floor: draw one of the four face-down cards; place it on the burn")
         return
     if h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD):
-        dealing.force_misdeal(core)
+        misdeal.force_misdeal(core)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import betting, board, dealing, records
+from controller.rules import betting, board, dealing, draw, misdeal, records
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
 from controller.rules.errors import TableError
@@ -298,7 +298,7 @@ class TableCore:
             self._card_removed(CardRemoved(e.t, prev[0], e.tag, prev[1]))
         self.where[e.tag] = (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0)
         if self.phase is Phase.DRAW:
-            dealing.draw_card(self, e)
+            draw.draw_card(self, e)
             return
         dealing.on_card_placed(self, e, prev)
 
@@ -310,7 +310,7 @@ class TableCore:
             )
         del self.where[e.tag]
         if self.phase is Phase.DRAW:
-            dealing.draw_removed(self, e)
+            draw.draw_removed(self, e)
             return
         dealing.on_card_removed(self, e)
 
@@ -336,9 +336,9 @@ class TableCore:
     def _button(self, e: ButtonPress) -> None:
         b = e.button
         if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
-            dealing.exposed_or_boxed(self, boxed=b is ConsoleButton.BOXED)
+            misdeal.exposed_or_boxed(self, boxed=b is ConsoleButton.BOXED)
         elif b is ConsoleButton.MISDEAL:
-            dealing.misdeal_pressed(self)
+            misdeal.misdeal_pressed(self)
         elif b is ConsoleButton.CLOCK:
             betting.start_clock(self)
         elif b is ConsoleButton.FLOOR:

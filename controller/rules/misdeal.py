@@ -1,0 +1,215 @@
+"""Misdeals, void hands and the misdeal window; exposed and boxed hole cards."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.rules import betting
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.errors import TableError
+from controller.rules.hand import Hand, Phase, Street
+from controller.rules.profile import ExposedMisdeal, MisdealWindow
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+_ACTIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+
+
+# ---------------------------------------------------------------------------- exposed, boxed
+
+
+def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
+    h = core.hand
+    if h is None or core.phase not in _ACTIVE:
+        raise TableError("no_hand", "no hand is being dealt")
+    if not h.dealt:
+        raise TableError("no_card", "no hole card has been dealt yet")
+    tag, seat = h.dealt[-1]  # G9: the card read most recently
+    idx = len(h.dealt) - 1
+    prof = core.profile
+    if boxed:
+        h.boxed.append(tag)
+        count = len(h.boxed) + (len(h.exposed) if prof.boxed_counts_with_exposed else 0)
+        if count >= prof.boxed_misdeal_count:
+            misdeal_condition(
+                core,
+                AlertCode.BOXED_CARD,
+                "000 SECTION 3 MISDEALS 1. bullet 3 [L110]; 002 Misdeals b)",
+                f"{count} boxed cards",
+                seat,
+                tag,
+            )
+            return
+        _replace_after_deal(core, h, seat, tag, AlertCode.BOXED_CARD, "G2: a single boxed card")
+        return
+    h.exposed.append(tag)
+    first_two = [t for t, _ in h.dealt[:2]]
+    rule = prof.exposed_misdeal
+    count = len(h.exposed) + (len(h.boxed) if prof.boxed_counts_with_exposed else 0)
+    why = ""
+    if rule is ExposedMisdeal.ANY:
+        why, clause = "a hole card was exposed", "003 Dealer errors: exposed card [L191]"
+    elif rule is ExposedMisdeal.FIRST_OR_SECOND and idx <= 1:
+        why, clause = (
+            f"card {idx + 1} of the deal was exposed",
+            "000 SECTION 3 MISDEALS 1. bullet 1 [L108]",
+        )
+    elif rule is ExposedMisdeal.FIRST and idx == 0:
+        why, clause = "the first card of the deal was exposed", "004 AR-1a"
+    elif rule is ExposedMisdeal.FIRST_TWO_BOTH and sum(t in first_two for t in h.exposed) >= 2:
+        why, clause = "both of the first two cards were exposed", "002 Misdeals a)"
+    elif count >= prof.exposed_misdeal_count:
+        why, clause = (
+            f"{count} cards exposed",
+            "000 SECTION 3 MISDEALS 1. bullet 2 [L109]; 004 AR-1c; 002 b)",
+        )
+    if why:
+        misdeal_condition(core, AlertCode.EXPOSED_CARD, clause, why, seat, tag)
+        return
+    _replace_after_deal(
+        core, h, seat, tag, AlertCode.EXPOSED_CARD, "004 AR-1b; 000 MISDEALS bullet 6; G3"
+    )
+
+
+def _replace_after_deal(
+    core: TableCore, h: Hand, seat: int, tag: str, code: AlertCode, clause: str
+) -> None:
+    h.replace[seat] = tag
+    h.required_burn = tag
+    core.alert(
+        code,
+        Severity.WARNING,
+        clause,
+        f"Deal on. After the deal replace {core.card_name(tag)} at seat {seat} with the next card; "
+        f"{core.card_name(tag)} becomes the flop burn",
+        seat,
+        tag,
+    )
+
+
+# ---------------------------------------------------------------------------- misdeal and void
+
+
+def window_open(core: TableCore) -> bool:
+    h = core.hand
+    assert h is not None
+    if h.street is not Street.PREFLOP:
+        return False
+    w = core.profile.misdeal_window
+    if w is MisdealWindow.TWO_AFTER_BLINDS:
+        return len(h.window_seats) < 2
+    if w is MisdealWindow.SUBSTANTIAL_ACTION:
+        return not ((h.window_actions >= 2 and h.window_chip_actions >= 1) or h.window_actions >= 3)
+    if w is MisdealWindow.TWO_PLAYERS_ACT:
+        return h.window_actions < 2
+    return True  # UNTIL_FLOP
+
+
+_WINDOW_CLAUSE = {
+    MisdealWindow.TWO_AFTER_BLINDS: "000 SECTION 3 MISDEALS 1. [L118]",
+    MisdealWindow.SUBSTANTIAL_ACTION: "002 Substantial Action [L109]; TDA 36",
+    MisdealWindow.TWO_PLAYERS_ACT: "003 Dealer errors count a)",
+    MisdealWindow.UNTIL_FLOP: "004: no cutoff stated (open until the flop)",
+}
+
+
+def misdeal_condition(
+    core: TableCore, code: AlertCode, clause: str, why: str, seat: int = 0, tag: str = ""
+) -> bool:
+    """A misdeal if the window is open (returns True); else refused and the hand plays on."""
+    h = core.hand
+    assert h is not None
+    if window_open(core):
+        core.alert(
+            code,
+            Severity.CRITICAL,
+            clause,
+            f"Misdeal: {why}. Take back every card, reshuffle and deal again; "
+            "the button and the blinds stay (G1)",
+            seat,
+            tag,
+        )
+        _restore_stacks(h, keep_forced=True)
+        core.posted = {s: p.total for s, p in h.players.items() if p.total}
+        core.enter(Phase.MISDEAL)
+        if core.table_clear():
+            core.void_or_misdeal_cleared()
+        return True
+    core.alert(
+        AlertCode.MISDEAL_REFUSED,
+        Severity.WARNING,
+        _WINDOW_CLAUSE[core.profile.misdeal_window],
+        f"Misdeal not allowed ({why}): action has gone too far; play the hand",
+        seat,
+        tag,
+    )
+    if code in (AlertCode.EXTRA_HOLE_CARD, AlertCode.MISSING_HOLE_CARD, AlertCode.SEAT_DEALT_OUT):
+        p = h.players.get(seat)
+        if p is not None and p.live:
+            p.dead = True
+            core.alert(
+                AlertCode.DEAD_HAND,
+                Severity.WARNING,
+                "000 SECTION 3 DEAD HANDS 1. bullet 3 [L125]; 003 Dealer errors count b)",
+                f"Seat {seat}: dead hand (wrong number of cards); its chips stay in the pot",
+                seat,
+            )
+            betting.after_change(core)
+    if core.phase is Phase.DEALING:
+        # the deal carries on with the cards as they are
+        betting.open_preflop(core)
+    return False
+
+
+def misdeal_pressed(core: TableCore) -> None:
+    h = core.hand
+    if h is None or core.phase not in _ACTIVE:
+        raise TableError("no_hand", "no hand to call a misdeal on")
+    h.misdeal_called_t = core.t
+    misdeal_condition(core, AlertCode.MISDEAL, "dealer's console: misdeal", "called by the dealer")
+
+
+def force_misdeal(core: TableCore) -> None:
+    """A supervisor's badge authorises a disputed misdeal after the window closed."""
+    h = core.hand
+    assert h is not None
+    core.alert(
+        AlertCode.MISDEAL,
+        Severity.CRITICAL,
+        "supervisor ruling (badge)",
+        "Misdeal ruled by the floor: take back every card, reshuffle and deal again",
+    )
+    _restore_stacks(h, keep_forced=True)
+    core.posted = {s: p.total for s, p in h.players.items() if p.total}
+    core.enter(Phase.MISDEAL)
+
+
+def void(
+    core: TableCore, code: AlertCode, clause: str, why: str, seat: int = 0, tag: str = ""
+) -> None:
+    h = core.hand
+    assert h is not None
+    core.alert(
+        code,
+        Severity.CRITICAL,
+        clause,
+        f"{why}. Hand void: stop play, return all bets, take back every card",
+        seat,
+        tag,
+    )
+    core.alert(
+        AlertCode.HAND_VOID, Severity.CRITICAL, clause, "Hand void: all bets returned", seat, tag
+    )
+    _restore_stacks(h, keep_forced=False)
+    core.posted = {}
+    core.enter(Phase.VOID)
+
+
+def _restore_stacks(h: Hand, keep_forced: bool) -> None:
+    for p in h.players.values():
+        forced = sum(a.amount for a in h.actions if a.seat == p.seat and a.kind.startswith("post_"))
+        p.stack = p.start_stack - (forced if keep_forced else 0)
+        p.total = forced if keep_forced else 0
+
+
