@@ -69,11 +69,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     duel = _best_of(args.repeats, showdowns)
     pk = _best_of(args.repeats, lambda: _rate(pk_eval, pk_hands))  # type: ignore[arg-type]
 
+    from treys import Evaluator
+
+    from controller.rules.evaluate import to_treys
+
+    treys_eval = Evaluator()
+    treys_hands = [[to_treys(c) for c in h] for h in hands]
+
+    def treys_rate() -> float:
+        start = time.perf_counter()
+        for h in treys_hands:
+            treys_eval.evaluate(h[:2], h[2:])
+        return len(treys_hands) / (time.perf_counter() - start)
+
+    tr = _best_of(args.repeats, treys_rate)
+
     rows = [
         ("evaluate() cold memo (first hands)", cold),
         ("evaluate() -> HandValue", full),
         ("score() only", only),
         ("winners(), 2 seats, per hand", duel),
+        ("treys Evaluator (ints given, no best five)", tr),
         ("pokerkit StandardHighHand.from_game", pk),
     ]
     print(f"Python {platform.python_version()} on {platform.machine()}, best of {args.repeats}")
@@ -89,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ours_evaluate_cold_per_s": round(cold),
         "ours_score_per_s": round(only),
         "ours_winners_hands_per_s": round(duel),
+        "treys_per_s": round(tr),
         "pokerkit_per_s": round(pk),
         "ratio_evaluate_vs_pokerkit": round(full / pk, 2),
         "ratio_score_vs_pokerkit": round(only / pk, 2),

@@ -295,3 +295,36 @@ def test_hand_history_is_frozen() -> None:
         hand.variant = "PO"  # type: ignore[misc]
     with pytest.raises(TypeError):
         hand.metadata["x"] = 1  # type: ignore[index]
+
+
+@needs_data
+@pytest.mark.timeout(120)
+def test_pluribus_showdowns_agree_with_the_evaluator() -> None:
+    """Real showdowns: the shown hands that gained the most chips are the ones winners() picks.
+
+    Pluribus stacks are all equal, so there are no side pots: every player still in at showdown
+    put in the same amount, and the best shown hand (or a split) takes the largest net gain.
+    """
+    from controller.rules.evaluate import winners
+
+    checked = 0
+    for path in iter_phh_paths([DATA / "pluribus"]):
+        hand = load_phh(path)
+        shown = {
+            a.player: a.cards
+            for a in hand.actions
+            if isinstance(a, Show) and a.cards and None not in a.cards
+        }
+        board = hand.board()
+        stacks = hand.starting_stacks
+        if len(shown) < 2 or len(board) != 5 or hand.finishing_stacks is None:
+            continue
+        if len(set(stacks)) != 1:
+            continue
+        net = {p: hand.finishing_stacks[p] - (stacks[p] or 0) for p in shown}
+        best = max(net.values())
+        expected = sorted(p for p, v in net.items() if v == best)
+        cards = {p: tuple(c for c in hole if c is not None) for p, hole in shown.items()}
+        assert winners(cards, board) == expected, path
+        checked += 1
+    assert checked >= 500
