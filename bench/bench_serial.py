@@ -1,0 +1,135 @@
+"""Serial link latency: frame written on a pty -> AntennaSnapshot delivered to the consumer.
+
+Beside it, in the same run, the bare pty round trip: the same bytes written on the master
+end of the same kind of pty and read back from the slave fd by the event loop. The ratio
+is what the link (pyserial-asyncio-fast, COBS, CRC, decode, dispatch) adds. One frame in
+flight at a time; writer and reader share one process and one event loop.
+
+    .venv/bin/python bench/bench_serial.py [--frames 5000]
+
+The last line is a JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import time
+import tty
+
+from firmware_bridge.protocol import FirmwareVersion, Hello, ResetReason, encode_frame
+from firmware_bridge.serial_link import LinkConfig, LinkStatus, SerialReaderLink
+from firmware_bridge.snapshots import AntennaSnapshot, TagRead
+
+TAGS = (TagRead(bytes.fromhex("04a1b2c3d4e5f6"), 180), TagRead(bytes.fromhex("deadbeef"), 90))
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def open_pty() -> tuple[int, int, str]:
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    return master, slave, os.ttyname(slave)
+
+
+async def bare_pty(frames: int, payload: bytes) -> list[float]:
+    loop = asyncio.get_running_loop()
+    master, slave, _ = open_pty()
+    os.set_blocking(slave, False)
+    got = bytearray()
+    done: asyncio.Future[None] | None = None
+
+    def readable() -> None:
+        got.extend(os.read(slave, 4096))
+        if done is not None and len(got) >= len(payload) and not done.done():
+            done.set_result(None)
+
+    loop.add_reader(slave, readable)
+    out = []
+    try:
+        for _ in range(frames):
+            got.clear()
+            done = loop.create_future()
+            t0 = time.perf_counter()
+            os.write(master, payload)
+            await done
+            out.append(time.perf_counter() - t0)
+    finally:
+        loop.remove_reader(slave)
+        os.close(slave)
+        os.close(master)
+    return out
+
+
+async def link_latency(frames: int) -> tuple[list[float], int]:
+    loop = asyncio.get_running_loop()
+    master, slave, path = open_pty()
+    arrived: dict[int, float] = {}
+    waiter: asyncio.Future[None] | None = None
+
+    def consume(snap: AntennaSnapshot) -> None:
+        arrived[snap.cycle] = time.perf_counter()
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    link = SerialReaderLink(path, consume, config=LinkConfig(hello_timeout=5.0))
+    await link.start()
+    out = []
+    size = 0
+    try:
+        await link.wait_status(LinkStatus.CONNECTING, timeout=5)
+        await asyncio.sleep(0.05)  # let pyserial finish opening (it flushes its input)
+        hello = Hello(1, FirmwareVersion(1, 0, 0), 1, 8, ResetReason.POWER_ON)
+        os.write(master, b"\x00" + encode_frame(hello, 0))
+        await link.wait_status(LinkStatus.ONLINE, timeout=5)
+        for i in range(1, frames + 1):
+            wire = encode_frame(AntennaSnapshot(0.0, i % 8, i, TAGS), i % 65536)
+            size = len(wire)
+            waiter = loop.create_future()
+            t0 = time.perf_counter()
+            os.write(master, wire)
+            await waiter
+            out.append(arrived[i] - t0)
+    finally:
+        await link.stop()
+        os.close(slave)
+        os.close(master)
+    return out, size
+
+
+async def main(frames: int) -> dict[str, float | int]:
+    link, size = await link_latency(frames)
+    payload = encode_frame(AntennaSnapshot(0.0, 1, 1, TAGS), 1)
+    bare = await bare_pty(frames, payload)
+    result: dict[str, float | int] = {
+        "frames": frames,
+        "frame_bytes": size,
+        "link_p50_us": round(statistics.median(link) * 1e6, 1),
+        "link_p99_us": round(pct(link, 0.99) * 1e6, 1),
+        "pty_p50_us": round(statistics.median(bare) * 1e6, 1),
+        "pty_p99_us": round(pct(bare, 0.99) * 1e6, 1),
+    }
+    result["ratio_p50"] = round(result["link_p50_us"] / result["pty_p50_us"], 2)
+    result["ratio_p99"] = round(result["link_p99_us"] / result["pty_p99_us"], 2)
+    return result
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=5000)
+    args = parser.parse_args()
+    if args.frames < 1:
+        parser.error("--frames must be at least 1")
+    r = asyncio.run(main(args.frames))
+    print(f"{r['frames']} frames of {r['frame_bytes']} bytes, one in flight")
+    print(f"{'':24}{'p50 us':>10}{'p99 us':>10}")
+    print(f"{'pty -> snapshot (link)':24}{r['link_p50_us']:>10}{r['link_p99_us']:>10}")
+    print(f"{'bare pty round trip':24}{r['pty_p50_us']:>10}{r['pty_p99_us']:>10}")
+    print(f"{'ratio':24}{r['ratio_p50']:>10}{r['ratio_p99']:>10}")
+    print(json.dumps(r))
