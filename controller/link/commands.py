@@ -17,6 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Final
 
 from controller.link import schemas
@@ -184,6 +185,31 @@ def _request_id_of(obj: Any) -> str | None:
     return None
 
 
+@cache
+def _split_validators() -> tuple[Any, dict[str, Any]]:
+    """The command schema as an envelope validator plus one args validator per command
+    (same rules as schemas/command.json, checked in two cheaper steps)."""
+    full = schemas.schema("command")
+    envelope = schemas.validator_for({k: v for k, v in full.items() if k != "allOf"})
+    per_command = {
+        rule["if"]["properties"]["command"]["const"]: schemas.validator_for(
+            rule["then"]["properties"]["args"]
+        )
+        for rule in full["allOf"]
+    }
+    return envelope, per_command
+
+
+def _validate_command(obj: Any) -> None:
+    envelope, per_command = _split_validators()
+    schemas.validate("command", obj, envelope)
+    try:
+        schemas.validate("command", obj["args"], per_command[obj["command"]])
+    except SchemaViolation as exc:
+        path = f"args/{exc.path}".rstrip("/")
+        raise SchemaViolation("command", path, str(exc).split(": ", 2)[-1]) from None
+
+
 def parse_command(payload: bytes | str) -> Command:
     """Parse and validate one command payload; raise :class:`CommandRefused` with a reason.
 
@@ -192,7 +218,7 @@ def parse_command(payload: bytes | str) -> Command:
     obj = _loads(payload)
     rid = _request_id_of(obj)
     try:
-        schemas.validate("command", obj)
+        _validate_command(obj)
     except SchemaViolation as exc:
         raise CommandRefused(f"invalid: {exc}", rid) from None
     try:

@@ -38,11 +38,22 @@ def schema(kind: str) -> dict[str, Any]:
     return loaded
 
 
+def _strict_integer(_checker: Any, value: object) -> bool:
+    # JSON Schema counts 3.0 as an integer; the contract does not (seats, chips, counts).
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def validator_for(s: dict[str, Any]) -> Any:
+    """A Draft 2020-12 validator for ``s`` in which integers are ints (not 3.0 or True)."""
+    base = jsonschema.Draft202012Validator
+    base.check_schema(s)
+    checker = base.TYPE_CHECKER.redefine("integer", _strict_integer)
+    return jsonschema.validators.extend(base, type_checker=checker)(s)
+
+
 @cache
 def _validator(kind: str) -> Any:
-    s = schema(kind)
-    jsonschema.Draft202012Validator.check_schema(s)
-    return jsonschema.Draft202012Validator(s)
+    return validator_for(schema(kind))
 
 
 def errors(kind: str, payload: object) -> list[str]:
@@ -54,9 +65,12 @@ def errors(kind: str, payload: object) -> list[str]:
     return out
 
 
-def validate(kind: str, payload: object) -> None:
+def validate(kind: str, payload: object, validator: Any = None) -> None:
     """Raise :class:`SchemaViolation` naming the most relevant violation, if any."""
-    err = jsonschema.exceptions.best_match(_validator(kind).iter_errors(payload))
+    v = _validator(kind) if validator is None else validator
+    if v.is_valid(payload):
+        return
+    err = jsonschema.exceptions.best_match(v.iter_errors(payload))
     if err is None:
         return
     path = "/".join(str(p) for p in err.absolute_path)
