@@ -1,0 +1,176 @@
+"""Completed hand records as Open Hand History 1.4 (hh-specs.handhistory.org).
+
+:func:`to_ohh` turns the rules core's :class:`~controller.rules.decisions.HandRecord` into the
+``ohh`` object the venue link submits (``controller/link/schemas/ohh.json``).
+
+Conventions (the spec leaves them to the site):
+
+- ``players[].id`` is the seat number (stable within a hand, never reused by two players).
+- ``amount`` of an action is the chips that action put in (a raise from 100 to 300 after a
+  blind of 100 is ``amount = 200``), so the actions of a hand add up to its pots.
+- ``Dealt Cards`` actions open the pre-flop round, one per player whose cards were read.
+- ``pots`` are the core's main and side pots in order; ``win_amount`` is what each winner
+  took from that pot (an odd chip included).
+- A voided hand has ``flags = ["Voided"]`` and no pots.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from controller.rules.cards import Card
+from controller.rules.decisions import ActionRecord, HandRecord
+
+SPEC_VERSION = "1.4.7"
+SITE_NAME = "railguard"
+STREETS = ("Preflop", "Flop", "Turn", "River")
+_BOARD_SLICE = ((0, 0), (0, 3), (3, 4), (4, 5))
+_ACTIONS = {
+    "post_sb": "Post SB",
+    "post_bb": "Post BB",
+    "post_ante": "Post Ante",
+    "post_dead": "Post Dead",
+    "straddle": "Straddle",
+    "fold": "Fold",
+    "check": "Check",
+    "call": "Call",
+    "bet": "Bet",
+    "raise": "Raise",
+}
+
+
+def _card(c: Card) -> str:
+    return str(c)
+
+
+def _utc(when: datetime) -> str:
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def game_number(rec: HandRecord) -> str:
+    """The hand's number at the site: table, hand number and (after a misdeal) deal number."""
+    base = f"{rec.table}-{rec.hand_no}"
+    return base if rec.deal_no <= 1 else f"{base}.{rec.deal_no}"
+
+
+def action_name(kind: str) -> str:
+    try:
+        return _ACTIONS[kind]
+    except KeyError:
+        raise ValueError(f"action kind {kind!r} has no OHH action") from None
+
+
+def _action(n: int, a: ActionRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "action_number": n,
+        "player_id": a.seat,
+        "action": action_name(a.kind),
+    }
+    if a.kind not in ("fold", "check"):
+        out["amount"] = a.amount
+    out["is_allin"] = bool(a.all_in)
+    return out
+
+
+def to_ohh(
+    rec: HandRecord,
+    start: datetime,
+    *,
+    table_name: str | None = None,
+    table_size: int = 10,
+    tournament: bool = True,
+) -> dict[str, Any]:
+    """The OHH 1.4 ``ohh`` object of one completed hand. ``start`` is wall-clock time."""
+    players = [
+        {
+            "id": s.seat,
+            "seat": s.seat,
+            "name": s.player or f"seat {s.seat}",
+            "starting_stack": s.start_stack,
+        }
+        for s in rec.seats
+    ]
+    rounds: list[dict[str, Any]] = []
+    n = 0
+    by_street: dict[int, list[ActionRecord]] = {}
+    for a in rec.actions:
+        by_street.setdefault(a.street, []).append(a)
+    last_street = max([0, *by_street], key=int)
+    board = [_card(c) for c in rec.board]
+    last_street = max(last_street, {0: 0, 3: 1, 4: 2, 5: 3}.get(len(board), 3))
+    for street in range(last_street + 1):
+        actions: list[dict[str, Any]] = []
+        if street == 0:
+            for s in rec.seats:
+                if s.hole:
+                    n += 1
+                    actions.append(
+                        {
+                            "action_number": n,
+                            "player_id": s.seat,
+                            "action": "Dealt Cards",
+                            "cards": [_card(c) for c in s.hole],
+                        }
+                    )
+        for a in by_street.get(street, []):
+            n += 1
+            actions.append(_action(n, a))
+        rnd: dict[str, Any] = {"id": street, "street": STREETS[street], "actions": actions}
+        lo, hi = _BOARD_SLICE[street]
+        if street and board[lo:hi]:
+            rnd["cards"] = board[lo:hi]
+        rounds.append(rnd)
+    pots = []
+    if not rec.voided:
+        for i, p in enumerate(rec.pots):
+            pots.append(
+                {
+                    "number": i,
+                    "amount": p.amount,
+                    "rake": 0,
+                    "player_wins": [
+                        {"player_id": seat, "win_amount": won} for seat, won in p.shares if won
+                    ],
+                }
+            )
+    ohh: dict[str, Any] = {
+        "spec_version": SPEC_VERSION,
+        "site_name": SITE_NAME,
+        "internal_version": "railguard",
+        "tournament": tournament,
+        "game_number": game_number(rec),
+        "start_date_utc": _utc(start),
+        "table_name": table_name or rec.table,
+        "game_type": "Holdem",
+        "bet_limit": {"bet_type": "NL", "bet_cap": 0},
+        "table_size": table_size,
+        "dealer_seat": rec.button,
+        "small_blind_amount": rec.small_blind,
+        "big_blind_amount": rec.big_blind,
+        "ante_amount": rec.ante,
+        "players": players,
+        "rounds": rounds,
+        "pots": pots,
+    }
+    flags = []
+    if rec.voided:
+        flags.append("Voided")
+    if flags:
+        ohh["flags"] = flags
+    return ohh
+
+
+def totals(ohh: dict[str, Any]) -> tuple[int, int, int]:
+    """(chips put in by actions, chips in pots, chips won) - equal in a consistent record."""
+    put = sum(
+        int(a.get("amount", 0))
+        for r in ohh["rounds"]
+        for a in r["actions"]
+        if a["action"] != "Dealt Cards"
+    )
+    pots = sum(int(p["amount"]) for p in ohh["pots"])
+    won = sum(int(w["win_amount"]) for p in ohh["pots"] for w in p["player_wins"])
+    return put, pots, won

@@ -1,0 +1,66 @@
+"""controller.ohh: HandRecord -> OHH 1.4, validated against the link's schema."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from controller.link import schemas
+from controller.ohh import to_ohh, totals
+from controller.replay import replay_core
+from controller.rules.profile import get_profile
+from hwsim.phh import load_phh
+
+PHH = Path(__file__).resolve().parents[2] / "shared" / "data" / "phh"
+FILES = [
+    "pluribus/83/0.phh",
+    "pluribus/83/100.phh",
+    "pluribus/83/63.phh",
+    "wsop-2023-43-day5/1.phh",
+    "wsop-2023-43-day5/2.phh",
+    "famous/dwan-ivey-2009.phh",
+]
+START = datetime(2024, 5, 1, 18, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_ohh_of_replayed_hand(name: str) -> None:
+    path = PHH / name
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    hh = load_phh(path)
+    rec, _ = replay_core(hh, get_profile("tda-2024"))
+    assert rec is not None
+    ohh = to_ohh(rec, START, table_size=9)
+    schemas.validate("ohh", ohh)
+    assert ohh["start_date_utc"] == "2024-05-01T18:30:00Z"
+    assert ohh["site_name"] == "railguard"
+    put, pots, won = totals(ohh)
+    assert put == pots == won
+    # final stacks: starting stack - put in + won
+    by_id = {p["id"]: p["starting_stack"] for p in ohh["players"]}
+    for r in ohh["rounds"]:
+        for a in r["actions"]:
+            by_id[a["player_id"]] -= int(a.get("amount", 0)) if a["action"] != "Dealt Cards" else 0
+    for p in ohh["pots"]:
+        for w in p["player_wins"]:
+            by_id[w["player_id"]] += w["win_amount"]
+    assert by_id == {s.seat: s.end_stack for s in rec.seats}
+    streets = [r["street"] for r in ohh["rounds"]]
+    assert streets == ["Preflop", "Flop", "Turn", "River"][: len(streets)]
+    dealt = [a for a in ohh["rounds"][0]["actions"] if a["action"] == "Dealt Cards"]
+    assert len(dealt) == len(rec.seats)
+    board = [c for r in ohh["rounds"] for c in r.get("cards", [])]
+    assert board == [str(c) for c in rec.board]
+
+
+def test_naive_datetime_is_utc() -> None:
+    hh = load_phh(PHH / FILES[0]) if (PHH / FILES[0]).exists() else None
+    if hh is None:
+        pytest.skip("no PHH data")
+    rec, _ = replay_core(hh, get_profile("tda-2024"))
+    assert rec is not None
+    ohh = to_ohh(rec, datetime(2024, 1, 2, 3, 4, 5))
+    assert ohh["start_date_utc"] == "2024-01-02T03:04:05Z"
