@@ -21,6 +21,11 @@ snapshots of one cycle, then for every tag:
   cycles). The tracker does not guess the missing tags: while an antenna is flagged, the tags
   it did read count as reads and the tags it did not read are not counted as missed.
 * **Lost frames.** An antenna with no snapshot in a cycle changes nothing that cycle.
+* **changes_only.** When the board sends an antenna only when its tags change (plus a full
+  refresh, see docs/reader-protocol.md), pass ``changes_only=True``: an antenna without a
+  frame keeps its last reported tags, cycles with no frame at all are counted from the cycle
+  numbers, and :meth:`SnapshotTracker.tick` (called every scan period) counts quiet periods
+  as unchanged cycles so that debounce and removal complete without waiting for a frame.
 
 Card tags on card zones (hole, board, burn, muck) become ``CardPlaced``/``CardRemoved``; an
 unregistered tag there is ``CardPlaced(card=None)`` (a foreign card). Chip tags on a betting
@@ -33,7 +38,8 @@ emitted (possible only when ``removal_cycles > debounce_cycles + 1`` or frames a
 given the newer ``t``, which tells the rules core "order unknown" rather than a wrong order.
 
 Latency: a card is reported ``debounce_cycles - 1`` cycles after its first read, as soon as
-the last mapped antenna of that cycle has reported (or the next cycle begins).
+the last mapped antenna of that cycle has reported (or the next cycle begins, or
+:meth:`SnapshotTracker.tick` finds the cycle half a scan period old).
 """
 
 from __future__ import annotations
@@ -129,9 +135,19 @@ class SnapshotTracker:
         *,
         debounce_cycles: int = 2,
         removal_cycles: int = 3,
+        changes_only: bool = False,
+        scan_period: float = 0.05,
     ) -> None:
         if debounce_cycles < 1 or removal_cycles < 1:
             raise LocalError("debounce_cycles and removal_cycles must be at least 1")
+        if scan_period <= 0:
+            raise LocalError("scan_period must be positive")
+        self._changes_only = changes_only
+        self._period = scan_period
+        self._held: dict[int, AntennaSnapshot] = {}  # changes_only: last frame per antenna
+        self._idle = 0  # changes_only: cycles assumed unchanged since the last frame
+        self._max_idle = max(debounce_cycles, removal_cycles) + 1
+        self._last_cycle_t = -math.inf
         self._zones = zones
         self._registry = registry
         self._debounce = debounce_cycles
@@ -170,7 +186,7 @@ class SnapshotTracker:
         out: list[TrackerOutput] = []
         if self._pending and snap.cycle != self._pending_cycle:
             out = self.flush()
-        if not self._pending and snap.cycle == self._last_cycle:
+        if not self._pending and snap.cycle == self._last_cycle and not self._changes_only:
             self.late_frames += 1
             return out
         self._pending_cycle = snap.cycle
@@ -201,15 +217,54 @@ class SnapshotTracker:
         if not self._pending:
             return []
         snaps, self._pending = self._pending, {}
-        self._last_cycle = self._pending_cycle
-        return self._process(snaps)
+        t = min(s.t for s in snaps.values())
+        out: list[TrackerOutput] = []
+        cycle = self._pending_cycle
+        assert cycle is not None
+        if self._changes_only:
+            if self._last_cycle is not None:  # cycles with no frame at all: unchanged
+                gap = (cycle - self._last_cycle - 1) % 2**32
+                for _ in range(min(gap, self._max_idle) if gap < 2**31 else 0):
+                    out.extend(self._hold(self._last_cycle_t + self._period))
+            self._held.update(snaps)
+            self._idle = 0
+            snaps = {**self._held, **snaps}
+        self._last_cycle = cycle
+        self._last_cycle_t = t
+        out.extend(self._process(snaps, t))
+        return out
+
+    def tick(self, now: float) -> list[TrackerOutput]:
+        """Let time pass (call it every scan period or so; ``now`` on the snapshots' clock).
+
+        Processes a pending cycle that is half a period old even if antennas are missing. With
+        ``changes_only`` (the board sends an antenna only when it changed, see
+        docs/reader-protocol.md) it also counts each elapsed scan period without frames as a
+        cycle in which nothing changed, so that debounce and removal complete on a quiet
+        table without waiting for the board's full refresh.
+        """
+        out: list[TrackerOutput] = []
+        grace = self._period / 2
+        if self._pending and now >= min(s.t for s in self._pending.values()) + grace:
+            out.extend(self.flush())
+        if self._changes_only and self._last_cycle is not None:
+            while self._idle < self._max_idle and now >= self._last_cycle_t + self._period + grace:
+                out.extend(self._hold(self._last_cycle_t + self._period))
+        return out
+
+    def _hold(self, t: float) -> list[TrackerOutput]:
+        """A cycle with no frame (changes_only): every antenna as last reported."""
+        assert self._last_cycle is not None
+        self._last_cycle = (self._last_cycle + 1) % 2**32
+        self._last_cycle_t = t
+        self._idle += 1
+        return self._process(dict(self._held), t) if self._held else []
 
     # ------------------------------------------------------------ one cycle
 
-    def _process(self, snaps: dict[int, AntennaSnapshot]) -> list[TrackerOutput]:
+    def _process(self, snaps: dict[int, AntennaSnapshot], t: float) -> list[TrackerOutput]:
         self._index += 1
         idx = self._index
-        t = min(s.t for s in snaps.values())
         notices: list[tuple[float, int, TrackerOutput]] = []
         touched: set[bytes] = set()
         for antenna in sorted(snaps):

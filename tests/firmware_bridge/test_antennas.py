@@ -390,6 +390,58 @@ def test_same_antenna_twice_in_a_cycle_is_merged() -> None:
     assert {e.tag for e in out if isinstance(e, CardPlaced)} == {tag_hex(AS), tag_hex(KD)}
 
 
+def test_tick_closes_a_cycle_with_a_lost_frame() -> None:
+    tr = SnapshotTracker(ZONES, registry())
+    tr.feed_cycle(snaps(0, {HOLE1: [AS]}))
+    assert ANTENNAS[0] == HOLE1
+    for s in snaps(1, {HOLE1: [AS]})[1:]:  # HOLE1's frame of cycle 1 is lost
+        tr.feed(s)
+    assert tr.tick(T(1) + 0.02) == []  # not half a period old yet
+    assert tr.tick(T(1) + 0.03) == []  # closed, but HOLE1 said nothing in cycle 1
+    assert tr.cycles == 2
+    tr.feed_cycle(snaps(2, {HOLE1: [AS]}))
+    assert tr.present() == {AS: Zone.hole(1)}
+
+
+def frame(n: int, antenna: int, *tags: bytes) -> AntennaSnapshot:
+    return AntennaSnapshot(T(n), antenna, n, tuple(TagRead(u) for u in tags))
+
+
+def test_changes_only_quiet_table_completes_by_tick() -> None:
+    tr = SnapshotTracker(ZONES, registry(), changes_only=True)
+    tr.feed_cycle(snaps(0, {}))  # the full refresh
+    assert tr.feed(frame(10, HOLE1, AS)) == []  # the only frame: the card was laid
+    assert tr.tick(T(10) + 0.03) == []  # cycle 10 processed: one read
+    assert tr.tick(T(11) + 0.02) == []
+    assert tr.tick(T(11) + 0.03) == [placed(T(10), ZoneKind.HOLE, AS, 1)]
+    assert tr.tick(T(15)) == []
+    assert tr.feed(frame(20, HOLE1)) == []  # taken away
+    assert tr.tick(T(21) + 0.03) == []
+    assert tr.tick(T(22) + 0.03) == [removed(T(20), ZoneKind.HOLE, AS, 1)]
+    assert tr.tick(T(100)) == []
+    assert tr.cycles < 40  # quiet periods stop being counted once nothing can change
+
+
+def test_changes_only_gap_between_frames_counts_as_unchanged_cycles() -> None:
+    tr = SnapshotTracker(ZONES, registry(), changes_only=True)
+    tr.feed_cycle(snaps(0, {}))
+    assert tr.feed_cycle([frame(10, BOARD_A, AS, KD)]) == []
+    assert tr.feed_cycle([frame(30, MUCK_A, C2)]) == [
+        placed(T(10), ZoneKind.BOARD, KD),  # same t: order unknown, listed by tag
+        placed(T(10), ZoneKind.BOARD, AS),
+    ]
+    assert tr.feed_cycle([frame(31, BOARD_A, KD)]) == [placed(T(30), ZoneKind.MUCK, C2)]
+    assert tr.feed_cycle([frame(40, BURN_A)]) == [removed(T(31), ZoneKind.BOARD, AS)]
+
+
+def test_without_changes_only_an_unreported_antenna_is_no_information() -> None:
+    tr = SnapshotTracker(ZONES, registry())
+    tr.feed_cycle(snaps(0, {}))
+    tr.feed_cycle([frame(10, HOLE1, AS)])
+    assert tr.feed_cycle([frame(30, MUCK_A)]) == []
+    assert tr.present() == {}
+
+
 # ---------------------------------------------------------------- property
 
 
