@@ -32,6 +32,9 @@ def start_hand(core: TableCore, redeal: bool = False) -> Hand:
     pos = core.positions
     if pos is None:
         raise TableError("no_button", "place the button first (a draw or a SetButton command)")
+    # G1: after a cleared misdeal or void the next deal is a re-deal of the same hand
+    redeal = redeal or core.redeal_pending
+    core.redeal_pending = False
     if not redeal:
         if core.pending_level is not None:
             core.level, core.pending_level = core.pending_level, None

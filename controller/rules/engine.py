@@ -103,6 +103,8 @@ class TableCore:
         self.button_set = False  # a button was placed and no hand played since
         self.hand_no = hand_no  # the last hand started
         self.deal_no = 0
+        # G1: a misdeal or void was cleared; the next deal re-deals the same hand number
+        self.redeal_pending = False
         self.hand: Hand | None = None
         self.phase = Phase.IDLE
         self.where: dict[str, tuple[ZoneKind, int]] = {}
@@ -393,5 +395,6 @@ class TableCore:
     def void_or_misdeal_cleared(self) -> None:
         """Every dealt card is off the table after a misdeal or a void: ready to re-deal."""
         self.hand = None
+        self.redeal_pending = True  # G1: same hand number, new deal number
         self.enter(Phase.IDLE)
         self.instruct("Table clear: shuffle and deal again; button and blinds stay")
