@@ -1,0 +1,82 @@
+"""``railguard venue-log``: run the venue logger, or export stored hands.
+
+    railguard venue-log run --host broker --ca-file ca.pem --username venuelog \\
+        --password-file pw --db venue.db            # or --db postgresql://...
+    railguard venue-log export --db venue.db --format ohh|ohh-array|phh [--out FILE]
+
+Registered in ``controller.commands.REGISTRY`` when this module is imported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from controller.commands import command
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="venue_log_command", required=True)
+    run = sub.add_parser("run", help="store and acknowledge every table's hand records")
+    run.add_argument("--db", default="venue-hands.db", help="SQLite path or postgresql:// URL")
+    run.add_argument("--host", default="localhost")
+    run.add_argument("--port", type=int)
+    run.add_argument("--ca-file")
+    run.add_argument("--cert-file")
+    run.add_argument("--key-file")
+    run.add_argument("--username")
+    run.add_argument("--password-file", type=Path)
+    run.add_argument("--allow-plaintext", action="store_true",
+                     help="connect without TLS (lab brokers only)")
+    run.add_argument("--instance", default="main")
+    run.add_argument("--group", default="venuelog")
+    exp = sub.add_parser("export", help="write stored hands as OHH or PHH")
+    exp.add_argument("--db", default="venue-hands.db")
+    exp.add_argument("--format", choices=["ohh", "ohh-array", "phh"], default="ohh")
+    exp.add_argument("--venue")
+    exp.add_argument("--table")
+    exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
+
+
+@command("venue-log", register)
+def main(args: argparse.Namespace) -> int:
+    """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
+    from controller.link.config import BrokerConfig
+    from controller.rules.errors import RailguardError
+    from controller.venuelog.export import export_ohh, export_phh
+    from controller.venuelog.logger import VenueLogger
+    from controller.venuelog.store import open_store
+
+    try:
+        store = open_store(args.db)
+        if args.venue_log_command == "export":
+            hands = store.hands(args.venue, args.table)
+            out = args.out.open("w") if args.out else sys.stdout
+            try:
+                if args.format == "phh":
+                    n = export_phh(hands, out)
+                else:
+                    n = export_ohh(hands, out, array=args.format == "ohh-array")
+            finally:
+                if args.out:
+                    out.close()
+            print(f"venue-log: exported {n} hands", file=sys.stderr)
+            return 0
+        password = args.password_file.read_text().strip() if args.password_file else None
+        broker = BrokerConfig(
+            host=args.host, port=args.port, tls=not args.allow_plaintext,
+            allow_plaintext=args.allow_plaintext, ca_file=args.ca_file,
+            cert_file=args.cert_file, key_file=args.key_file, username=args.username,
+            password=password,
+        )
+        logger = VenueLogger(broker, store, instance=args.instance, group=args.group)
+        try:
+            asyncio.run(logger.run())
+        except KeyboardInterrupt:
+            return 0
+        return 0
+    except (RailguardError, OSError) as exc:
+        print(f"venue-log: {exc}", file=sys.stderr)
+        return 2
