@@ -93,6 +93,11 @@ def after_change(core: TableCore) -> None:
         core.finish_hand()
         return
     core.enter(Phase.BOARD)
+    # A burn made while the round was still open (ACTION_PENDING), or a card that must be
+    # the next burn and was burned early, is the coming street's burn: 000-S3-irreg-12b
+    # "later cards are those that would have come" - no second burn, no missing-burn alert.
+    h.street_burns += h.burn_credit
+    h.burn_credit = 0
     h.clock_seat = 0
     can_act = [p for p in live if p.can_act]
     if len(can_act) <= 1 and not h.runout:
