@@ -50,12 +50,18 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         h.burns.append(tag)
         return
     if tag in h.four_flop:
-        h.four_flop.remove(tag)
+        rest = [t for t in h.four_flop if t != tag]
+        drawn = h.floor_draw
         h.four_flop.clear()
         h.floor_draw = False
         h.burn_credit += 1
         h.burns.append(tag)
         core.instruct(f"{core.card_name(tag)} is the next burn; the other three are the flop")
+        if drawn and core.phase is Phase.BOARD:
+            # 002-FourCardFlop-b / TDA 39-A: the floor drew the burn; the other three are
+            # the flop, and the drawn card is the turn's burn (_street_dealt takes the credit)
+            h.board = rest
+            _street_dealt(core, h, Street.FLOP)
         return
     if core.phase is Phase.BETTING:
         if _provably_pending(core):
@@ -150,6 +156,15 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
     h.read_t[e.tag] = e.t
+    if _fourth_flop_card(core, h):
+        # C7: the flop street opened at its third card; a fourth card read before any flop
+        # action and before the turn burn makes it a four-card flop (000-S3-irreg-10,
+        # 002-FourCardFlop-a/b, 003 flop4, 004-AR-2), not a turn dealt without a burn.
+        h.street = Street.PREFLOP
+        h.street_burns = max(h.street_burns, 1)
+        core.enter(Phase.BOARD)
+        _four_card_flop(core, h, e)
+        return
     if _provably_pending(core):
         _premature(core, h, e)
         return
@@ -201,6 +216,18 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     h.board.append(e.tag)
     if len(h.board) >= size:
         _street_dealt(core, h, coming)
+
+
+def _fourth_flop_card(core: TableCore, h: Hand) -> bool:
+    return (
+        core.phase is Phase.BETTING
+        and h.street is Street.FLOP
+        and len(h.board) == 3
+        and h.street_burns == 0
+        and not h.burn_credit
+        and not h.premature
+        and not any(a.street == int(Street.FLOP) for a in h.actions)
+    )
 
 
 def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
