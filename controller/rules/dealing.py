@@ -283,7 +283,10 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         )
         return
     p.cards.append(e.tag)
-    if s in h.replace and h.replace[s] not in p.cards and len(p.hole) == 2:
+    # The replacement of an exposed/boxed card or a joker: the old card's removal may be
+    # reported a second late (L5), so a third card at a seat owed one is the replacement
+    # whether or not the old tag is still read (004-AR-1b, 003-DealerErrors-joker-a, G2).
+    if s in h.replace and len(p.hole) == 2:
         _replacement(core, h, p, e.tag)
         return
     if h.deal_idx >= len(h.deal_seq):
