@@ -1,8 +1,9 @@
 """The deck registry: which RFID tag is which card of which deck, and which chip tag is worth what.
 
 A table keeps several decks (two alternating decks "red" and "blue" with different backs, a
-spare). A tag UID is bytes; it is shown and stored as lower-case hex (:func:`tag_hex`, the
-``tag`` field of :class:`~controller.rules.events.CardPlaced`).
+spare). A tag UID is bytes; it is shown and stored as upper-case hex (:func:`tag_hex`, the
+``tag`` field of :class:`~controller.rules.events.CardPlaced`, as in the MQTT contract's
+``enrol_deck`` command).
 
 Enrolment reads every card of a new deck in a known order, by default :data:`DEFAULT_ORDER`:
 clubs, then diamonds, hearts, spades, each from the deuce up to the ace
@@ -28,12 +29,12 @@ FORMAT_VERSION = 1
 
 
 def tag_hex(uid: bytes) -> str:
-    """How a tag UID is shown, stored and put in events: lower-case hex, no separators."""
-    return uid.hex()
+    """How a tag UID is shown, stored and put in events: upper-case hex, no separators."""
+    return uid.hex().upper()
 
 
 def parse_tag(text: str) -> bytes:
-    """Inverse of :func:`tag_hex`; also accepts upper case and ``:``/space separators."""
+    """Inverse of :func:`tag_hex`; also accepts lower case and ``:``/space separators."""
     try:
         uid = bytes.fromhex(text.replace(":", "").replace(" ", ""))
     except ValueError:
@@ -60,6 +61,21 @@ class Deck:
             if c == card:
                 return uid
         return None
+
+    def card_tags(self) -> dict[str, str]:
+        """Card text → tag hex: the form of the MQTT ``enrol_deck`` command and the link store."""
+        return {str(c): tag_hex(u) for u, c in self.cards.items()}
+
+    @classmethod
+    def from_card_tags(cls, name: str, cards: Mapping[str, str], back: str = "") -> Deck:
+        """Inverse of :meth:`card_tags` (BadInput on a bad card or tag, or a tag used twice)."""
+        out: dict[bytes, Card] = {}
+        for text, tag in cards.items():
+            uid = parse_tag(tag)
+            if uid in out:
+                raise BadInput(f"deck {name}: tag {tag} is both {out[uid]} and {text}")
+            out[uid] = Card.parse(text)
+        return cls(name, back, out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -289,8 +289,8 @@ def test_collision_reported_once_while_flag_stays() -> None:
 def test_foreign_tag_is_placed_with_no_card() -> None:
     tb = Table()
     out = tb.run({HOLE2: [FOREIGN]}, 2)
-    assert out == [CardPlaced(T(0), ZoneKind.HOLE, "deadbeef", None, 2, "")]
-    assert tb.run({}, 3) == [CardRemoved(T(2), ZoneKind.HOLE, "deadbeef", 2)]
+    assert out == [CardPlaced(T(0), ZoneKind.HOLE, "DEADBEEF", None, 2, "")]
+    assert tb.run({}, 3) == [CardRemoved(T(2), ZoneKind.HOLE, "DEADBEEF", 2)]
 
 
 def test_known_card_carries_card_and_deck() -> None:
@@ -338,7 +338,7 @@ def test_strays_are_notices() -> None:
             T(0), BET1, Zone.bet(1), tag_hex(AS), "card As of deck red on seat 1's betting zone"
         ),
         StrayTag(T(0), BOARD_A, BOARD, tag_hex(CHIP100), "a 100 chip on the board"),
-        StrayTag(T(0), BET1, Zone.bet(1), "deadbeef", "unregistered tag on seat 1's betting zone"),
+        StrayTag(T(0), BET1, Zone.bet(1), "DEADBEEF", "unregistered tag on seat 1's betting zone"),
     ]
     assert tb.run({}, 3) == []  # strays leave silently
     assert tb.tracker.present() == {}

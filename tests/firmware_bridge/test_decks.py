@@ -38,7 +38,7 @@ def test_default_order_is_clubs_diamonds_hearts_spades_deuce_to_ace() -> None:
 
 def test_tag_hex_round_trip() -> None:
     u = bytes.fromhex("04a1b2c3d4e580")
-    assert tag_hex(u) == "04a1b2c3d4e580"
+    assert tag_hex(u) == "04A1B2C3D4E580"
     assert parse_tag("04:A1:B2:C3:D4:E5:80") == u
     with pytest.raises(BadInput):
         parse_tag("zz")
@@ -174,8 +174,8 @@ def test_deck_check_missing_extra_duplicate() -> None:
     assert rep.missing == (Card.parse("2c"), Card.parse("As"))
     assert [e.describe() for e in rep.extra] == [
         f"Ac of deck blue (tag {tag_hex(uid(1, 12))})",
-        "unregistered tag dead",
-        "a 25 chip (tag c0)",
+        "unregistered tag DEAD",
+        "a 25 chip (tag C0)",
     ]
     assert rep.duplicates == (Card.parse("Ac"),)
     text = str(rep)
@@ -216,3 +216,13 @@ def test_json_round_trip() -> None:
 def test_json_rejects_bad_data(text: str, msg: str) -> None:
     with pytest.raises(BadInput, match=msg):
         DeckRegistry.from_json(text)
+
+
+def test_card_tags_form_for_the_mqtt_command_and_store() -> None:
+    deck = registry_with("red").decks["red"]
+    tags = deck.card_tags()
+    assert tags["As"] == tag_hex(uid(0, 51)) == "040033A0112233"
+    again = Deck.from_card_tags("red", tags, back="red")
+    assert again.cards == deck.cards
+    with pytest.raises(BadInput, match="tag 01 is both As and Ks"):
+        Deck.from_card_tags("x", {"As": "01", "Ks": "01"})
