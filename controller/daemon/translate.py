@@ -1,0 +1,158 @@
+"""Pure translations between the rules core and the outside world (no I/O):
+
+- :func:`state_payload`: a :class:`TableState` as the redacted live-state message (street,
+  board, pot, stacks, to_act, card *counts*; never which hole cards);
+- :func:`alert_payload`: an :class:`Alert` as the venue alert message (card names scrubbed:
+  an alert is live data);
+- :class:`ReaderInput`: tracker output as core events, with the two things the tracker cannot
+  know: a card moved between zones in one cycle is one placement (the core treats a placement
+  as implying the removal), and all betting zones emptied at once is the dealer's sweep;
+- :func:`encode_event`: an event as JSON-able data for the in-progress hand log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from enum import Enum
+from typing import Any
+
+from controller.rules.cards import Card
+from controller.rules.decisions import Alert, Severity
+from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event, Sweep
+from controller.rules.hand import Phase
+from controller.rules.state import TableState
+
+_CARD_WORD = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b")
+_SEVERITY = {Severity.INFO: "info", Severity.WARNING: "warning", Severity.CRITICAL: "critical"}
+_IDLE = (Phase.IDLE, Phase.DRAW, Phase.MISDEAL, Phase.VOID)
+
+
+def scrub(text: str) -> str:
+    """Replace card names in free text by "a card" (alerts and events are live data)."""
+    return _CARD_WORD.sub("a card", text)
+
+
+def street_name(state: TableState) -> str:
+    if state.phase in _IDLE or state.street is None:
+        return "idle"
+    if state.phase is Phase.COMPLETE:
+        return "showdown"
+    return state.street.name.lower()
+
+
+def state_payload(
+    state: TableState, *, names: dict[int, str] | None = None, level: int = 1
+) -> dict[str, Any]:
+    """The redacted live state of the table (schema ``state.json`` without seq/bdseq/ts)."""
+    seats = []
+    for s in state.seats:
+        if s.folded:
+            status = "folded"
+        elif s.all_in:
+            status = "all_in"
+        elif not s.present:
+            status = "sitting_out"
+        else:
+            status = "active"
+        seats.append(
+            {
+                "seat": s.seat,
+                "player_id": s.player[:64] or None,
+                "name": (names or {}).get(s.seat, s.player)[:64] or None,
+                "stack": s.stack,
+                "bet": s.bet,
+                "cards_held": min(s.card_count, 7),
+                "status": status,
+            }
+        )
+    live = state.phase not in _IDLE
+    return {
+        "hand_no": state.hand_no or None,
+        "street": street_name(state),
+        "board": [str(c) for c in state.board][:5] if live else [],
+        "pot": state.pot,
+        "button": state.button or None,
+        "to_act": state.to_act or None,
+        "level": {
+            "level": max(1, level),
+            "small_blind": state.small_blind,
+            "big_blind": state.big_blind,
+            "ante": state.ante,
+        },
+        "profile": state.profile[:64],
+        "seats": seats,
+    }
+
+
+def alert_payload(alert: Alert, hand_no: int) -> dict[str, Any]:
+    """The venue alert message (schema ``alert.json`` without seq/bdseq/ts/alert_id)."""
+    return {
+        "code": alert.code.value.upper()[:48],
+        "severity": _SEVERITY[alert.severity],
+        "clause": scrub(alert.clause)[:64] or "railguard",
+        "remedy": scrub(alert.remedy)[:500] or "see the dealer console",
+        "seat": alert.seat or None,
+        "hand_no": hand_no or None,
+    }
+
+
+def encode_event(ev: Event) -> dict[str, Any]:
+    """An event as plain data (the in-progress hand log on the table's own disk)."""
+    out: dict[str, Any] = {"type": type(ev).__name__}
+    for f in dataclasses.fields(ev):
+        v = getattr(ev, f.name)
+        if isinstance(v, Enum):
+            v = v.value
+        elif isinstance(v, Card):
+            v = str(v)
+        elif isinstance(v, tuple):
+            v = list(v)
+        out[f.name] = v
+    return out
+
+
+class ReaderInput:
+    """Tracker events of one batch (one cycle) -> rules-core events."""
+
+    def __init__(self) -> None:
+        self.tag_chips: dict[int, int] = {}  # seat -> chip value on its betting zone (tags)
+        self.sensor_chips: dict[int, bool] = {}  # seat -> chip sensor says chips present
+        self.sweeps = 0
+
+    def zones_empty(self) -> bool:
+        return not any(self.tag_chips.values()) and not any(self.sensor_chips.values())
+
+    def batch(self, events: list[CardPlaced | CardRemoved | ChipsIn | ChipsOut]) -> list[Event]:
+        placed_later = {e.tag for e in events if isinstance(e, CardPlaced)}
+        out: list[Event] = []
+        chips_out_t: float | None = None
+        for i, e in enumerate(events):
+            if isinstance(e, CardRemoved):
+                later = any(
+                    isinstance(x, CardPlaced) and x.tag == e.tag for x in events[i + 1 :]
+                )
+                if later and e.tag in placed_later:
+                    continue  # a move within one cycle: the placement implies the removal
+            elif isinstance(e, ChipsIn):
+                self.tag_chips[e.seat] = self.tag_chips.get(e.seat, 0) + (e.amount or 0)
+            elif isinstance(e, ChipsOut):
+                left = self.tag_chips.get(e.seat, 0) - (e.amount or 0)
+                self.tag_chips[e.seat] = max(0, left)
+                chips_out_t = e.t
+            out.append(e)
+        if chips_out_t is not None and self.zones_empty():
+            self.sweeps += 1
+            out.append(Sweep(max(ev.t for ev in out)))
+        return out
+
+    def sensor(self, ev: ChipsIn | ChipsOut) -> list[Event]:
+        """A chip-sensor (GPIO) event: presence only."""
+        if isinstance(ev, ChipsIn):
+            self.sensor_chips[ev.seat] = True
+            return [ev]
+        self.sensor_chips[ev.seat] = False
+        if self.zones_empty():
+            self.sweeps += 1
+            return [ev, Sweep(ev.t)]
+        return [ev]

@@ -1,0 +1,310 @@
+"""The daemon end to end: a private mosquitto, the simulated reader board on a pty, MockFactory
+GPIO and the daemon in-process. The board plays a recorded PHH hand; a subscriber checks
+the live state (never a hole card), the misdeal alert of an injected error, and the OHH
+record whose final stacks match the file's; then a malformed command and a broker restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from controller.daemon import Daemon, config
+from controller.link.config import BrokerConfig
+from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.events import (
+    CardPlaced,
+    ChipsIn,
+    ConsoleButton,
+    SeatPlayer,
+    SetButton,
+    Sweep,
+    ZoneKind,
+)
+from controller.rules.events import SetLevel as SetLevelEv
+from controller.rules.profile import get_profile
+from controller.venuelog import SqliteHandStore, VenueLogger
+from firmware_bridge.protocol import SetConfig
+from firmware_bridge.zones import ZoneType
+from hwsim.board import SimBoard
+from hwsim.dealer import plan_hand
+from hwsim.gpio import SimGpio, wired_factory
+from hwsim.phh import load_phh
+from tests.brokers import plain_broker
+
+PHH = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh"
+HAND = PHH / "pluribus" / "83" / "63.phh"
+SEATS = 6
+HOLE = {s: s - 1 for s in range(1, SEATS + 1)}
+BOARD, BURN, MUCK = 6, 7, 8
+BET = {s: 8 + s for s in range(1, SEATS + 1)}
+PUCK = {1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9}
+BASE = "railguard/v1/t1"
+
+
+def card_uid(c: Card) -> bytes:
+    return bytes([0xC0, 0xA0, int(c.suit), c.rank])
+
+
+def daemon_config(port_path: str, mqtt_port: int, storage: Path, chips: dict[str, int]) -> Any:
+    return config.from_mapping({
+        "table": {"id": "t1", "venue": "v1", "profile": "tda-2024"},
+        "reader": {"ports": [port_path], "scan_period_ms": 20, "heartbeat_ms": 200,
+                   "ready_timeout_s": 10.0},
+        "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
+                  "board": BOARD, "burn": BURN, "muck": MUCK,
+                  "bet": {str(s): a for s, a in BET.items()}},
+        "gpio": {"pin_factory": "mock", "chip_sensors": {},
+                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
+        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False,
+                 "allow_plaintext": True, "keepalive": 5},
+        "storage": {"path": str(storage)},
+        "chips": chips,
+    })  # fmt: skip
+
+
+async def wait_until(cond: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or cond}")
+        await asyncio.sleep(0.01)
+
+
+def command(cmd: str, **args: Any) -> tuple[str, bytes]:
+    rid = uuid.uuid4().hex[:16]
+    body = {"request_id": rid, "ts": time.time(), "command": cmd, "args": args}
+    return rid, json.dumps(body).encode()
+
+
+class Venue:
+    """A subscriber to the table's topics that also sends commands."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.messages: list[tuple[str, Any]] = []
+        self._task: asyncio.Task[None] | None = None
+        self.client: aiomqtt.Client | None = None
+        self._up = asyncio.Event()
+
+    async def _run(self) -> None:
+        ident = f"venue-{uuid.uuid4().hex[:6]}"
+        async with aiomqtt.Client("127.0.0.1", self.port, identifier=ident) as c:
+            self.client = c
+            await c.subscribe(f"{BASE}/#", qos=1)
+            self._up.set()
+            async for m in c.messages:
+                raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = raw
+                self.messages.append((m.topic.value, body))
+
+    async def start(self) -> None:
+        self._up.clear()
+        self._task = asyncio.create_task(self._run())
+        await asyncio.wait_for(self._up.wait(), 5)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await self._task
+
+    def on(self, suffix: str) -> list[Any]:
+        return [b for t, b in self.messages if t == f"{BASE}/{suffix}"]
+
+    async def send(self, payload: bytes, rid: str | None, timeout: float = 5.0) -> dict[str, Any]:
+        assert self.client is not None
+        await self.client.publish(f"{BASE}/cmd", payload, qos=1)
+        found: list[dict[str, Any]] = []
+
+        def answered() -> bool:
+            found[:] = [r for r in self.on("cmd/response") if r.get("request_id") == rid]
+            return bool(found)
+
+        await wait_until(answered, timeout, f"response to {rid}")
+        return found[0]
+
+    async def do(self, cmd: str, **args: Any) -> dict[str, Any]:
+        rid, payload = command(cmd, **args)
+        resp = await self.send(payload, rid)
+        assert resp["ok"], resp
+        return resp
+
+
+def strings(obj: Any) -> list[str]:
+    if isinstance(obj, dict):
+        return [s for k, v in obj.items() for s in [k, *strings(v)]]
+    if isinstance(obj, list):
+        return [s for v in obj for s in strings(v)]
+    return [obj] if isinstance(obj, str) else []
+
+
+@pytest.mark.timeout(60)
+def test_daemon_plays_a_phh_hand(tmp_path: Path) -> None:
+    if not HAND.exists():
+        pytest.skip(f"{HAND} not available")
+    with plain_broker() as broker:
+        asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker), 50))
+
+
+async def _scenario(tmp_path: Path, broker: Any) -> None:
+    hh = load_phh(HAND)
+    plan = plan_hand(hh, get_profile("tda-2024"))
+    chip_values = [e.amount for e in plan.events if isinstance(e, ChipsIn)]
+    chip_uids = [bytes([0xC1, 0, 0, i]) for i in range(len(chip_values))]
+    chips = {uid.hex(): v for uid, v in zip(chip_uids, chip_values, strict=True) if v}
+    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
+    port = await board.start_pty()
+    cfg = daemon_config(port, broker.port, tmp_path / "state", chips)
+    factory = wired_factory()
+    gpio = SimGpio(factory, cfg.gpio)
+    daemon = Daemon(cfg, pin_factory=factory)
+    stop = asyncio.Event()
+    logger = VenueLogger(BrokerConfig(host="127.0.0.1", port=broker.port, tls=False,
+                                      allow_plaintext=True),
+                         SqliteHandStore(tmp_path / "venue.db"))  # fmt: skip
+    venue = Venue(broker.port)
+    run = asyncio.create_task(daemon.run(stop))
+    try:
+        logger.start()
+        await venue.start()
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        assert daemon.reader is not None and daemon.reader.board_info is not None
+        assert daemon.reader.board_info.antenna_count == 16
+
+        # table setup through venue commands and the dealer-button puck
+        await venue.do("enrol_deck", deck_id="A",
+                       cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})
+        for ev in plan.events:
+            if isinstance(ev, SetLevelEv):
+                await venue.do("set_level", level=1, small_blind=ev.small_blind,
+                               big_blind=ev.big_blind, ante=ev.ante)
+            elif isinstance(ev, SeatPlayer):
+                await venue.do("seat", seat=ev.seat, player_id=f"p{ev.seat}", name=ev.player,
+                               stack=ev.stack)
+            elif isinstance(ev, SetButton):
+                gpio.set_puck(ev.seat, True)
+                await wait_until(lambda: daemon.core.positions is not None, 3, "button")
+
+        # the hand on the simulated board
+        where: dict[bytes, int] = {}
+        chips_on: dict[int, list[bytes]] = {}
+        next_chip = iter(chip_uids)
+        first_card = True
+        physical = [e for e in plan.events if isinstance(e, ChipsIn | CardPlaced | Sweep)]
+        for i, ev in enumerate(physical):
+            if isinstance(ev, ChipsIn):
+                uid = next(next_chip)
+                board.place(BET[ev.seat], uid)
+                chips_on.setdefault(ev.seat, []).append(uid)
+                await wait_until(lambda u=uid: u in daemon.tracker.present(), 3, "chip")
+            elif isinstance(ev, CardPlaced):
+                assert ev.card is not None
+                uid = card_uid(ev.card)
+                if first_card:  # injected error: the first card to the wrong seat
+                    first_card = False
+                    wrong = ev.seat % SEATS + 1
+                    board.place(HOLE[wrong], uid)
+                    await wait_until(lambda: any(a.get("code") == "WRONG_FIRST_SEAT"
+                                                 for a in venue.on("alerts")), 5, "misdeal alert")
+                    board.remove(HOLE[wrong], uid)
+                    await wait_until(lambda u=uid: u not in daemon.tracker.present(), 3, "gone")
+                    await wait_until(lambda: daemon.core.phase.value == "idle", 3, "re-deal")
+                ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
+                       ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]
+                if uid in where:
+                    board.remove(where[uid], uid)
+                board.place(ant, uid)
+                where[uid] = ant
+                zone = daemon.cfg.zones.zone_of(ant)
+                await wait_until(lambda u=uid, z=zone: daemon.tracker.present().get(u) == z, 3,
+                                 f"card {ev.card}")
+            elif isinstance(ev, Sweep):
+                if any(chips_on.values()):
+                    for seat, uids in chips_on.items():
+                        for u in uids:
+                            board.remove(BET[seat], u)
+                    chips_on = {}
+                    await wait_until(lambda: not any(
+                        z.type is ZoneType.BET for z in daemon.tracker.present().values()), 3,
+                        "sweep")  # fmt: skip
+                elif i == len(physical) - 1:  # a checked-through last round: ACK each check
+                    for _ in range(SEATS):
+                        if daemon.records:
+                            break
+                        await gpio.press(ConsoleButton.ACK, 0.06)
+                        await asyncio.sleep(0.08)
+            await wait_until(daemon.queue.empty, 2, "core")
+            await asyncio.sleep(0.02)
+
+        await wait_until(lambda: bool(daemon.records), 5, "hand record")
+        await wait_until(lambda: bool(venue.on("hands")), 10, "hand on the broker")
+        hands = venue.on("hands")
+        ohh = hands[0]["ohh"]
+        stacks = {p["id"]: p["starting_stack"] for p in ohh["players"]}
+        for r in ohh["rounds"]:
+            for a in r["actions"]:
+                if a["action"] != "Dealt Cards":
+                    stacks[a["player_id"]] -= a.get("amount", 0)
+        for pot in ohh["pots"]:
+            for w in pot["player_wins"]:
+                stacks[w["player_id"]] += w["win_amount"]
+        assert hh.finishing_stacks is not None
+        assert [stacks[s] for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
+        await wait_until(lambda: logger.stats.stored >= 1, 5, "logger stored")
+
+        # live messages never carry a hole card
+        holes = {str(c) for i in range(len(plan.seats)) for c in (hh.hole_cards(i) or ()) if c}
+        live = venue.on("state") + venue.on("alerts") + venue.on("events")
+        assert len(venue.on("state")) > 10
+        for msg in live:
+            board_cards = set(msg.get("board", []))
+            leaked = [s for s in strings(msg) if s in holes and s not in board_cards]
+            assert not leaked, msg
+        assert any(s["street"] == "flop" for s in venue.on("state"))
+        assert max(x["cards_held"] for s in venue.on("state") for x in s["seats"]) == 2
+        seating = daemon.store.seating()
+        assert [seating[s].stack for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
+
+        # a malformed command: error reply, state unchanged
+        before = daemon.core.snapshot()
+        resp = await venue.send(b'{"request_id": "bad-1", "command": "seat", "args": ', None)
+        assert resp["ok"] is False and "malformed" in resp["reason"]
+        rid, payload = command("seat", seat=99, player_id="x", name="x", stack=-5)
+        resp = await venue.send(payload, rid)
+        assert resp["ok"] is False
+        assert daemon.core.snapshot() == before
+
+        # a broker restart: the daemon reconnects and serves commands again
+        await venue.stop()
+        connects = daemon.link.stats.connects
+        broker.stop()
+        await asyncio.sleep(0.3)
+        broker.start()
+        await wait_until(lambda: daemon.link.connected and daemon.link.stats.connects > connects,
+                         15, "reconnect")  # fmt: skip
+        venue.messages.clear()
+        await venue.start()
+        await venue.do("set_level", level=2, small_blind=100, big_blind=200, ante=0)
+        await wait_until(lambda: bool(venue.on("state")), 5, "retained state after restart")
+        assert not run.done()
+    finally:
+        stop.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(run, 10)
+        await venue.stop()
+        await logger.stop()
+        await board.stop()
+        factory.reset()
