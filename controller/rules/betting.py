@@ -21,6 +21,8 @@ def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     h.actions.append(
         ActionRecord(int(h.street), seat, kind, amount, p.street_bet, core.t, p.all_in)
     )
+    if amount > 0:
+        h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
 
 
 def _order_from(h: Hand, seat: int, n: int) -> list[Player]:
@@ -389,6 +391,8 @@ def sweep(core: TableCore, e: Sweep) -> None:
     h = core.hand
     if h is None or core.phase not in (Phase.BETTING, Phase.BOARD):
         return
+    if core.phase is Phase.BOARD:
+        h.unswept = False  # 003-SidePots-sweep: the bets went into the pot
     if core.phase is Phase.BETTING:
         facing = [
             p for p in h.players.values() if needs_action(h, p) and p.street_bet < h.current_bet
@@ -403,6 +407,7 @@ def sweep(core: TableCore, e: Sweep) -> None:
             )
             return
         close_unbet_round(core)
+        h.unswept = False
 
 
 def close_unbet_round(core: TableCore) -> None:
