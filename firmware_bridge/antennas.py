@@ -82,6 +82,8 @@ class StrayTag:
     reason: str
 
 
+LATE_WINDOW = 16  # cycles: a frame this far behind the last processed cycle is a straggler
+
 TrackerEvent = CardPlaced | CardRemoved | ChipsIn | ChipsOut
 Notice = Collision | CollisionCleared | StrayTag
 TrackerOutput = TrackerEvent | Notice
@@ -183,12 +185,12 @@ class SnapshotTracker:
         """
         if snap.antenna not in self._antennas:
             return []
+        if self._is_late(snap.cycle):
+            self.late_frames += 1
+            return []
         out: list[TrackerOutput] = []
         if self._pending and snap.cycle != self._pending_cycle:
             out = self.flush()
-        if not self._pending and snap.cycle == self._last_cycle and not self._changes_only:
-            self.late_frames += 1
-            return out
         self._pending_cycle = snap.cycle
         prev = self._pending.get(snap.antenna)
         if prev is not None:  # the same antenna twice in one cycle: merge
@@ -203,6 +205,16 @@ class SnapshotTracker:
         if len(self._pending) == len(self._antennas):
             out.extend(self.flush())
         return out
+
+    def _is_late(self, cycle: int) -> bool:
+        """A frame of a cycle already processed (a straggler): ignored. A cycle number far
+        behind is a board reset, not a straggler. With ``changes_only`` every frame carries a
+        change, so none is ignored."""
+        if self._changes_only or self._last_cycle is None:
+            return False
+        if self._pending and cycle == self._pending_cycle:
+            return False
+        return (self._last_cycle - cycle) % 2**32 <= LATE_WINDOW
 
     def feed_cycle(self, snaps: Iterable[AntennaSnapshot]) -> list[TrackerOutput]:
         """Take all snapshots of one cycle at once (hwsim, replays, tests)."""

@@ -381,6 +381,18 @@ def test_late_duplicate_and_unmapped_frames_are_ignored() -> None:
     assert tr.cycles == 1
 
 
+def test_straggler_after_next_cycle_is_ignored_but_board_reset_is_not() -> None:
+    tr = SnapshotTracker(ZONES, registry())
+    tr.feed_cycle(snaps(100, {HOLE1: [AS]}))
+    tr.feed(snaps(101, {HOLE1: [AS]})[0])
+    assert tr.feed(AntennaSnapshot(T(100), BOARD_A, 100, (TagRead(KD),))) == []
+    assert tr.late_frames == 1
+    assert tr.flush() == [placed(T(100), ZoneKind.HOLE, AS, 1)]
+    tr.feed_cycle(snaps(0, {HOLE1: [AS]}))  # the board restarted its cycle counter
+    assert tr.late_frames == 1
+    assert tr.cycles == 3
+
+
 def test_same_antenna_twice_in_a_cycle_is_merged() -> None:
     tr = SnapshotTracker(ZONES, registry())
     for n in range(2):
