@@ -57,3 +57,58 @@ def replay(args: argparse.Namespace) -> int:
     tail = f", {skipped} skipped" if skipped else ""
     print(f"{passed} passed, {failed} failed{tail}")
     return 1 if failed else 0
+
+
+# ---------------------------------------------------------------- the daemon
+
+
+def _config_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", required=True, help="the daemon's TOML config file")
+
+
+def _doctor_args(p: argparse.ArgumentParser) -> None:
+    _config_arg(p)
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
+
+
+@command("run", _config_arg)
+def run(args: argparse.Namespace) -> int:
+    """Run the table daemon (reader board, GPIO, badges, rules core, venue link)."""
+    import asyncio
+    import logging
+    import signal
+
+    from controller.daemon.config import load
+    from controller.daemon.service import run_daemon
+    from controller.rules.errors import RailguardError
+
+    try:
+        cfg = load(args.config)
+    except RailguardError as exc:
+        print(f"railguard run: {exc}")
+        return 2
+    logging.basicConfig(
+        level=cfg.log_level, format="%(levelname)s %(name)s: %(message)s", force=True
+    )
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await run_daemon(cfg, stop=stop)
+
+    asyncio.run(main())
+    return 0
+
+
+@command("doctor", _doctor_args)
+def doctor(args: argparse.Namespace) -> int:
+    """Check the config, reader board, GPIO, badge reader and broker; say how to fix each."""
+    from controller.daemon.doctor import main
+
+    return main(args.config, args.timeout)
+
+
+if "venue-log" not in REGISTRY:  # the venue logger registers itself when imported
+    import controller.venuelog.cli  # noqa: F401
