@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import betting, board, dealing, draw, misdeal, records
+from controller.rules import betting, board, dealing, draw, misdeal, records, showdown
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
 from controller.rules.errors import TableError
@@ -372,6 +372,10 @@ class TableCore:
         """The hand is decided: build the record, update stacks and the next positions."""
         h = self.hand
         assert h is not None
+        if sum(1 for p in h.players.values() if p.live) > 1:
+            # C19: who shows first (002 ShowdownOrder-1, 000 SHOWDOWN 6, 004 HE-10)
+            first = showdown.showdown_first(self, h)
+            self.instruct(f"Showdown: seat {first} shows first", first)
         rec = records.build(self, h)
         self.last_record = rec
         for p in h.players.values():
