@@ -1,0 +1,82 @@
+#!/bin/sh
+# Install railguard as a systemd service on a Raspberry Pi (Raspberry Pi OS / Debian 12).
+# Idempotent: run it again after a `git pull` to update. Run as root from the checkout.
+#
+#   1. OS packages: python3-venv, pcscd (badges), mosquitto-clients (diagnostics).
+#   2. A system user `railguard` in the dialout (serial) and gpio groups.
+#   3. The code in /opt/railguard with its own venv (extras: pi, pcsc).
+#   4. /etc/railguard/railguard.toml (only if absent: your edits are kept).
+#   5. The udev rule (/dev/railguard-reader) and the units; daemon-reload; enable.
+#   6. `railguard doctor` as the service user; start the service if everything passes.
+set -eu
+
+[ "$(id -u)" -eq 0 ] || { echo "run as root (sudo $0)" >&2; exit 1; }
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX=/opt/railguard
+CONF=/etc/railguard/railguard.toml
+
+echo "== 1. packages"
+apt-get update -q
+apt-get install -y -q python3-venv python3-dev swig libpcsclite-dev pcscd mosquitto-clients
+
+echo "== 2. user"
+getent group gpio >/dev/null || groupadd --system gpio
+id railguard >/dev/null 2>&1 || useradd --system --home-dir /var/lib/railguard \
+    --shell /usr/sbin/nologin --user-group railguard
+usermod -a -G dialout,gpio railguard
+
+echo "== 3. code and venv in $PREFIX"
+mkdir -p "$PREFIX"
+if command -v rsync >/dev/null; then
+    rsync -a --delete --exclude .venv --exclude .git "$SRC/" "$PREFIX/"
+else
+    (cd "$SRC" && tar --exclude=.venv --exclude=.git -cf - .) | (cd "$PREFIX" && tar -xf -)
+fi
+[ -x "$PREFIX/.venv/bin/python" ] || python3 -m venv "$PREFIX/.venv"
+"$PREFIX/.venv/bin/pip" install -q --upgrade pip
+"$PREFIX/.venv/bin/pip" install -q "$PREFIX[pi,pcsc]"
+
+echo "== 4. config"
+install -d -m 0750 -o root -g railguard /etc/railguard
+if [ ! -e "$CONF" ]; then
+    cat > "$CONF" <<'TOML'
+# railguard daemon configuration: see /opt/railguard/docs/configuration.md
+[table]
+id = "t1"
+venue = "venue"
+profile = "tda-2024"
+
+[reader]
+ports = ["/dev/railguard-reader"]
+
+[mqtt]
+host = "broker.venue.lan"
+ca_file = "/etc/railguard/ca.pem"
+username = "venue/t1"
+password = "change-me"
+
+[storage]
+path = "/var/lib/railguard"
+TOML
+    chown root:railguard "$CONF"
+    chmod 0640 "$CONF"
+    echo "   wrote $CONF: edit table, venue and [mqtt] before starting"
+fi
+
+echo "== 5. udev rule and units"
+install -m 0644 "$SRC/systemd/99-railguard-reader.rules" /etc/udev/rules.d/
+udevadm control --reload-rules && udevadm trigger --subsystem-match=tty || true
+install -m 0644 "$SRC/systemd/railguard.service" /etc/systemd/system/
+install -m 0644 "$SRC/systemd/railguard-venue-log.service" /etc/systemd/system/
+systemctl daemon-reload
+systemctl enable railguard.service
+systemctl enable --now pcscd.socket || true
+
+echo "== 6. doctor"
+if runuser -u railguard -- "$PREFIX/.venv/bin/railguard" doctor --config "$CONF"; then
+    systemctl restart railguard.service
+    echo "railguard is running: journalctl -u railguard -f"
+else
+    echo "fix the failures above, then: systemctl start railguard" >&2
+    exit 1
+fi
