@@ -30,6 +30,7 @@ async def _reader(cfg: DaemonConfig, timeout: float) -> Check:
     await link.start()
     try:
         await link.wait_status(LinkStatus.ONLINE, timeout=timeout)
+        info, port = link.board_info, link.port
     except TimeoutError:
         status = link.status
         if status is LinkStatus.OFFLINE:
@@ -42,14 +43,13 @@ async def _reader(cfg: DaemonConfig, timeout: float) -> Check:
         return Check("reader", False, f"{status.value} on {', '.join(cfg.reader_ports)}", fix)
     finally:
         await link.stop()
-    info = link.board_info
     n = info.antenna_count if info else 0
     missing = [a for a in cfg.zones.antennas if a >= n]
     if missing:
-        return Check("reader", False, f"HELLO on {link.port}: {n} antennas",
+        return Check("reader", False, f"HELLO on {port}: {n} antennas",
                      f"[zones] uses antennas {missing} the board does not have")  # fmt: skip
     fw = f"{info.firmware}" if info else "?"
-    return Check("reader", True, f"HELLO on {link.port}: {n} antennas, firmware {fw}")
+    return Check("reader", True, f"HELLO on {port}: {n} antennas, firmware {fw}")
 
 
 def _gpio(cfg: DaemonConfig) -> Check:
