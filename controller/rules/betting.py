@@ -67,8 +67,11 @@ def open_street(core: TableCore) -> None:
     h.raises = 0
     h.oot.clear()
     core.enter(Phase.BETTING)
+    # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
+    # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
+    # skipped the first seat: the small blind, and heads-up the big blind.)
     start = postflop_first(h.pos, frozenset(h.players), core.profile.max_seats)
-    before = clockwise(start, core.profile.max_seats)[-1]
+    before = clockwise(start, core.profile.max_seats)[-2]
     h.pointer = _next_to_act(core, h, before)
     after_change(core)
 
