@@ -156,10 +156,12 @@ def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | 
             late_hole(core, e)
         return
     if e.zone is ZoneKind.MUCK:
+        # A fold: a seat's hole card reaches the muck, whether its removal from the seat
+        # came in the same scan (a move) or earlier (the player lifted the cards first).
         h = core.hand
-        if h is not None and phase in _ACTIVE and prev is not None and prev[0] is ZoneKind.HOLE:
-            p = h.players.get(prev[1])
-            if p is not None and e.tag in p.hole and p.live:
+        if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
+            p = next((q for q in h.players.values() if e.tag in q.hole), None)
+            if p is not None and p.live:
                 betting.fold(core, p.seat, e.tag)
         return
     # board or burn
