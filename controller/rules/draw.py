@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 def draw_card(core: TableCore, e: CardPlaced) -> None:
     d = core.draw
-    assert d is not None
-    if e.zone is not ZoneKind.HOLE:
+    if d is None or e.zone is not ZoneKind.HOLE:
+        # the draw is decided (G7: the first ace) and the cards are being collected; a card
+        # dealt after it changes nothing (handle() must never raise)
         return
     if e.card is None or e.card.is_joker:
         core.alert(
