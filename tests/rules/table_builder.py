@@ -240,10 +240,20 @@ class Table:
 
     def deal_order(self) -> list[int]:
         """Seats in dealing order for the coming hand, from the snapshot (the core's view)."""
-        from controller.rules.seating import clockwise
+        from controller.rules.seating import clockwise, waits_for_button
 
         s = self.snap
-        dealt = [x.seat for x in s.seats if x.stack > 0 and x.status != "waiting"]
+        pos = self.core.positions
+        dealt = [
+            x.seat
+            for x in s.seats
+            if x.stack > 0
+            and not (
+                x.status == "waiting"
+                and pos is not None
+                and waits_for_button(x.seat, pos, self.profile)
+            )
+        ]
         return [n for n in clockwise(s.button, self.profile.max_seats) if n in dealt]
 
     def deal(self, cards: dict[int, str] | None = None, order: Iterable[int] | None = None) -> Self:
