@@ -1,0 +1,199 @@
+"""Properties of the rules core under random event sequences, including impossible ones
+(a card in two places, hole zones of seats that do not exist, chips at empty seats, events in
+any order, time going backwards): ``handle`` never raises, a rejected event leaves the
+snapshot unchanged, no tag is in two places, chips are conserved within and across hands,
+and the table is in exactly one consistent phase."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from controller.rules.cards import JOKER, STANDARD_DECK, Card
+from controller.rules.engine import TableCore
+from controller.rules.events import (
+    BadgeTap,
+    ButtonPress,
+    CardPlaced,
+    CardRemoved,
+    ChipsIn,
+    ChipsOut,
+    ConsoleButton,
+    Event,
+    SeatPlayer,
+    SetButton,
+    SetLevel,
+    SetPresence,
+    StartButtonDraw,
+    Sweep,
+    Tick,
+    UnseatPlayer,
+    ZoneKind,
+)
+from controller.rules.hand import Phase
+from controller.rules.profile import builtin_profile, builtin_profile_names
+from controller.rules.state import TableState
+
+# a small pool so that cards collide: 14 cards of deck A, a second deck's copy of one of
+# them (a duplicate), a joker and a foreign tag
+_CARDS: list[tuple[str, Card | None]] = [(f"A-{c}", c) for c in STANDARD_DECK[:14]]
+_CARDS += [("B-2c", STANDARD_DECK[0]), ("J-1", JOKER), ("X-1", None)]
+
+seats = st.integers(min_value=-1, max_value=11)
+small_seats = st.integers(min_value=1, max_value=5)
+amounts = st.one_of(st.none(), st.integers(min_value=-5, max_value=400))
+
+
+@st.composite
+def events(draw: st.DrawFn) -> tuple[float, object]:
+    dt = draw(st.one_of(st.just(0.0), st.floats(0.01, 5.0), st.just(-1.0), st.just(80.0)))
+    kind = draw(st.integers(0, 15))
+    tag, card = draw(st.sampled_from(_CARDS))
+    zone = draw(st.sampled_from(list(ZoneKind)))
+    seat = draw(st.one_of(small_seats, seats))
+    maker = {
+        0: lambda t: CardPlaced(t, ZoneKind.HOLE, tag, card, seat=seat),
+        1: lambda t: CardPlaced(t, zone, tag, card, seat=seat),
+        2: lambda t: CardRemoved(t, zone, tag, seat),
+        3: lambda t: ChipsIn(t, seat, draw(amounts), tuple(draw(st.lists(st.sampled_from([25, 100, 500]), max_size=3)))),
+        4: lambda t: ChipsOut(t, seat, draw(amounts)),
+        5: lambda t: Sweep(t),
+        6: lambda t: ButtonPress(t, draw(st.sampled_from(list(ConsoleButton)))),
+        7: lambda t: BadgeTap(t, "b", draw(st.booleans())),
+        8: lambda t: Tick(t),
+        9: lambda t: SeatPlayer(t, seat, draw(st.sampled_from(["p1", "p2", "new"])), draw(st.integers(-1, 2000))),
+        10: lambda t: UnseatPlayer(t, seat),
+        11: lambda t: SetPresence(t, seat, draw(st.booleans())),
+        12: lambda t: SetLevel(t, draw(st.integers(-1, 100)), draw(st.integers(-1, 200)), draw(st.integers(0, 20))),
+        13: lambda t: SetButton(t, seat),
+        14: lambda t: StartButtonDraw(t),
+        15: lambda t: CardPlaced(t, ZoneKind.HOLE, tag, card, seat=seat),
+    }[kind]
+    return dt, maker
+
+
+def _total(s: TableState) -> int:
+    """Chips at the table: every seat's stack behind plus the pot of the live hand."""
+    return sum(x.stack for x in s.seats) + s.pot
+
+
+def _check(core: TableCore, s: TableState) -> None:
+    tags = [t for t, _, _ in s.tags]
+    assert len(tags) == len(set(tags)), "a tag is in two places"
+    assert isinstance(s.phase, Phase)
+    assert (core.hand is None) == (s.phase in (Phase.IDLE, Phase.DRAW)), s.phase
+    assert s.to_act == 0 or s.phase is Phase.BETTING
+    assert all(x.stack >= 0 for x in s.seats)
+
+
+@settings(
+    max_examples=250,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    profile=st.sampled_from(builtin_profile_names()),
+    script=st.lists(events(), min_size=1, max_size=70),
+)
+def test_random_event_sequences_keep_the_core_consistent(
+    profile: str, script: list[tuple[float, object]]
+) -> None:
+    core = TableCore(builtin_profile(profile))
+    t = 0.0
+    for ev in (
+        SetLevel(t, 50, 100),
+        SeatPlayer(t, 1, "p1", 1000),
+        SeatPlayer(t, 2, "p2", 1000),
+        SeatPlayer(t, 3, "p3", 600),
+        SetButton(t, 1),
+    ):
+        assert core.handle(ev).rejected is None
+    before = core.snapshot()
+    total = _total(before)
+    for dt, maker in script:
+        t = round(t + dt, 6)
+        ev: Event = maker(t)  # type: ignore[operator]
+        step = core.handle(ev)  # must never raise
+        after = core.snapshot()
+        _check(core, after)
+        if step.rejected is not None:
+            assert after == before, f"rejected {ev} changed the state"
+            assert step.decisions == ()
+        elif isinstance(ev, SeatPlayer | UnseatPlayer):
+            total = _total(after)  # chips enter or leave with the player
+        else:
+            assert _total(after) == total, f"chips not conserved after {ev}"
+        before = after
+    event(f"last phase {before.phase.value}")
+    event(f"hands started {min(before.hand_no, 3)}")
+
+
+@st.composite
+def plausible(draw: st.DrawFn) -> tuple[float, object]:
+    """Events a real hand produces, in random order: bets, folds, sweeps, burns and board
+    cards from the rest of the deck, console presses, time passing, cards gathered."""
+    dt = draw(st.one_of(st.floats(0.01, 2.0), st.just(0.0), st.just(75.0)))
+    kind = draw(st.integers(0, 9))
+    seat = draw(st.integers(1, 4))
+    card = draw(st.sampled_from(STANDARD_DECK[8:30]))
+    amount = draw(st.sampled_from([None, 50, 100, 200, 300, 1000]))
+    maker = {
+        0: lambda t: ChipsIn(t, seat, amount),
+        1: lambda t: ChipsIn(t, seat, amount),
+        2: lambda t: ("fold", seat),
+        3: lambda t: Sweep(t),
+        4: lambda t: CardPlaced(t, ZoneKind.BURN, f"A-{card}", card),
+        5: lambda t: CardPlaced(t, ZoneKind.BOARD, f"A-{card}", card),
+        6: lambda t: ButtonPress(t, draw(st.sampled_from(list(ConsoleButton)))),
+        7: lambda t: Tick(t),
+        8: lambda t: ("clear", 0),
+        9: lambda t: CardPlaced(t, ZoneKind.HOLE, f"A-{card}", card, seat=seat),
+    }[kind]
+    return dt, maker
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    profile=st.sampled_from(builtin_profile_names()),
+    script=st.lists(plausible(), min_size=1, max_size=60),
+)
+def test_random_play_from_a_dealt_hand_keeps_the_core_consistent(
+    profile: str, script: list[tuple[float, object]]
+) -> None:
+    from table_builder import Table
+
+    tb = Table(profile, {1: 1000, 2: 1000, 3: 400}).post_blinds()
+    tb.deal({2: "2c3c", 3: "4c5c", 1: "6c7c"})
+    core = tb.core
+    before = core.snapshot()
+    total = _total(before)
+    t = tb.t
+    for dt, maker in script:
+        t = round(t + dt, 6)
+        made = maker(t)  # type: ignore[operator]
+        evs: list[Event]
+        if isinstance(made, tuple) and made[0] == "fold":
+            evs = [
+                CardPlaced(t, ZoneKind.MUCK, tg, core.card_of.get(tg))
+                for tg, z, s in before.tags
+                if z == "hole" and s == made[1]
+            ]
+        elif isinstance(made, tuple):
+            evs = [CardRemoved(t, ZoneKind(z), tg, s) for tg, z, s in before.tags if z != "muck"]
+        else:
+            evs = [made]
+        for ev in evs:
+            step = core.handle(ev)
+            after = core.snapshot()
+            _check(core, after)
+            if step.rejected is not None:
+                assert after == before, f"rejected {ev} changed the state"
+            else:
+                assert _total(after) == total, f"chips not conserved after {ev}"
+            before = after
+    event(f"last phase {before.phase.value}")
+    event(f"hands completed {min(before.hand_no, 2) if before.phase is Phase.COMPLETE else 0}")
