@@ -82,7 +82,7 @@ class Table:
         self._used: set[str] = set()
         if sb or bb:
             self.level(sb, bb, ante)
-        seats = {s: stack for s in range(1, players + 1)} if isinstance(players, int) else players
+        seats = dict.fromkeys(range(1, players + 1), stack) if isinstance(players, int) else players
         for s, st in seats.items():
             self.seat(s, st)
         if button:

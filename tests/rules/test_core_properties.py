@@ -42,6 +42,8 @@ _CARDS += [("B-2c", STANDARD_DECK[0]), ("J-1", JOKER), ("X-1", None)]
 seats = st.integers(min_value=-1, max_value=11)
 small_seats = st.integers(min_value=1, max_value=5)
 amounts = st.one_of(st.none(), st.integers(min_value=-5, max_value=400))
+chip_lists = st.lists(st.sampled_from([25, 100, 500]), max_size=3)
+players = st.sampled_from(["p1", "p2", "new"])
 
 
 @st.composite
@@ -55,18 +57,20 @@ def events(draw: st.DrawFn) -> tuple[float, object]:
         0: lambda t: CardPlaced(t, ZoneKind.HOLE, tag, card, seat=seat),
         1: lambda t: CardPlaced(t, zone, tag, card, seat=seat),
         2: lambda t: CardRemoved(t, zone, tag, seat),
-        3: lambda t: ChipsIn(t, seat, draw(amounts), tuple(draw(st.lists(st.sampled_from([25, 100, 500]), max_size=3)))),
+        3: lambda t: ChipsIn(t, seat, draw(amounts), tuple(draw(chip_lists))),
         4: lambda t: ChipsOut(t, seat, draw(amounts)),
-        5: lambda t: Sweep(t),
+        5: Sweep,
         6: lambda t: ButtonPress(t, draw(st.sampled_from(list(ConsoleButton)))),
         7: lambda t: BadgeTap(t, "b", draw(st.booleans())),
-        8: lambda t: Tick(t),
-        9: lambda t: SeatPlayer(t, seat, draw(st.sampled_from(["p1", "p2", "new"])), draw(st.integers(-1, 2000))),
+        8: Tick,
+        9: lambda t: SeatPlayer(t, seat, draw(players), draw(st.integers(-1, 2000))),
         10: lambda t: UnseatPlayer(t, seat),
         11: lambda t: SetPresence(t, seat, draw(st.booleans())),
-        12: lambda t: SetLevel(t, draw(st.integers(-1, 100)), draw(st.integers(-1, 200)), draw(st.integers(0, 20))),
+        12: lambda t: SetLevel(
+            t, draw(st.integers(-1, 100)), draw(st.integers(-1, 200)), draw(st.integers(0, 20))
+        ),
         13: lambda t: SetButton(t, seat),
-        14: lambda t: StartButtonDraw(t),
+        14: StartButtonDraw,
         15: lambda t: CardPlaced(t, ZoneKind.HOLE, tag, card, seat=seat),
     }[kind]
     return dt, maker
@@ -112,17 +116,17 @@ def test_random_event_sequences_keep_the_core_consistent(
     total = _total(before)
     for dt, maker in script:
         t = round(t + dt, 6)
-        ev: Event = maker(t)  # type: ignore[operator]
-        step = core.handle(ev)  # must never raise
+        one: Event = maker(t)  # type: ignore[operator]
+        step = core.handle(one)  # must never raise
         after = core.snapshot()
         _check(core, after)
         if step.rejected is not None:
-            assert after == before, f"rejected {ev} changed the state"
+            assert after == before, f"rejected {one} changed the state"
             assert step.decisions == ()
-        elif isinstance(ev, SeatPlayer | UnseatPlayer):
+        elif isinstance(one, SeatPlayer | UnseatPlayer):
             total = _total(after)  # chips enter or leave with the player
         else:
-            assert _total(after) == total, f"chips not conserved after {ev}"
+            assert _total(after) == total, f"chips not conserved after {one}"
         before = after
     event(f"last phase {before.phase.value}")
     event(f"hands started {min(before.hand_no, 3)}")
@@ -141,11 +145,11 @@ def plausible(draw: st.DrawFn) -> tuple[float, object]:
         0: lambda t: ChipsIn(t, seat, amount),
         1: lambda t: ChipsIn(t, seat, amount),
         2: lambda t: ("fold", seat),
-        3: lambda t: Sweep(t),
+        3: Sweep,
         4: lambda t: CardPlaced(t, ZoneKind.BURN, f"A-{card}", card),
         5: lambda t: CardPlaced(t, ZoneKind.BOARD, f"A-{card}", card),
         6: lambda t: ButtonPress(t, draw(st.sampled_from(list(ConsoleButton)))),
-        7: lambda t: Tick(t),
+        7: Tick,
         8: lambda t: ("clear", 0),
         9: lambda t: CardPlaced(t, ZoneKind.HOLE, f"A-{card}", card, seat=seat),
     }[kind]
