@@ -149,9 +149,20 @@ class TableCore:
             )
         try:
             self._check_clock(event.t)
+        except TableError as err:
+            return self._reject(err)
+        clock = tuple(self.out)
+        saved_t = self.t
+        try:
             self.t = event.t
             self._handlers[kind](event)
         except TableError as err:
+            self.t = saved_t
+            if clock:
+                # 002-Clock-1 / G8: the time that passed ran the clock out (countdown, dead
+                # hand) before this event; that ruling stands and is reported even though the
+                # event itself is rejected (it changed nothing)
+                return Step(self.phase, self.hand_no, clock, err)
             return self._reject(err)
         return Step(self.phase, self.hand_no, tuple(self.out))
 
