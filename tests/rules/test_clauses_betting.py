@@ -9,7 +9,7 @@ import pytest
 from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode, Severity
-from controller.rules.events import ConsoleButton
+from controller.rules.events import ChipsIn, ConsoleButton
 from controller.rules.hand import Phase, Street
 
 A = AlertCode
@@ -243,3 +243,15 @@ def test_street_helper_is_flop() -> None:
     """Guard for the builder: flop() opens the flop street."""
     t = Table("tda-2024", 3).post_blinds().deal().call_round().flop()
     assert t.snap.street is Street.FLOP
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_002_Clock_1_expiry_reported_with_a_late_rejected_action(profile: str) -> None:
+    """002 Calling for a Clock [L81]: chips from the clocked seat after the 70 s are refused,
+    and the step still reports the dead hand the elapsed time caused."""
+    t = Table(profile, 4).post_blinds().deal().press(ConsoleButton.CLOCK)
+    t.t += 75
+    step = t.send(ChipsIn(t.now(), 4, 100))
+    assert step.rejected is not None and step.rejected.code == "not_live"
+    assert [a.code for a in step.alerts] == [A.CLOCK_COUNTDOWN, A.CLOCK_EXPIRED]
+    assert not t.snap.seat(4).in_hand  # type: ignore[union-attr]
