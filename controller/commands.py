@@ -112,3 +112,20 @@ def doctor(args: argparse.Namespace) -> int:
 
 if "venue-log" not in REGISTRY:  # the venue logger registers itself when imported
     import controller.venuelog.cli  # noqa: F401
+
+
+# ---------------------------------------------------------------- the simulated-table demo
+
+
+def _demo_args(p: argparse.ArgumentParser) -> None:
+    from controller.demo import register
+
+    register(p)
+
+
+@command("demo", _demo_args)
+def demo(args: argparse.Namespace) -> int:
+    """Play hands on the simulated table (broker, daemon, reader board, GPIO) with a live view."""
+    from controller.demo import run_demo
+
+    return run_demo(args)

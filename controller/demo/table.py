@@ -1,0 +1,420 @@
+"""The simulated table of ``railguard demo``: the daemon in-process, the reader board on a
+pty, MockFactory GPIO, a venue subscriber (live view) and a venue logger on one broker; the
+virtual dealer plays each hand through the antennas, the chip zones and the button puck."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import random
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from controller.daemon import Daemon, config
+from controller.demo.hands import DemoHand
+from controller.demo.view import View
+from controller.link.config import BrokerConfig
+from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.events import (
+    CardPlaced,
+    ChipsIn,
+    ConsoleButton,
+    SeatPlayer,
+    SetButton,
+    SetLevel,
+    Sweep,
+    ZoneKind,
+)
+from controller.venuelog import SqliteHandStore, VenueLogger
+from firmware_bridge.protocol import SetConfig
+from firmware_bridge.zones import ZoneType
+from hwsim.board import SimBoard
+from hwsim.gpio import SimGpio, wired_factory
+
+SEATS = 6
+HOLE = {s: s - 1 for s in range(1, SEATS + 1)}
+BOARD, BURN, MUCK = 6, 7, 8
+BET = {s: 8 + s for s in range(1, SEATS + 1)}
+PUCK = {1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9}
+VENUE = "v1"
+STEP_TIMEOUT = 5.0
+
+
+class DemoFailure(Exception):
+    """The simulated table did not do what the dealer expected."""
+
+
+def card_uid(c: Card) -> bytes:
+    return bytes([0xC0, 0xA0, int(c.suit), c.rank])
+
+
+def chip_uid(hand: int, i: int) -> bytes:
+    return bytes([0xC1, 0, hand >> 8 & 0xFF, hand & 0xFF, 0, i >> 8 & 0xFF, i & 0xFF])
+
+
+DENOMINATIONS = (5000, 1000, 500, 100, 25, 5, 1)
+
+
+def split_chips(amount: int) -> list[int]:
+    """The chips a player pushes for ``amount``: largest first, never one chip nor all of one
+    denomination when smaller ones exist (so a raise is not read as an oversized-chip call
+    or under the multiple-chip rule)."""
+    chips: list[int] = []
+    left = amount
+    for d in DENOMINATIONS:
+        chips += [d] * (left // d)
+        left %= d
+    while len(set(chips)) < 2 and chips[0] > 1:
+        big = chips.pop(0)
+        smaller = [d for d in DENOMINATIONS if d < big]
+        part: list[int] = []
+        rest = big
+        for d in smaller:
+            part += [d] * (rest // d)
+            rest %= d
+        chips = sorted(chips + part, reverse=True)
+    return chips
+
+
+def chip_table(hands: list[DemoHand]) -> dict[bytes, int]:
+    """A chip tag for each chip of each ChipsIn of each hand."""
+    out: dict[bytes, int] = {}
+    for h, hand in enumerate(hands):
+        i = 0
+        for e in hand.plan.events:
+            if isinstance(e, ChipsIn):
+                for value in split_chips(e.amount or 0):
+                    out[chip_uid(h, i)] = value
+                    i += 1
+    return out
+
+
+def daemon_config(
+    port_path: str,
+    host: str,
+    mqtt_port: int,
+    table: str,
+    profile: str,
+    storage: Path,
+    chips: dict[bytes, int],
+) -> Any:
+    return config.from_mapping({
+        "table": {"id": table, "venue": VENUE, "profile": profile},
+        "reader": {"ports": [port_path], "scan_period_ms": 20, "heartbeat_ms": 200,
+                   "ready_timeout_s": 10.0},
+        "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
+                  "board": BOARD, "burn": BURN, "muck": MUCK,
+                  "bet": {str(s): a for s, a in BET.items()}},
+        "gpio": {"pin_factory": "mock", "chip_sensors": {},
+                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
+        "mqtt": {"host": host, "port": mqtt_port, "tls": False,
+                 "allow_plaintext": True, "keepalive": 5},
+        "storage": {"path": str(storage)},
+        "chips": {uid.hex(): v for uid, v in chips.items() if v},
+    })  # fmt: skip
+
+
+async def wait_until(cond: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise DemoFailure(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+class Venue:
+    """Subscribes to the table's topics (the live view) and sends venue commands."""
+
+    def __init__(self, host: str, port: int, base: str, view: View) -> None:
+        self.host, self.port, self.base, self.view = host, port, base, view
+        self.messages: list[tuple[str, Any]] = []
+        self.client: aiomqtt.Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._up = asyncio.Event()
+
+    async def _run(self) -> None:
+        ident = f"demo-venue-{uuid.uuid4().hex[:6]}"
+        async with aiomqtt.Client(self.host, self.port, identifier=ident) as c:
+            self.client = c
+            await c.subscribe(f"{self.base}/#", qos=1)
+            self._up.set()
+            async for m in c.messages:
+                raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    continue
+                topic = m.topic.value
+                self.messages.append((topic, body))
+                suffix = topic[len(self.base) + 1 :]
+                if suffix == "state" and isinstance(body, dict):
+                    self.view.state(body)
+                elif suffix == "alerts" and isinstance(body, dict):
+                    self.view.alert(body)
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+        done, _ = await asyncio.wait(
+            [self._task, asyncio.create_task(self._up.wait())], timeout=5,
+            return_when=asyncio.FIRST_COMPLETED,
+        )  # fmt: skip
+        if self._task in done:
+            self._task.result()  # raises the connection error
+        if not self._up.is_set():
+            raise DemoFailure(f"venue subscriber could not connect to {self.host}:{self.port}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await self._task
+
+    def on(self, suffix: str) -> list[Any]:
+        return [b for t, b in self.messages if t == f"{self.base}/{suffix}"]
+
+    async def do(self, cmd: str, **args: Any) -> dict[str, Any]:
+        assert self.client is not None
+        rid = uuid.uuid4().hex[:16]
+        body = {"request_id": rid, "ts": time.time(), "command": cmd, "args": args}
+        await self.client.publish(f"{self.base}/cmd", json.dumps(body).encode(), qos=1)
+        found: list[dict[str, Any]] = []
+
+        def answered() -> bool:
+            found[:] = [r for r in self.on("cmd/response") if r.get("request_id") == rid]
+            return bool(found)
+
+        await wait_until(answered, f"the response to {cmd}")
+        if not found[0].get("ok"):
+            raise DemoFailure(f"command {cmd} refused: {found[0].get('reason')}")
+        return found[0]
+
+
+@dataclass
+class Outcome:
+    hands: int = 0
+    records: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    errors_injected: int = 0
+
+
+def ohh_stacks(ohh: dict[str, Any]) -> dict[str, int]:
+    """Each player's finishing stack from an OHH record (start - put in + won)."""
+    stacks = {p["id"]: p["starting_stack"] for p in ohh["players"]}
+    for r in ohh["rounds"]:
+        for a in r["actions"]:
+            if a["action"] != "Dealt Cards":
+                stacks[a["player_id"]] -= a.get("amount", 0)
+    for pot in ohh["pots"]:
+        for w in pot["player_wins"]:
+            stacks[w["player_id"]] += w["win_amount"]
+    return {str(k): int(v) for k, v in stacks.items()}
+
+
+class Table:
+    """The running simulated table; :meth:`play` deals one :class:`DemoHand`."""
+
+    def __init__(self, daemon: Daemon, board: SimBoard, gpio: SimGpio, venue: Venue,
+                 view: View, rng: random.Random, error_rate: float) -> None:  # fmt: skip
+        self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
+        self.view, self.rng, self.error_rate = view, rng, error_rate
+        self.where: dict[bytes, int] = {}  # every tag on the board: antenna
+        self.button: int | None = None
+        self.level: tuple[int, int, int] | None = None
+        self.seated: set[int] = set()
+        self.outcome = Outcome()
+
+    async def setup(self) -> None:
+        cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
+        await self.venue.do("enrol_deck", deck_id="A", cards=cards)
+
+    async def _settled(self) -> None:
+        await wait_until(self.daemon.queue.empty, "the rules core")
+        await asyncio.sleep(0.02)
+
+    def _all_present(self, uids: list[bytes]) -> bool:
+        present = self.daemon.tracker.present()
+        return all(u in present for u in uids)
+
+    def _no_chips(self) -> bool:
+        return not any(z.type is ZoneType.BET for z in self.daemon.tracker.present().values())
+
+    async def _place(self, ant: int, uid: bytes) -> None:
+        if uid in self.where:
+            self.board.remove(self.where[uid], uid)
+        self.board.place(ant, uid)
+        self.where[uid] = ant
+        zone = self.daemon.cfg.zones.zone_of(ant)
+        await wait_until(lambda: self.daemon.tracker.present().get(uid) == zone, "a tag read")
+
+    async def _clear_table(self) -> None:
+        for uid, ant in self.where.items():
+            self.board.remove(ant, uid)
+        self.where.clear()
+        await wait_until(lambda: not self.daemon.tracker.present(), "a clear table")
+        await self._settled()
+        await wait_until(lambda: self.daemon.core.phase.value == "idle", "the table to reset")
+
+    async def _table_setup(self, hand: DemoHand) -> None:
+        seats = {}
+        button = 0
+        for ev in hand.plan.events:
+            if isinstance(ev, SetLevel):
+                lvl = (ev.small_blind, ev.big_blind, ev.ante)
+                if lvl != self.level:
+                    await self.venue.do("set_level", level=1, small_blind=lvl[0],
+                                        big_blind=lvl[1], ante=lvl[2])  # fmt: skip
+                    self.level = lvl
+            elif isinstance(ev, SeatPlayer):
+                seats[ev.seat] = ev
+            elif isinstance(ev, SetButton):
+                button = ev.seat
+        for s in sorted(self.seated - set(seats)):
+            await self.venue.do("unseat", seat=s)
+        for s, ev in sorted(seats.items()):
+            await self.venue.do("seat", seat=s, player_id=f"p{s}", name=ev.player, stack=ev.stack)
+        self.seated = set(seats)
+        await self._settled()
+        if self.button is not None:  # the puck leaves the last button seat...
+            self.gpio.set_puck(self.button, False)
+            await asyncio.sleep(0.3)
+        self.gpio.set_puck(button, True)  # ...and arrives at this hand's
+        self.button = button
+        await wait_until(lambda: self.daemon.core.button_set, "the button puck")
+
+    async def play(self, index: int, hand: DemoHand) -> None:
+        d = self.daemon
+        self.view.hand_start(index, hand)
+        await self._table_setup(hand)
+        inject = self.rng.random() < self.error_rate
+        records_before = len(d.records)
+        chips_on: dict[int, list[bytes]] = {}
+        chip_i = 0
+        physical = [e for e in hand.plan.events if isinstance(e, ChipsIn | CardPlaced | Sweep)]
+        for i, ev in enumerate(physical):
+            if isinstance(ev, ChipsIn):  # every chip of the action lands in one scan
+                uids = []
+                for _ in split_chips(ev.amount or 0):
+                    uids.append(chip_uid(index, chip_i))
+                    chip_i += 1
+                chips_on.setdefault(ev.seat, []).extend(uids)
+                for uid in uids:
+                    self.board.place(BET[ev.seat], uid)
+                    self.where[uid] = BET[ev.seat]
+                await wait_until(functools.partial(self._all_present, uids), "chips read")
+            elif isinstance(ev, CardPlaced):
+                assert ev.card is not None
+                uid = card_uid(ev.card)
+                if inject:  # dealer error: the first card to the wrong seat, then a re-deal
+                    inject = False
+                    await self._misdeal(ev.seat, uid)
+                ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
+                       ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]  # fmt: skip
+                await self._place(ant, uid)
+            elif isinstance(ev, Sweep):
+                if any(chips_on.values()):
+                    for uids in chips_on.values():
+                        for u in uids:
+                            self.board.remove(self.where.pop(u), u)
+                    chips_on = {}
+                    await wait_until(self._no_chips, "a sweep")
+                elif i == len(physical) - 1:  # a checked-through last round: ACK each check
+                    for _ in range(SEATS * 2):
+                        if len(d.records) > records_before:
+                            break
+                        await self.gpio.press(ConsoleButton.ACK, 0.06)
+                        await asyncio.sleep(0.08)
+            await self._settled()
+        try:
+            await wait_until(lambda: len(d.records) > records_before, "the hand record")
+        except DemoFailure:
+            self.outcome.missing.append(hand.label)
+            self.view.result(hand, None, "record missing")
+            await self._clear_table()
+            return
+        self.outcome.hands += 1
+        got_by_id = ohh_stacks(d.records[-1])
+        got = tuple(got_by_id.get(str(s), -1) for s in hand.plan.seats)
+        problem = "" if got == hand.expected else f"expected {list(hand.expected)}"
+        if problem:
+            self.outcome.mismatches.append(f"{hand.label}: got {list(got)}, {problem}")
+        self.view.result(hand, got, problem)
+        await self._clear_table()
+
+    async def _misdeal(self, seat: int, uid: bytes) -> None:
+        d = self.daemon
+        self.outcome.errors_injected += 1
+        wrong = seat % SEATS + 1
+        self.view.note(f"dealer error: first card pitched to seat {wrong} instead of seat {seat}")
+        n_alerts = len(self.view.alerts)
+        self.board.place(HOLE[wrong], uid)
+        self.where[uid] = HOLE[wrong]
+        await wait_until(lambda: len(self.view.alerts) > n_alerts, "the misdeal alert")
+        self.board.remove(HOLE[wrong], uid)
+        del self.where[uid]
+        await wait_until(lambda: uid not in d.tracker.present(), "the card to leave")
+        await self._settled()
+        await wait_until(lambda: d.core.phase.value == "idle", "the re-deal")
+        self.view.note("card gathered; the dealer deals again")
+
+
+async def run_table(
+    hands: list[DemoHand],
+    *,
+    host: str,
+    port: int,
+    profile: str,
+    seed: int,
+    error_rate: float,
+    workdir: Path,
+    view: View,
+    table_id: str = "t1",
+) -> tuple[Outcome, dict[str, int]]:
+    """Play ``hands`` on a fresh simulated table; (outcome, counts of records received)."""
+    rng = random.Random(f"{seed}-errors")
+    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
+    pty = await board.start_pty()
+    cfg = daemon_config(pty, host, port, table_id, profile, workdir / "state", chip_table(hands))
+    factory = wired_factory()
+    gpio = SimGpio(factory, cfg.gpio)
+    daemon = Daemon(cfg, pin_factory=factory)
+    stop = asyncio.Event()
+    base = f"railguard/{VENUE}/{table_id}"
+    venue = Venue(host, port, base, view)
+    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
+                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
+    run = asyncio.create_task(daemon.run(stop))
+    table = Table(daemon, board, gpio, venue, view, rng, error_rate)
+    try:
+        logger.start()
+        await venue.start()
+        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
+        await asyncio.wait_for(daemon.ready.wait(), 15)
+        await table.setup()
+        for i, hand in enumerate(hands):
+            await table.play(i, hand)
+        n = len(daemon.records)
+        with contextlib.suppress(DemoFailure):
+            await wait_until(lambda: len(venue.on("hands")) >= n, "hands over MQTT", 10)
+        with contextlib.suppress(DemoFailure):
+            await wait_until(lambda: logger.stats.stored >= n, "the venue logger", 10)
+        table.outcome.records = n
+        counts = {"daemon": n, "mqtt": len(venue.on("hands")), "logger": logger.stats.stored}
+        return table.outcome, counts
+    finally:
+        stop.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(run, 10)
+        await venue.stop()
+        with contextlib.suppress(Exception):
+            await logger.stop()
+        await board.stop()
+        factory.reset()
