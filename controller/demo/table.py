@@ -130,10 +130,17 @@ async def wait_until(cond: Callable[[], bool], what: str, timeout: float = STEP_
         await asyncio.sleep(0.01)
 
 
+def command_payload(cmd: str, **args: Any) -> tuple[str, bytes]:
+    """A venue command as it goes on the wire: (request id, JSON payload)."""
+    rid = uuid.uuid4().hex[:16]
+    body = {"request_id": rid, "ts": time.time(), "command": cmd, "args": args}
+    return rid, json.dumps(body).encode()
+
+
 class Venue:
     """Subscribes to the table's topics (the live view) and sends venue commands."""
 
-    def __init__(self, host: str, port: int, base: str, view: View) -> None:
+    def __init__(self, host: str, port: int, base: str, view: View | None = None) -> None:
         self.host, self.port, self.base, self.view = host, port, base, view
         self.messages: list[tuple[str, Any]] = []
         self.client: aiomqtt.Client | None = None
@@ -155,12 +162,15 @@ class Venue:
                 topic = m.topic.value
                 self.messages.append((topic, body))
                 suffix = topic[len(self.base) + 1 :]
-                if suffix == "state" and isinstance(body, dict):
+                if self.view is None or not isinstance(body, dict):
+                    continue
+                if suffix == "state":
                     self.view.state(body)
-                elif suffix == "alerts" and isinstance(body, dict):
+                elif suffix == "alerts":
                     self.view.alert(body)
 
     async def start(self) -> None:
+        self._up.clear()  # restartable: wait for the new connection, not the old one
         self._task = asyncio.create_task(self._run())
         done, _ = await asyncio.wait(
             [self._task, asyncio.create_task(self._up.wait())], timeout=5,
@@ -180,21 +190,25 @@ class Venue:
     def on(self, suffix: str) -> list[Any]:
         return [b for t, b in self.messages if t == f"{self.base}/{suffix}"]
 
-    async def do(self, cmd: str, **args: Any) -> dict[str, Any]:
+    async def send(self, payload: bytes, rid: str | None, what: str = "") -> dict[str, Any]:
+        """Publish a raw command payload and wait for the response carrying ``rid``."""
         assert self.client is not None
-        rid = uuid.uuid4().hex[:16]
-        body = {"request_id": rid, "ts": time.time(), "command": cmd, "args": args}
-        await self.client.publish(f"{self.base}/cmd", json.dumps(body).encode(), qos=1)
+        await self.client.publish(f"{self.base}/cmd", payload, qos=1)
         found: list[dict[str, Any]] = []
 
         def answered() -> bool:
             found[:] = [r for r in self.on("cmd/response") if r.get("request_id") == rid]
             return bool(found)
 
-        await wait_until(answered, f"the response to {cmd}")
-        if not found[0].get("ok"):
-            raise DemoFailure(f"command {cmd} refused: {found[0].get('reason')}")
+        await wait_until(answered, what or f"the response to {rid}")
         return found[0]
+
+    async def do(self, cmd: str, **args: Any) -> dict[str, Any]:
+        rid, payload = command_payload(cmd, **args)
+        resp = await self.send(payload, rid, f"the response to {cmd}")
+        if not resp.get("ok"):
+            raise DemoFailure(f"command {cmd} refused: {resp.get('reason')}")
+        return resp
 
 
 @dataclass

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
 import pytest
 
-from controller.daemon import Daemon, config
+from controller.daemon import Daemon
+from controller.demo import table as demo_table
+from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, SEATS, Venue, card_uid
+from controller.demo.table import command_payload as command
 from controller.link.config import BrokerConfig
-from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import (
     CardPlaced,
     ChipsIn,
@@ -43,104 +42,20 @@ from tests.brokers import plain_broker
 
 PHH = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh"
 HAND = PHH / "pluribus" / "83" / "63.phh"
-SEATS = 6
-HOLE = {s: s - 1 for s in range(1, SEATS + 1)}
-BOARD, BURN, MUCK = 6, 7, 8
-BET = {s: 8 + s for s in range(1, SEATS + 1)}
-PUCK = {1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9}
 BASE = "railguard/v1/t1"
 
 
-def card_uid(c: Card) -> bytes:
-    return bytes([0xC0, 0xA0, int(c.suit), c.rank])
-
-
-def daemon_config(port_path: str, mqtt_port: int, storage: Path, chips: dict[str, int]) -> Any:
-    return config.from_mapping({
-        "table": {"id": "t1", "venue": "v1", "profile": "tda-2024"},
-        "reader": {"ports": [port_path], "scan_period_ms": 20, "heartbeat_ms": 200,
-                   "ready_timeout_s": 10.0},
-        "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
-                  "board": BOARD, "burn": BURN, "muck": MUCK,
-                  "bet": {str(s): a for s, a in BET.items()}},
-        "gpio": {"pin_factory": "mock", "chip_sensors": {},
-                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
-        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False,
-                 "allow_plaintext": True, "keepalive": 5},
-        "storage": {"path": str(storage)},
-        "chips": chips,
-    })  # fmt: skip
+def daemon_config(port_path: str, mqtt_port: int, storage: Path, chips: dict[bytes, int]) -> Any:
+    return demo_table.daemon_config(
+        port_path, "127.0.0.1", mqtt_port, "t1", "tda-2024", storage, chips
+    )
 
 
 async def wait_until(cond: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or cond}")
-        await asyncio.sleep(0.01)
-
-
-def command(cmd: str, **args: Any) -> tuple[str, bytes]:
-    rid = uuid.uuid4().hex[:16]
-    body = {"request_id": rid, "ts": time.time(), "command": cmd, "args": args}
-    return rid, json.dumps(body).encode()
-
-
-class Venue:
-    """A subscriber to the table's topics that also sends commands."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.messages: list[tuple[str, Any]] = []
-        self._task: asyncio.Task[None] | None = None
-        self.client: aiomqtt.Client | None = None
-        self._up = asyncio.Event()
-
-    async def _run(self) -> None:
-        ident = f"venue-{uuid.uuid4().hex[:6]}"
-        async with aiomqtt.Client("127.0.0.1", self.port, identifier=ident) as c:
-            self.client = c
-            await c.subscribe(f"{BASE}/#", qos=1)
-            self._up.set()
-            async for m in c.messages:
-                raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = raw
-                self.messages.append((m.topic.value, body))
-
-    async def start(self) -> None:
-        self._up.clear()
-        self._task = asyncio.create_task(self._run())
-        await asyncio.wait_for(self._up.wait(), 5)
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
-                await self._task
-
-    def on(self, suffix: str) -> list[Any]:
-        return [b for t, b in self.messages if t == f"{BASE}/{suffix}"]
-
-    async def send(self, payload: bytes, rid: str | None, timeout: float = 5.0) -> dict[str, Any]:
-        assert self.client is not None
-        await self.client.publish(f"{BASE}/cmd", payload, qos=1)
-        found: list[dict[str, Any]] = []
-
-        def answered() -> bool:
-            found[:] = [r for r in self.on("cmd/response") if r.get("request_id") == rid]
-            return bool(found)
-
-        await wait_until(answered, timeout, f"response to {rid}")
-        return found[0]
-
-    async def do(self, cmd: str, **args: Any) -> dict[str, Any]:
-        rid, payload = command(cmd, **args)
-        resp = await self.send(payload, rid)
-        assert resp["ok"], resp
-        return resp
+    try:
+        await demo_table.wait_until(cond, what or str(cond), timeout)
+    except demo_table.DemoFailure as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def strings(obj: Any) -> list[str]:
@@ -164,7 +79,7 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
     plan = plan_hand(hh, get_profile("tda-2024"))
     chip_values = [e.amount for e in plan.events if isinstance(e, ChipsIn)]
     chip_uids = [bytes([0xC1, 0, 0, i]) for i in range(len(chip_values))]
-    chips = {uid.hex(): v for uid, v in zip(chip_uids, chip_values, strict=True) if v}
+    chips = {uid: v for uid, v in zip(chip_uids, chip_values, strict=True) if v}
     board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
     port = await board.start_pty()
     cfg = daemon_config(port, broker.port, tmp_path / "state", chips)
@@ -175,7 +90,7 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
     logger = VenueLogger(BrokerConfig(host="127.0.0.1", port=broker.port, tls=False,
                                       allow_plaintext=True),
                          SqliteHandStore(tmp_path / "venue.db"))  # fmt: skip
-    venue = Venue(broker.port)
+    venue = Venue("127.0.0.1", broker.port, BASE)
     run = asyncio.create_task(daemon.run(stop))
     try:
         logger.start()
