@@ -122,6 +122,11 @@ def _apply_pending_oot(core: TableCore, h: Hand) -> None:
         return
     amount, bet_seen = pending
     if bet_seen == h.current_bet:
+        if amount is None:
+            # presence-only chip sensors (L3): the amount is not known, the call stands
+            core.instruct(f"Seat {seat}: the action out of turn stands (amount not sensed)", seat)
+            _act_presence(core, h, h.players[seat])
+            return
         core.instruct(f"Seat {seat}: the action out of turn stands ({amount})", seat)
         _act(core, h, h.players[seat], amount, ())
         return
@@ -129,7 +134,8 @@ def _apply_pending_oot(core: TableCore, h: Hand) -> None:
         AlertCode.ACTION_OUT_OF_TURN,
         Severity.WARNING,
         "002 Action out of turn [OutOfTurn-2]; 000 SECTION 3 betting 7b-7c",
-        f"Seat {seat}: the action changed since the bet out of turn; return the {amount} chips, "
+        f"Seat {seat}: the action changed since the bet out of turn; return the "
+        f"{'' if amount is None else f'{amount} '}chips, "
         "the player has all options",
         seat,
     )
@@ -198,14 +204,24 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     if p is None:
         raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
     owed = h.unconfirmed.get(e.seat, 0)
-    if owed and e.amount is not None:
-        take = min(owed, e.amount)
-        h.unconfirmed[e.seat] = owed - take
-        if take == e.amount:
-            return
-        e = ChipsIn(e.t, e.seat, e.amount - take, e.chips)
+    take = min(owed, e.amount) if owed and e.amount is not None else 0
+    if take and take == e.amount:
+        h.unconfirmed[e.seat] = owed - take  # the chips confirm a blind posted from the stack
+        return
+    # validate before mutating: a rejected event leaves the state unchanged
     if not p.live:
         raise TableError("not_live", f"seat {e.seat} has folded; its chips cannot play")
+    if core.phase is not Phase.BOARD:
+        if p.all_in:
+            raise TableError("all_in", f"seat {e.seat} is all-in")
+        if e.amount is not None and e.amount - take > p.stack:
+            raise TableError(
+                "over_stack", f"seat {e.seat} put in {e.amount - take} but has {p.stack} behind"
+            )
+    if take:
+        assert e.amount is not None
+        h.unconfirmed[e.seat] = owed - take
+        e = ChipsIn(e.t, e.seat, e.amount - take, e.chips)
     if core.phase is Phase.BOARD:
         core.alert(
             AlertCode.ACTION_PENDING,
@@ -217,13 +233,10 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         return
     if not _begin_action(core, h):
         return
-    if p.all_in:
-        raise TableError("all_in", f"seat {e.seat} is all-in")
-    if e.amount is not None and e.amount > p.stack:
-        raise TableError("over_stack", f"seat {e.seat} put in {e.amount} but has {p.stack} behind")
     if e.seat != h.pointer and not _infer_checks(core, h, e.seat):
-        h.oot[e.seat] = (amount, h.current_bet)
-        _out_of_turn(core, h, e.seat, f"chips {amount}")
+        h.oot[e.seat] = (e.amount, h.current_bet)
+        what = f"chips {e.amount}" if e.amount is not None else "chips; amount not sensed"
+        _out_of_turn(core, h, e.seat, what)
         return
     if h.clock_seat == e.seat:
         h.clock_seat = 0

@@ -97,7 +97,8 @@ class Hand:
     clock_seat: int = 0
     clock_deadline: float = 0.0
     clock_warned: bool = False
-    oot: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (amount, bet seen)
+    # seat -> (amount, bet seen); amount None with presence-only chip sensors
+    oot: dict[int, tuple[int | None, int]] = field(default_factory=dict)
     unconfirmed: dict[int, int] = field(default_factory=dict)  # blinds posted for an absent seat
     zone_chips: dict[int, int] = field(default_factory=dict)  # chips seen in zones (no sweep yet)
     misdeal_called_t: float = -1.0

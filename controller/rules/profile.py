@@ -83,6 +83,11 @@ class JokerRule(Enum):
     MISDEAL = "misdeal"  # TDA 35-A: non-standard card before substantial action
 
 
+class InterruptedHand(Enum):
+    MISDEAL = "misdeal"  # railguard: a hand cut by a controller restart is re-dealt (G1)
+    RESUME = "resume"  # the stored events are replayed and the hand plays on
+
+
 class AnteStyle(Enum):
     BIG_BLIND = "big-blind"  # the big blind posts the table's ante (BBA)
     EACH = "each"  # every dealt-in player antes
@@ -119,6 +124,7 @@ class Profile:
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision
+    interrupted_hand: InterruptedHand = InterruptedHand.MISDEAL  # after a controller restart
 
     @property
     def misdeal_on_exposed_first(self) -> bool:
