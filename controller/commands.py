@@ -27,33 +27,69 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--core-only", action="store_true", help="straight through the rules core")
     p.add_argument("--profile", default="tda-2024", help="profile name or TOML path")
     p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    p.add_argument(
+        "--inject",
+        metavar="KIND",
+        default=None,
+        help="one dealer error in every hand: exposed[:N], four-card-flop, missing-burn, "
+        "premature-turn, wrong-first-seat, extra-hole-card",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        default=0.0,
+        help="full system: times real dealing speed (default 0: as fast as the pipeline keeps up)",
+    )
+    p.add_argument(
+        "--broker",
+        default=None,
+        help="full system: mqtt://HOST:PORT of an existing broker (default: a private mosquitto)",
+    )
 
 
 @command("replay", _replay_args)
 def replay(args: argparse.Namespace) -> int:
     """Replay recorded hands (PHH) as physical dealing and compare the outcomes."""
-    from controller.replay import replay_paths
+    from collections.abc import Iterator
+
+    from controller.replay import ReplayResult, replay_paths
     from controller.rules.errors import ConfigError
     from controller.rules.profile import get_profile
+    from hwsim.inject import InjectionError, parse_kind
 
     try:
         profile = get_profile(args.profile)
-    except ConfigError as exc:
+        if args.inject is not None:
+            parse_kind(args.inject)
+    except (ConfigError, InjectionError) as exc:
         print(f"railguard replay: {exc}")
         return 2
-    if not args.core_only:
-        print("railguard replay: the full-system replay needs the daemon; use --core-only")
+    if args.speed < 0:
+        print("railguard replay: --speed must be positive (0: as fast as possible)")
         return 2
+    results: Iterator[ReplayResult]
+    if args.core_only:
+        results = replay_paths(args.paths, profile, args.inject)
+    else:
+        from controller.replay_system import system_replay
+
+        results = system_replay(
+            args.paths, args.profile, inject=args.inject, speed=args.speed, broker=args.broker
+        )
     passed = failed = skipped = 0
-    for r in replay_paths(args.paths, profile):
-        if r.match is None:
-            skipped += 1
-        elif r.match:
-            passed += 1
-        else:
-            failed += 1
-        if not args.quiet or r.match is False:
-            print(r.line(), flush=True)
+    try:
+        for r in results:
+            if r.match is None:
+                skipped += 1
+            elif r.match:
+                passed += 1
+            else:
+                failed += 1
+            if not args.quiet or r.match is False:
+                print(r.line(), flush=True)
+    except Exception as exc:  # the system did not start or broke down: say why, count on
+        print(f"railguard replay: {type(exc).__name__}: {exc}", flush=True)
+        failed += 1
     tail = f", {skipped} skipped" if skipped else ""
     print(f"{passed} passed, {failed} failed{tail}")
     return 1 if failed else 0
@@ -129,3 +165,66 @@ def demo(args: argparse.Namespace) -> int:
     from controller.demo import run_demo
 
     return run_demo(args)
+
+
+# ---------------------------------------------------------------- table set-up (controller.tools)
+
+
+def _calibrate_args(p: argparse.ArgumentParser) -> None:
+    from controller.tools import args
+
+    args.calibrate(p)
+
+
+@command("calibrate", _calibrate_args)
+def calibrate(args: argparse.Namespace) -> int:
+    """Find which antenna is under which zone (a card on each zone in turn); prints [zones]."""
+    from controller.tools.calibrate import main
+
+    return main(args)
+
+
+def _enroll_args(p: argparse.ArgumentParser) -> None:
+    from controller.tools import args
+
+    args.enroll(p)
+
+
+@command("enroll", _enroll_args)
+def enroll(args: argparse.Namespace) -> int:
+    """Enrol a deck: read each card in order on the desk reader or an antenna; store it."""
+    from controller.tools.enroll import main
+
+    return main(args)
+
+
+def _deck_args(p: argparse.ArgumentParser) -> None:
+    from controller.tools import args
+
+    actions = p.add_subparsers(dest="deck_action", required=True)
+    args.deck_check(actions.add_parser("check", help="report missing, extra and duplicate cards"))
+
+
+@command("deck", _deck_args)
+def deck(args: argparse.Namespace) -> int:
+    """Deck tools: `railguard deck check` reads a deck laid out on the table."""
+    from controller.tools.deckcheck import main
+
+    return main(args)
+
+
+# ---------------------------------------------------------------- scenarios (rules as examples)
+
+
+def _scenario_args(p: argparse.ArgumentParser) -> None:
+    from hwsim.scenario.cli import register
+
+    register(p)
+
+
+@command("scenario", _scenario_args)
+def scenario(args: argparse.Namespace) -> int:
+    """Play scenario files (docs/scenarios.md) on the simulated table; pass/fail per scenario."""
+    from hwsim.scenario.cli import main
+
+    return main(args)
