@@ -1,0 +1,321 @@
+"""Read ``.scn`` scenario files (the format is documented in ``docs/scenarios.md``).
+
+    from hwsim.scenario.parse import parse_file
+    sc = parse_file("scenarios/tda-2024/000-S3-misdeal-1h-wrong-first-seat.scn")
+
+Every problem raises :class:`~hwsim.scenario.model.ScenarioError` naming the file, the line
+and what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from controller.rules.cards import Card
+from controller.rules.decisions import AlertCode
+from controller.rules.errors import BadCard, ConfigError
+from controller.rules.events import ConsoleButton
+from controller.rules.hand import Phase
+from controller.rules.profile import get_profile
+from hwsim.scenario.model import Action, CardRef, Expect, Scenario, ScenarioError, Step
+
+BUTTONS = {b.value: b for b in ConsoleButton}
+ALERT_CODES = {c.value.upper() for c in AlertCode} | {"HAND_INTERRUPTED"}
+SEVERITIES = ("info", "warning", "critical")
+PHASES = {p.value for p in Phase}
+STREETS = ("idle", "preflop", "flop", "turn", "river", "showdown")
+READER = ("connecting", "online", "stalled", "offline", "version_mismatch")
+FAULTS = ("garbage", "bitflip", "reboot", "unplug", "replug", "stall", "heartbeat-stall",
+          "resume", "bounce")  # fmt: skip
+CARD_VERBS = ("hole", "board", "burn", "muck", "take")
+MAX_SEAT = 6  # the simulated table (controller.demo.table.SEATS)
+_HEX = re.compile(r"^[0-9A-Fa-f]{8,20}$")
+
+
+class _Line:
+    """One line's words, with the helpers that turn them into values or errors."""
+
+    def __init__(self, path: str, no: int, words: list[str]) -> None:
+        self.path, self.no, self.words = path, no, words
+
+    def error(self, problem: str) -> ScenarioError:
+        return ScenarioError(self.path, self.no, problem)
+
+    def int_(self, word: str, what: str, *, low: int = 0) -> int:
+        try:
+            n = int(word)
+        except ValueError:
+            raise self.error(f"{what}: expected a whole number, got {word!r}") from None
+        if n < low:
+            raise self.error(f"{what}: {n} is below {low}")
+        return n
+
+    def seat(self, word: str) -> int:
+        n = self.int_(word, "seat", low=1)
+        if n > MAX_SEAT:
+            raise self.error(f"seat {n}: the simulated table has seats 1..{MAX_SEAT}")
+        return n
+
+    def arity(self, low: int, high: int | None = None, usage: str = "") -> None:
+        n = len(self.words) - 1
+        high = low if high is None else high
+        if not low <= n <= high:
+            raise self.error(f"{self.words[0]}: expected {usage}")
+
+    def card(self, word: str) -> CardRef:
+        if word.lower().startswith("tag:"):
+            hexpart = word[4:]
+            if not _HEX.match(hexpart):
+                raise self.error(f"{word}: an unregistered tag is tag:HEX (8 to 20 hex digits)")
+            return CardRef(tag=hexpart.upper())
+        deck = "A"
+        text = word
+        if ":" in word:
+            deck, text = word.split(":", 1)
+            if deck not in ("A", "B"):
+                raise self.error(f"{word}: deck {deck!r} is not A or B")
+        try:
+            card = Card.parse(text)
+        except BadCard as exc:
+            raise self.error(str(exc)) from None
+        if card.is_joker and deck != "A":
+            raise self.error(f"{word}: the joker has no deck prefix")
+        return CardRef(str(card), deck)
+
+
+def _cards(ln: _Line, words: list[str]) -> tuple[tuple[CardRef, ...], bool]:
+    together = bool(words) and words[-1] == "together"
+    if together:
+        words = words[:-1]
+    if not words:
+        raise ln.error(f"{ln.words[0]}: name at least one card")
+    return tuple(ln.card(w) for w in words), together
+
+
+def _action(ln: _Line) -> Action:
+    w = ln.words
+    verb, args, no = w[0], w[1:], ln.no
+    if verb == "seat":
+        ln.arity(2, 3, "seat N STACK [NAME]")
+        return Action(no, verb, seat=ln.seat(args[0]), amount=ln.int_(args[1], "stack"),
+                      text=args[2] if len(args) > 2 else "")  # fmt: skip
+    if verb in ("unseat", "button", "fold"):
+        ln.arity(1, 1, f"{verb} N")
+        return Action(no, verb, seat=ln.seat(args[0]))
+    if verb == "level":
+        ln.arity(2, 3, "level SB BB [ANTE]")
+        nums = tuple(ln.int_(a, "level") for a in args)
+        if nums[1] <= 0 or nums[0] > nums[1]:
+            raise ln.error(f"level {' '.join(args)}: needs 0 <= SB <= BB and BB > 0")
+        return Action(no, verb, numbers=nums if len(nums) == 3 else (*nums, 0))
+    if verb in ("draw", "next-hand", "sweep"):
+        ln.arity(0, 0, verb + " (no arguments)")
+        return Action(no, verb)
+    if verb in CARD_VERBS:
+        if verb == "hole":
+            if len(args) < 2:
+                raise ln.error("hole: expected hole N CARD... [together]")
+            cards, together = _cards(ln, args[1:])
+            return Action(no, verb, seat=ln.seat(args[0]), zone="hole", cards=cards,
+                          together=together)  # fmt: skip
+        cards, together = _cards(ln, args)
+        return Action(no, verb, zone="" if verb == "take" else verb, cards=cards,
+                      together=together)  # fmt: skip
+    if verb == "bet":
+        if len(args) < 2:
+            raise ln.error("bet: expected bet N AMOUNT or bet N chips D D ...")
+        seat = ln.seat(args[0])
+        if args[1] == "chips":
+            if len(args) < 3:
+                raise ln.error("bet N chips: name at least one chip")
+            chips = tuple(ln.int_(a, "chip", low=1) for a in args[2:])
+            return Action(no, verb, seat=seat, amount=sum(chips), numbers=chips)
+        ln.arity(2, 2, "bet N AMOUNT or bet N chips D D ...")
+        return Action(no, verb, seat=seat, amount=ln.int_(args[1], "amount", low=1))
+    if verb == "takeback":
+        ln.arity(1, 2, "takeback N [AMOUNT]")
+        amount = ln.int_(args[1], "amount", low=1) if len(args) > 1 else 0
+        return Action(no, verb, seat=ln.seat(args[0]), amount=amount)
+    if verb == "press":
+        ln.arity(1, 2, "press BUTTON [long]")
+        button = BUTTONS.get(args[0])
+        if button is None:
+            raise ln.error(f"press {args[0]}: unknown button (one of {', '.join(BUTTONS)})")
+        if len(args) > 1 and args[1] != "long":
+            raise ln.error(f"press {args[0]} {args[1]}: only 'long' may follow the button")
+        return Action(no, verb, button=button, long=len(args) > 1)
+    if verb == "badge":
+        ln.arity(2, 2, "badge dealer|supervisor ID")
+        if args[0] not in ("dealer", "supervisor"):
+            raise ln.error(f"badge {args[0]}: expected dealer or supervisor")
+        return Action(no, verb, text=args[1], long=args[0] == "supervisor")
+    if verb == "wait":
+        ln.arity(1, 1, "wait SECONDS")
+        try:
+            secs = float(args[0])
+        except ValueError:
+            raise ln.error(f"wait {args[0]}: expected seconds") from None
+        if not 0 <= secs <= 3600:
+            raise ln.error(f"wait {args[0]}: seconds must be 0..3600")
+        return Action(no, verb, seconds=secs)
+    if verb == "fault":
+        return _fault(ln)
+    raise ln.error(f"unknown instruction {verb!r}")
+
+
+def _fault(ln: _Line) -> Action:
+    args = ln.words[1:]
+    if not args or args[0] not in FAULTS:
+        raise ln.error(f"fault: expected one of {', '.join(FAULTS)}")
+    kind = args[0]
+    if kind == "bounce":
+        ln.arity(2, 2, "fault bounce BUTTON")
+        button = BUTTONS.get(args[1])
+        if button is None:
+            raise ln.error(f"fault bounce {args[1]}: unknown button")
+        return Action(ln.no, "fault", text=kind, button=button)
+    if kind in ("garbage", "bitflip"):
+        ln.arity(1, 2, f"fault {kind} [N]")
+        n = ln.int_(args[1], kind, low=1) if len(args) > 1 else (32 if kind == "garbage" else 1)
+        return Action(ln.no, "fault", text=kind, amount=n)
+    ln.arity(1, 1, f"fault {kind} (no arguments)")
+    return Action(ln.no, "fault", text=kind)
+
+
+def _expect(ln: _Line, xfail: str) -> Expect:
+    w = ln.words[1:]
+    if not w:
+        raise ln.error("expect: expected what (alert, no-alert, pot, ...)")
+    what, args, no = w[0], w[1:], ln.no
+    if what == "alert":
+        if not args:
+            raise ln.error("expect alert: name the alert code")
+        code = args[0].upper()
+        if code not in ALERT_CODES:
+            raise ln.error(f"expect alert {args[0]}: unknown alert code")
+        severity, seat = "", None
+        rest = args[1:]
+        while rest:
+            if len(rest) < 2:
+                raise ln.error(f"expect alert: {rest[0]!r} needs a value")
+            key, val = rest[0], rest[1]
+            if key == "severity":
+                if val not in SEVERITIES:
+                    raise ln.error(f"severity {val}: one of {', '.join(SEVERITIES)}")
+                severity = val
+            elif key == "seat":
+                seat = ln.seat(val)
+            else:
+                raise ln.error(f"expect alert: unknown qualifier {key!r} (severity, seat)")
+            rest = rest[2:]
+        return Expect(no, what, code=code, severity=severity, seat=seat, xfail=xfail)
+    if what == "no-alert":
+        if len(args) > 1:
+            raise ln.error("expect no-alert [CODE]")
+        code = args[0].upper() if args else ""
+        if code and code not in ALERT_CODES:
+            raise ln.error(f"expect no-alert {args[0]}: unknown alert code")
+        return Expect(no, what, code=code, xfail=xfail)
+    if what == "instruction":
+        if not args:
+            raise ln.error("expect instruction: give the text it must contain")
+        return Expect(no, what, text=_text(args), xfail=xfail)
+    if what in ("button", "sb", "bb", "to-act"):
+        ln.words = ["expect", *args]
+        ln.arity(1, 1, f"expect {what} N")
+        seat_no = 0 if args[0] == "none" else ln.int_(args[0], what)
+        return Expect(no, what, value=seat_no, xfail=xfail)
+    if what in ("pot", "hand"):
+        ln.words = ["expect", *args]
+        ln.arity(1, 1, f"expect {what} N")
+        return Expect(no, what, value=ln.int_(args[0], what), xfail=xfail)
+    if what == "stack":
+        ln.words = ["expect", *args]
+        ln.arity(2, 2, "expect stack SEAT AMOUNT")
+        return Expect(no, what, seat=ln.seat(args[0]), value=ln.int_(args[1], "stack"),
+                      xfail=xfail)  # fmt: skip
+    if what == "winners":
+        if not args:
+            raise ln.error("expect winners: name the winning seat(s)")
+        return Expect(no, what, values=tuple(sorted(ln.seat(a) for a in args)), xfail=xfail)
+    for name, allowed in (("phase", PHASES), ("street", STREETS), ("reader", READER)):
+        if what == name:
+            if len(args) != 1 or args[0] not in allowed:
+                raise ln.error(f"expect {name}: one of {', '.join(sorted(allowed))}")
+            return Expect(no, what, text=args[0], xfail=xfail)
+    raise ln.error(f"expect {what}: unknown expectation")
+
+
+def _text(words: list[str]) -> str:
+    """Free text (a title, an instruction's words), without surrounding quotes."""
+    return " ".join(words).strip().strip('"').strip()
+
+
+def parse_text(text: str, path: str = "<scenario>") -> Scenario:
+    sc = Scenario(path)
+    xfail = ""
+    xfail_line = 0
+    for no, raw in enumerate(text.splitlines(), 1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        ln = _Line(path, no, words)
+        head = words[0]
+        if head == "profile":
+            ln.arity(1, 1, "profile NAME")
+            if sc.profile:
+                raise ln.error("profile given twice")
+            if sc.steps:
+                raise ln.error("profile must come before the first action")
+            try:
+                get_profile(words[1])
+            except ConfigError as exc:
+                raise ln.error(f"profile {words[1]}: {exc}") from None
+            sc.profile = words[1]
+        elif head == "title":
+            sc.title = _text(words[1:])
+        elif head == "xfail":
+            if len(words) < 2:
+                raise ln.error("xfail: give the reason (what the controller gets wrong)")
+            if xfail:
+                raise ln.error(f"xfail after the xfail of line {xfail_line}: one per expect")
+            xfail, xfail_line = " ".join(words[1:]), no
+        elif head == "expect":
+            exp = _expect(ln, xfail)
+            xfail = ""
+            (sc.steps[-1].expects if sc.steps else sc.setup).append(exp)
+        else:
+            if xfail:
+                raise ScenarioError(path, xfail_line, "xfail must be followed by an expect line")
+            if not sc.profile:
+                raise ln.error("the profile line must come first")
+            sc.steps.append(Step(_action(ln)))
+    if xfail:
+        raise ScenarioError(path, xfail_line, "xfail must be followed by an expect line")
+    if not sc.profile:
+        raise ScenarioError(path, 1, "no profile line (profile NAME)")
+    if not sc.steps:
+        raise ScenarioError(path, 1, "no actions")
+    return sc
+
+
+def parse_file(path: str | Path) -> Scenario:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(p, 0, f"cannot read: {exc}") from None
+    return parse_text(text, str(p))
+
+
+def scenario_files(paths: list[str]) -> list[Path]:
+    """Files named, and the ``*.scn`` files under folders named (sorted)."""
+    out: list[Path] = []
+    for name in paths:
+        p = Path(name)
+        if p.is_dir():
+            out += sorted(p.rglob("*.scn"))
+        else:
+            out.append(p)
+    return out
