@@ -17,7 +17,12 @@ for extra in (ROOT, ROOT / "tests" / "firmware_bridge"):  # pcsc_fixtures lives 
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
+import pcsc_fixtures  # noqa: E402
+from pcsc_fixtures import Pcscd  # noqa: E402
+
 from firmware_bridge.protocol import SetConfig  # noqa: E402
+
+__all__ = ["Cli", "Pcscd", "pcsc_fixtures", "run", "write_config"]
 
 SCAN_MS = 10
 FAST_BOARD = SetConfig(scan_period_ms=SCAN_MS, heartbeat_interval_ms=200)
