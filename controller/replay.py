@@ -15,6 +15,7 @@ from controller.rules.engine import TableCore
 from controller.rules.errors import BadInput
 from controller.rules.profile import Profile
 from hwsim.dealer import plan_hand
+from hwsim.inject import Injection, parse_kind
 from hwsim.phh import HandHistory, UnsupportedVariant, iter_phh_paths, load_phh
 
 
@@ -28,6 +29,13 @@ class ReplayResult:
     odd_chip: bool = False
     error: str = ""
     alerts: tuple[str, ...] = ()
+    inject: str = ""  # the dealer error injected (--inject), '' for none
+    injected: bool = False  # the hand had a place for it
+    remedy: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.match is False
 
     def line(self) -> str:
         d: dict[str, Any] = {
@@ -43,6 +51,11 @@ class ReplayResult:
             d["error"] = self.error
         if self.alerts:
             d["alerts"] = list(self.alerts)
+        if self.inject:
+            d["inject"] = self.inject
+            d["injected"] = self.injected
+            if self.remedy:
+                d["remedy"] = self.remedy
         return json.dumps(d)
 
 
@@ -83,6 +96,36 @@ def replay_core(
     return record, alerts
 
 
+def replay_core_injected(
+    hh: HandHistory, profile: Profile, injection: str, seed: int = 0
+) -> tuple[HandRecord | None, list[Alert], Injection]:
+    """The hand through the rules core with one dealer error and its remedy."""
+    kind, n = parse_kind(injection)
+    plan = plan_hand(hh, profile, seed)
+    inj = Injection(plan, kind, n, seed)
+    core = TableCore(plan.profile, table="replay")
+    record: HandRecord | None = None
+    alerts: list[Alert] = []
+    gen = inj.events()
+    ev = next(gen, None)
+    while ev is not None:
+        step = core.handle(ev)
+        if step.rejected is not None:
+            raise BadInput(f"event {ev} rejected: {step.rejected}")
+        raised: list[tuple[str, str]] = []
+        for d in step.decisions:
+            if isinstance(d, HandComplete):
+                record = d.record
+            elif isinstance(d, Alert):
+                alerts.append(d)
+                raised.append((d.code.value, d.severity.name.lower()))
+        try:
+            ev = gen.send(tuple(raised)) if inj.awaiting else next(gen)
+        except StopIteration:
+            ev = None
+    return record, alerts, inj
+
+
 def _compare(
     hh: HandHistory, rec: HandRecord, seats: tuple[int, ...]
 ) -> tuple[bool, list[Any], list[int], bool]:
@@ -100,7 +143,60 @@ def _compare(
     return got == [int(x) for x in exp], [_num(x) for x in exp], got, rec.odd_chip
 
 
-def replay_file(path: Path, profile: Profile) -> ReplayResult:
+def load_hand(path: Path) -> tuple[HandHistory | None, ReplayResult | None]:
+    """The hand of ``path``, or the result that reports why it cannot be replayed."""
+    name = str(path)
+    try:
+        hh = load_phh(path)
+    except UnsupportedVariant as exc:
+        return None, ReplayResult(name, path.stem, None, None, None, error=f"skipped: {exc}")
+    except BadInput as exc:
+        return None, ReplayResult(name, "", False, None, None, error=str(exc))
+    hand = str(hh.hand) if hh.hand is not None else path.stem
+    if hh.variant != "NT":
+        return None, ReplayResult(
+            name, hand, None, None, None, error=f"skipped: variant {hh.variant} is not NT"
+        )
+    return hh, None
+
+
+def result_of(
+    hh: HandHistory,
+    rec: HandRecord | None,
+    seats: tuple[int, ...],
+    alerts: tuple[str, ...],
+    inj: Injection | None = None,
+    name: str = "",
+) -> ReplayResult:
+    """Compare a replayed hand's record with the file's finishing stacks."""
+    name = name or str(hh.source)
+    hand = str(hh.hand) if hh.hand is not None else Path(name).stem
+    extra: dict[str, Any] = {}
+    if inj is not None:
+        extra = {"inject": inj.label, "injected": inj.applied, "remedy": inj.remedy}
+    if rec is None:
+        return ReplayResult(name, hand, False, None, None, error="the hand never completed",
+                            alerts=alerts, **extra)  # fmt: skip
+    ok, exp, got, odd = _compare(hh, rec, seats)
+    problem = inj.problem() if inj is not None else ""
+    return ReplayResult(name, hand, ok and not problem, exp, got, odd, error=problem,
+                        alerts=alerts, **extra)  # fmt: skip
+
+
+def replay_file(path: Path, profile: Profile, inject: str | None = None) -> ReplayResult:
+    if inject is not None:
+        hh, skipped = load_hand(path)
+        if hh is None:
+            assert skipped is not None
+            return skipped
+        try:
+            rec, alerts, inj = replay_core_injected(hh, profile, inject)
+            seats = plan_hand(hh, profile).seats
+        except BadInput as exc:
+            return ReplayResult(str(path), str(hh.hand or path.stem), False, None, None,
+                                error=str(exc), inject=inject)  # fmt: skip
+        return result_of(hh, rec, seats, tuple(a.code.value for a in alerts), inj, str(path))
+
     name = str(path)
     try:
         hh = load_phh(path)
@@ -124,6 +220,8 @@ def replay_file(path: Path, profile: Profile) -> ReplayResult:
     return ReplayResult(name, hand, ok, exp, got, odd, alerts=tuple(a.code.value for a in alerts))
 
 
-def replay_paths(paths: Iterable[str], profile: Profile) -> Iterator[ReplayResult]:
+def replay_paths(
+    paths: Iterable[str], profile: Profile, inject: str | None = None
+) -> Iterator[ReplayResult]:
     for p in iter_phh_paths(paths):
-        yield replay_file(p, profile)
+        yield replay_file(p, profile, inject)
