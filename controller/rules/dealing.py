@@ -36,7 +36,9 @@ def start_hand(core: TableCore, redeal: bool = False) -> Hand:
     redeal = redeal or core.redeal_pending
     core.redeal_pending = False
     if not redeal:
-        if core.pending_level is not None:
+        if core.level_waits:
+            core.level_waits = False  # G11: this hand's blinds came before the new level
+        elif core.pending_level is not None:
             core.level, core.pending_level = core.pending_level, None
         core.hand_no += 1
         core.deal_no = 1

@@ -99,6 +99,8 @@ class TableCore:
         self.seats: dict[int, Seat] = {}
         self.level = Level(0, 0, 0)
         self.pending_level: Level | None = None
+        # G11: the pending level came after the coming hand's blinds: it waits one more hand
+        self.level_waits = False
         self.positions: Positions | None = None  # the current (or next) hand's positions
         self.button_set = False  # a button was placed and no hand played since
         self.hand_no = hand_no  # the last hand started
@@ -269,6 +271,12 @@ class TableCore:
             self.level = lvl  # before the first hand: applies at once
         else:
             self.pending_level = lvl  # G11: from the first hand whose blinds come after it
+            # blinds already in the zones for the coming (new) hand keep it at the old level
+            self.level_waits = (
+                bool(self.posted)
+                and self.phase in (Phase.IDLE, Phase.COMPLETE)
+                and not self.redeal_pending
+            )
 
     def _set_button(self, e: SetButton) -> None:
         live = self.live_seated()

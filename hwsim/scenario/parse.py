@@ -30,7 +30,7 @@ FAULTS = ("garbage", "bitflip", "reboot", "unplug", "replug", "stall", "heartbea
           "resume", "bounce")  # fmt: skip
 CARD_VERBS = ("hole", "board", "burn", "muck", "take")
 MAX_SEAT = 6  # the simulated table (controller.demo.table.SEATS)
-_HEX = re.compile(r"^[0-9A-Fa-f]{8,20}$")
+_HEX = re.compile(r"^(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{14}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{20})$")
 
 
 class _Line:
@@ -67,7 +67,10 @@ class _Line:
         if word.lower().startswith("tag:"):
             hexpart = word[4:]
             if not _HEX.match(hexpart):
-                raise self.error(f"{word}: an unregistered tag is tag:HEX (8 to 20 hex digits)")
+                raise self.error(
+                    f"{word}: an unregistered tag is tag:HEX, a UID of 4, 7, 8 or 10 bytes"
+                    " (8, 14, 16 or 20 hex digits)"
+                )
             return CardRef(tag=hexpart.upper())
         deck = "A"
         text = word

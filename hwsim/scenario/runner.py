@@ -349,9 +349,11 @@ async def play(sc: Scenario, host: str, port: int, workdir: Path) -> Result:
     except Exception as exc:
         res.line, res.reason = 1, f"the simulated table did not start: {exc}"
         return res
+    _line = 1
     try:
         await _expectations(rig, sc.setup, Seen([], []), res.xfails)
         for step in sc.steps:
+            _line = step.action.line
             n_alerts = len(rig.venue.on("alerts"))
             n_instr = len(rig.instructions.texts)
             try:
@@ -365,6 +367,8 @@ async def play(sc: Scenario, host: str, port: int, workdir: Path) -> Result:
         res.line, res.reason = exc.line, exc.reason
     except DemoFailure as exc:  # settling after setup
         res.line, res.reason = 1, str(exc)
+    except Exception as exc:  # a bug of the runner or the table: report it, go on
+        res.line, res.reason = _line, f"internal error: {type(exc).__name__}: {exc}"
     finally:
         await close_rig(rig)
         res.seconds = time.monotonic() - started
