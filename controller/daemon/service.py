@@ -121,9 +121,11 @@ class Daemon:
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.input = ReaderInput()
+        board = cfg.link.board_config
+        self.scan_period = board.scan_period_ms / 1000 if board is not None else 0.05
         self.tracker = SnapshotTracker(
             cfg.zones, self.registry, debounce_cycles=cfg.debounce_cycles,
-            removal_cycles=cfg.removal_cycles,
+            removal_cycles=cfg.removal_cycles, scan_period=self.scan_period,
         )  # fmt: skip
         self.link = VenueLink(
             cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self._on_command,
@@ -226,7 +228,9 @@ class Daemon:
         self.reader = link
         await link.start()
         try:
-            await self._forever()
+            while True:  # a cycle that lost a frame closes half a period after it began
+                await asyncio.sleep(self.scan_period)
+                self._tracker_out(self.tracker.tick(time.monotonic()))
         finally:
             await link.stop()
 
