@@ -1,0 +1,186 @@
+"""End-to-end latency: a frame written on the reader board's pty -> the alert it causes,
+received by an MQTT subscriber through mosquitto; and, in the same run, the floor: the
+bare pty hop plus the bare broker publish-to-receive hop.
+
+The daemon runs as its own process (``railguard run --config``, the demo table's config with
+a 10 ms scan). The board (hwsim SimBoard on a pty) and the subscriber live in this process.
+Each event: a tag no deck knows is placed on a hole-card antenna of a table without a
+button; the daemon's core rejects the card ("place the button first") and the daemon
+publishes a REJECTED alert. The clock starts when the board writes the frame that completes
+the debounce (the ``debounce_cycles``-th consecutive frame carrying the tag: before it the
+daemon cannot know) and stops when the alert arrives. One event in flight; the previous tag
+is taken off as the next one is placed (its removal alert is told apart by its text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import time
+import tty
+import uuid
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from bench.procs import DaemonProcess, Subscriber, daemon_mapping, pct, wait_for
+from controller.demo.table import HOLE
+from controller.link.config import NODELAY
+from firmware_bridge.protocol import Message, SetConfig
+from firmware_bridge.snapshots import AntennaSnapshot
+from hwsim.board import SimBoard
+
+SCAN_MS = 10
+DEBOUNCE = 2
+BASE = "railguard/v1/t1"
+PLACED_TEXT = "place the button first"
+
+
+class StampingBoard(SimBoard):
+    """A SimBoard that notes when it writes each frame carrying the watched tag."""
+
+    watch: tuple[int, bytes] | None = None
+    stamps: list[float]
+
+    def _send(self, message: Message) -> None:
+        super()._send(message)
+        w = self.watch
+        if (w is not None and isinstance(message, AntennaSnapshot) and message.antenna == w[0]
+                and any(t.uid == w[1] for t in message.tags)):  # fmt: skip
+            self.stamps.append(time.perf_counter())
+
+
+async def bare_pty(n: int, payload: bytes) -> list[float]:
+    """Write ``payload`` on a pty's master, wait until the loop read it from the slave."""
+    loop = asyncio.get_running_loop()
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    os.set_blocking(slave, False)
+    got = bytearray()
+    done: asyncio.Future[None] | None = None
+
+    def readable() -> None:
+        got.extend(os.read(slave, 4096))
+        if done is not None and len(got) >= len(payload) and not done.done():
+            done.set_result(None)
+
+    loop.add_reader(slave, readable)
+    out = []
+    try:
+        for _ in range(n):
+            got.clear()
+            done = loop.create_future()
+            t0 = time.perf_counter()
+            os.write(master, payload)
+            await done
+            out.append(time.perf_counter() - t0)
+    finally:
+        loop.remove_reader(slave)
+        os.close(slave)
+        os.close(master)
+    return out
+
+
+async def bare_broker(port: int, n: int, size: int = 300) -> list[float]:
+    """aiomqtt QoS 1 publish -> receive through mosquitto (TCP_NODELAY on both clients, as
+    the daemon's link does), one message in flight."""
+    topic = f"bench/{uuid.uuid4().hex[:8]}"
+    body = b"x" * size
+    sub = Subscriber(port, [topic])
+    arrived: asyncio.Queue[float] = asyncio.Queue()
+    sub.on_message = lambda t, _topic, _b: arrived.put_nowait(t)
+    await sub.start()
+    out = []
+    try:
+        async with aiomqtt.Client("127.0.0.1", port, identifier=f"bench-pub-{topic[-8:]}",
+                                  socket_options=NODELAY) as pub:  # fmt: skip
+            for i in range(n + 20):
+                t0 = time.perf_counter()
+                await pub.publish(topic, body, qos=1)
+                t1 = await asyncio.wait_for(arrived.get(), 5)
+                if i >= 20:  # warm-up
+                    out.append(t1 - t0)
+    finally:
+        await sub.stop()
+    return out
+
+
+async def daemon_e2e(port: int, events: int, workdir: Path) -> dict[str, Any]:
+    board = StampingBoard(16, config=SetConfig(scan_period_ms=SCAN_MS, heartbeat_interval_ms=200))
+    board.stamps = []
+    pty = await board.start_pty()
+    mapping = daemon_mapping(pty, port, workdir / "state")
+    mapping["reader"].update(scan_period_ms=SCAN_MS, debounce_cycles=DEBOUNCE)
+    daemon = DaemonProcess(mapping, workdir)
+    sub = Subscriber(port, [f"{BASE}/alerts", f"{BASE}/status"])
+    placed: asyncio.Queue[float] = asyncio.Queue()
+
+    def on_msg(t: float, topic: str, body: Any) -> None:
+        if topic.endswith("/alerts") and PLACED_TEXT in str(body.get("remedy", "")):
+            placed.put_nowait(t)
+
+    sub.on_message = on_msg
+    await sub.start()
+    daemon.start()
+    lat: list[float] = []
+    timeouts = 0
+    try:
+        await wait_for(lambda: any(isinstance(b, dict) and b.get("status") == "online"
+                                   for b in sub.on(f"{BASE}/status")), "the daemon", 20)
+        await board.wait_command(SetConfig, timeout=10)
+        await asyncio.sleep(0.3)
+        prev: tuple[int, bytes] | None = None
+        for i in range(events):
+            ant = HOLE[1 + i % 6]
+            uid = bytes([0xEE, 0xB0, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF, 0, 1])
+            while not placed.empty():
+                placed.get_nowait()
+            board.stamps = []
+            board.watch = (ant, uid)
+            if prev is not None:
+                board.remove(*prev)
+            board.place(ant, uid)
+            prev = (ant, uid)
+            try:
+                got = await asyncio.wait_for(placed.get(), 2.0)
+            except TimeoutError:
+                timeouts += 1
+                continue
+            if len(board.stamps) >= DEBOUNCE:
+                lat.append(got - board.stamps[DEBOUNCE - 1])
+        alive = daemon.alive()
+    finally:
+        daemon.stop()
+        await sub.stop()
+        await board.stop()
+    return {"lat": lat, "timeouts": timeouts, "daemon_alive": alive}
+
+
+async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
+    """Both measurements, the daemon's first (so the floor sees the same machine after it)."""
+    e2e = await daemon_e2e(port, events, workdir)
+    frame = b"\x00" * 30
+    pty = await bare_pty(events, frame)
+    broker = await bare_broker(port, events)
+    lat = e2e["lat"]
+    if not lat:
+        raise RuntimeError(f"no alert arrived (see {workdir / 'daemon.log'})")
+    floor_p50 = statistics.median(pty) + statistics.median(broker)
+    floor_p99 = pct(pty, 0.99) + pct(broker, 0.99)
+    return {
+        "events": len(lat),
+        "timeouts": e2e["timeouts"],
+        "e2e_p50_ms": round(statistics.median(lat) * 1e3, 3),
+        "e2e_p99_ms": round(pct(lat, 0.99) * 1e3, 3),
+        "e2e_max_ms": round(max(lat) * 1e3, 3),
+        "pty_p50_ms": round(statistics.median(pty) * 1e3, 3),
+        "pty_p99_ms": round(pct(pty, 0.99) * 1e3, 3),
+        "broker_p50_ms": round(statistics.median(broker) * 1e3, 3),
+        "broker_p99_ms": round(pct(broker, 0.99) * 1e3, 3),
+        "floor_p50_ms": round(floor_p50 * 1e3, 3),
+        "floor_p99_ms": round(floor_p99 * 1e3, 3),
+        "e2e_vs_floor": round(pct(lat, 0.99) / floor_p99, 2),
+        "e2e_vs_floor_p50": round(statistics.median(lat) / floor_p50, 2),
+    }

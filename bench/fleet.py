@@ -1,0 +1,123 @@
+"""Fleet: one venue logger process (``railguard venue-log run``) and one mosquitto serving
+100 simulated tables dealing at ten times human speed.
+
+A "table" here is a lightweight simulated table: its own ``controller.link.VenueLink`` (own
+MQTT client, own SQLite outbox on disk, birth/will, waits for the logger's online status,
+windowed sends, acknowledgements) fed completed OHH hand records through ``submit_hand``,
+exactly as the daemon's outbox task does; the rules core and the reader are left out (their
+cost is per table, measured by the other benches). A live table deals about 30 hands an
+hour; at ten times that, each table completes a hand every 12 s (jittered). The OHH records
+are real ones: generated hands replayed through the rules core and converted by
+``controller.ohh.to_ohh``.
+
+Lag: the logger's ``received_at`` (its store time) minus the table's ``ended_at`` (when
+``submit_hand`` was called), both wall clock on this machine. Lost: submitted hand ids
+that the logger does not hold once every outbox has drained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import random
+import sqlite3
+import statistics
+import subprocess
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.procs import ROOT, pct, railguard_argv, wait_for
+from controller.demo.hands import generated_hands
+from controller.link import BrokerConfig, VenueLink
+from controller.ohh import to_ohh
+from controller.replay import replay_core
+from controller.rules.profile import get_profile
+
+HUMAN_HAND_S = 120.0  # a live table: about 30 hands an hour
+SPEED = 10.0
+
+
+def ohh_pool(n: int = 20, seed: int = 7) -> list[dict[str, Any]]:
+    profile = get_profile("tda-2024")
+    out = []
+    for h in generated_hands(random.Random(seed), n, profile):
+        rec, _ = replay_core(h.hh, profile)
+        assert rec is not None
+        out.append(to_ohh(rec, datetime.now(UTC), table_name="t", table_size=6))
+    return out
+
+
+async def _table(link: VenueLink, pool: list[dict[str, Any]], stop_at: float,
+                 submitted: list[str], rng: random.Random) -> None:  # fmt: skip
+    period = HUMAN_HAND_S / SPEED
+    await asyncio.sleep(min(rng.uniform(0, period), max(0.0, stop_at - time.monotonic())))
+    n = 0
+    while time.monotonic() < stop_at:
+        n += 1
+        hand_id = f"v1-{link.topics.table}-{n}"
+        ohh = copy.deepcopy(pool[rng.randrange(len(pool))])
+        ohh["game_number"] = hand_id
+        ohh["table_name"] = link.topics.table
+        link.submit_hand(hand_id, n, ohh, ended_at=time.time())
+        submitted.append(hand_id)
+        left = max(0.0, stop_at - time.monotonic())
+        await asyncio.sleep(min(period * rng.uniform(0.8, 1.2), left))
+
+
+async def run(port: int, tables: int, seconds: float, workdir: Path) -> dict[str, Any]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    db = workdir / "venue.db"
+    with (workdir / "logger.log").open("ab") as logf:
+        logger = subprocess.Popen(
+            [*railguard_argv(), "venue-log", "run", "--db", str(db), "--host", "127.0.0.1",
+             "--port", str(port), "--allow-plaintext"],
+            stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT,
+        )  # fmt: skip
+    broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
+    links = [VenueLink(broker, "v1", f"t{i:03d}", workdir / f"t{i:03d}.db",
+                       backoff=(0.2, 2.0)) for i in range(tables)]  # fmt: skip
+    pool = ohh_pool()
+    submitted: list[str] = []
+    rng = random.Random(11)
+    try:
+        for link in links:
+            link.start()
+        await wait_for(lambda: all(x.logger_online for x in links), "tables online", 60)
+        t0 = time.monotonic()
+        await asyncio.gather(*(_table(x, pool, t0 + seconds, submitted, random.Random(rng.random()))
+                               for x in links))  # fmt: skip
+        dealt_s = time.monotonic() - t0
+        with contextlib.suppress(TimeoutError):
+            await wait_for(lambda: all(x.outbox.pending_count() == 0 and x.held_count == 0
+                                       for x in links), "outboxes drained", 60)  # fmt: skip
+        pending = sum(x.outbox.pending_count() + x.held_count for x in links)
+    finally:
+        for link in links:
+            await link.stop()
+        logger.terminate()
+        try:
+            logger.wait(10)
+        except subprocess.TimeoutExpired:
+            logger.kill()
+            logger.wait(5)
+    con = sqlite3.connect(db)
+    try:
+        rows = con.execute("SELECT hand_id, received_at, ended_at FROM hands").fetchall()
+    finally:
+        con.close()
+    stored = {r[0] for r in rows}
+    lags = [r[1] - r[2] for r in rows]
+    lost = len(set(submitted) - stored)
+    return {
+        "fleet_tables": tables,
+        "fleet_seconds": round(dealt_s, 1),
+        "fleet_submitted": len(submitted),
+        "fleet_records_per_s": round(len(rows) / dealt_s, 2),
+        "fleet_lag_ms": round(statistics.median(lags) * 1e3, 2) if lags else -1.0,
+        "fleet_lag_p99_ms": round(pct(lags, 0.99) * 1e3, 2) if lags else -1.0,
+        "fleet_lost": lost,
+        "fleet_pending_at_end": pending,
+    }

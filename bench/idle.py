@@ -1,0 +1,83 @@
+"""Idle CPU and resident memory of the daemon process, beside a bare baseline in the same run.
+
+The daemon (``railguard run --config``, production reader defaults: 50 ms scan, 1 s
+heartbeat, MQTT keepalive 15 s) is connected to a SimBoard on a pty and to mosquitto, with
+nothing on the table: the board still reports every antenna every scan, as a real board
+does. The baseline (bench/idle_baseline.py) reads the same kind of board's byte stream and
+holds an aiomqtt connection, nothing else. Both are sampled with psutil over the same window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from bench.procs import DaemonProcess, Subscriber, daemon_mapping, wait_for
+from firmware_bridge.protocol import SetConfig
+from hwsim.board import SimBoard
+
+HERE = Path(__file__).resolve().parent
+BASE = "railguard/v1/t1"
+
+
+def _cpu(p: psutil.Process) -> float:
+    t = p.cpu_times()
+    return float(t.user + t.system)
+
+
+async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
+    board = SimBoard(16)  # default config: 50 ms scan, 1 s heartbeat
+    base_board = SimBoard(16)
+    pty = await board.start_pty()
+    base_pty = await base_board.start_pty()
+    mapping = daemon_mapping(pty, port, workdir / "state")
+    mapping["reader"] = {"ports": [pty]}  # production defaults
+    mapping["mqtt"].pop("keepalive", None)
+    daemon = DaemonProcess(mapping, workdir)
+    sub = Subscriber(port, [f"{BASE}/status"])
+    await sub.start()
+    daemon.start()
+    baseline = subprocess.Popen(
+        [sys.executable, str(HERE / "idle_baseline.py"), "--serial", base_pty,
+         "--mqtt-port", str(port)], stdout=subprocess.PIPE, cwd=HERE.parent,
+    )  # fmt: skip
+    try:
+        await wait_for(lambda: any(isinstance(b, dict) and b.get("status") == "online"
+                                   for b in sub.on(f"{BASE}/status")), "the daemon", 20)
+        await board.wait_command(SetConfig, timeout=10)
+        assert baseline.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(baseline.stdout.readline), 10)
+        if b"ready" not in line:
+            raise RuntimeError("the idle baseline did not start")
+        await asyncio.sleep(2.0)  # start-up done
+        dp, bp = psutil.Process(daemon.pid), psutil.Process(baseline.pid)
+        d0, b0 = _cpu(dp), _cpu(bp)
+        await asyncio.sleep(seconds)
+        d1, b1 = _cpu(dp), _cpu(bp)
+        d_rss, b_rss = dp.memory_info().rss, bp.memory_info().rss
+        alive = daemon.alive()
+    finally:
+        daemon.stop()
+        baseline.terminate()
+        try:
+            baseline.wait(5)
+        except subprocess.TimeoutExpired:
+            baseline.kill()
+            baseline.wait(5)
+        await sub.stop()
+        await board.stop()
+        await base_board.stop()
+    per_min = 60.0 / seconds
+    return {
+        "idle_seconds": seconds,
+        "idle_cpu_s_per_min": round((d1 - d0) * per_min, 3),
+        "baseline_cpu_s_per_min": round((b1 - b0) * per_min, 3),
+        "rss_mb": round(d_rss / 2**20, 1),
+        "baseline_rss_mb": round(b_rss / 2**20, 1),
+        "daemon_alive": alive,
+    }

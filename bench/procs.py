@@ -1,0 +1,212 @@
+"""Shared by bench/run.py and tests/faults: the daemon as a separate process, its config as a
+TOML file, a timestamping MQTT subscriber, and percentiles.
+
+``DaemonProcess`` runs ``railguard run --config FILE`` (the installed console script of the
+virtualenv) with stdout/stderr going to a log file in its work directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from controller.demo import table as demo_table
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pct(values: list[float], q: float) -> float:
+    """The ``q`` quantile (nearest rank) of ``values``."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML form for {v!r}")
+
+
+def toml_dumps(data: Mapping[str, Any], prefix: str = "") -> str:
+    """A small TOML writer for the daemon config (tables, scalars, lists of scalars)."""
+    scalars = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, Mapping)]
+    out = []
+    if prefix and (scalars or not any(isinstance(v, Mapping) for v in data.values())):
+        out.append(f"[{prefix}]")
+    out += scalars
+    for k, v in data.items():
+        if isinstance(v, Mapping):
+            key = json.dumps(str(k)) if not str(k).isidentifier() else str(k)
+            out.append(toml_dumps(v, f"{prefix}.{key}" if prefix else key))
+    return "\n".join(out) + "\n"
+
+
+def daemon_mapping(
+    port_path: str,
+    mqtt_port: int,
+    storage: Path,
+    *,
+    table: str = "t1",
+    chips: dict[bytes, int] | None = None,
+    log_level: str = "INFO",
+) -> dict[str, Any]:
+    """The demo table's daemon config (6 seats, 16 antennas, mock GPIO) as a plain mapping."""
+    cfg = demo_table.daemon_config(
+        port_path, "127.0.0.1", mqtt_port, table, "tda-2024", storage, chips or {}
+    )
+    raw = json.loads(json.dumps(cfg.raw))
+    raw["log"] = {"level": log_level}
+    if not raw.get("chips"):
+        raw.pop("chips", None)
+    return raw
+
+
+def railguard_argv() -> list[str]:
+    exe = Path(sys.executable).parent / "railguard"
+    if exe.exists():
+        return [str(exe)]
+    return [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())"]
+
+
+class DaemonProcess:
+    """``railguard run --config`` in its own process (its own CPU, its own pid)."""
+
+    def __init__(self, mapping: Mapping[str, Any], workdir: Path) -> None:
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.config = workdir / "railguard.toml"
+        self.config.write_text(toml_dumps(mapping))
+        self.logfile = workdir / "daemon.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None
+        return self.proc.pid
+
+    def start(self) -> None:
+        with self.logfile.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [*railguard_argv(), "run", "--config", str(self.config)],
+                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+            )  # fmt: skip
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+        return proc.returncode
+
+    def kill9(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+
+    def log(self) -> str:
+        return self.logfile.read_text(errors="replace") if self.logfile.exists() else ""
+
+
+class Subscriber:
+    """An aiomqtt subscriber that stamps each message with ``time.perf_counter()`` on
+    arrival and can send venue commands (the demo's wire format)."""
+
+    def __init__(self, port: int, filters: list[str], host: str = "127.0.0.1") -> None:
+        self.host, self.port, self.filters = host, port, filters
+        self.messages: list[tuple[float, str, Any]] = []
+        self.on_message: Callable[[float, str, Any], None] | None = None
+        self.client: aiomqtt.Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._up = asyncio.Event()
+
+    async def _run(self) -> None:
+        from controller.link.config import NODELAY
+
+        ident = f"bench-sub-{uuid.uuid4().hex[:8]}"
+        async with aiomqtt.Client(self.host, self.port, identifier=ident,
+                                  socket_options=NODELAY) as c:  # fmt: skip
+            self.client = c
+            for f in self.filters:
+                await c.subscribe(f, qos=1)
+            self._up.set()
+            async for m in c.messages:
+                now = time.perf_counter()
+                raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = raw
+                self.messages.append((now, m.topic.value, body))
+                if self.on_message is not None:
+                    self.on_message(now, m.topic.value, body)
+
+    async def start(self, timeout: float = 5.0) -> None:
+        self._up.clear()
+        self._task = asyncio.create_task(self._run())
+        up = asyncio.create_task(self._up.wait())
+        done, _ = await asyncio.wait([self._task, up], timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+        if self._task in done:
+            up.cancel()
+            self._task.result()
+        if not self._up.is_set():
+            raise RuntimeError(f"subscriber could not connect to {self.host}:{self.port}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await self._task
+            self._task = None
+
+    def on(self, topic: str) -> list[Any]:
+        return [b for _, t, b in self.messages if t == topic]
+
+    async def command(self, base: str, cmd: str, timeout: float = 5.0, **args: Any) -> Any:
+        """Send a venue command on ``base``/cmd and return its response."""
+        assert self.client is not None
+        rid, payload = demo_table.command_payload(cmd, **args)
+        await self.client.publish(f"{base}/cmd", payload, qos=1)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for r in self.on(f"{base}/cmd/response"):
+                if isinstance(r, dict) and r.get("request_id") == rid:
+                    return r
+            await asyncio.sleep(0.01)
+        raise TimeoutError(f"no response to {cmd}")
+
+
+async def wait_for(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
