@@ -146,11 +146,6 @@ def test_000_S1_levels_7_002_NewLimits_003_Blinds_next_level_from_next_hand_G11(
     assert t.records[-1].big_blind == 100
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="G11 edge not implemented: a level set after the coming hand's blinds were posted "
-    "(before its first card) still applies to that hand",
-)
 def test_G11_level_after_blinds_posted_waits_one_more_hand() -> None:
     """G11: 'a new level applies from the first hand whose first blind is posted after the
     level changed': blinds already posted keep the hand at the old level."""
