@@ -147,8 +147,9 @@ def _infer_checks(core: TableCore, h: Hand, seat: int) -> bool:
     if not h.pointer:
         return False
     skipped: list[Player] = []
+    # start AT the pointer: _order_from(h, x) begins after x, so pass the seat before it
     for p in _order_from(
-        h, clockwise(h.pointer, core.profile.max_seats)[-1], core.profile.max_seats
+        h, clockwise(h.pointer, core.profile.max_seats)[-2], core.profile.max_seats
     ):
         if p.seat == seat:
             break
@@ -234,7 +235,11 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     if not _begin_action(core, h):
         return
     if e.seat != h.pointer and not _infer_checks(core, h, e.seat):
-        h.oot[e.seat] = (e.amount, h.current_bet)
+        held = h.oot.get(e.seat)  # more chips out of turn add up
+        pending = e.amount
+        if held is not None and pending is not None and held[0] is not None:
+            pending += held[0]
+        h.oot[e.seat] = (pending, h.current_bet)
         what = f"chips {e.amount}" if e.amount is not None else "chips; amount not sensed"
         _out_of_turn(core, h, e.seat, what)
         return

@@ -28,10 +28,31 @@ _ACTIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 # ---------------------------------------------------------------------------- hand start
 
 
-def start_hand(core: TableCore, redeal: bool = False) -> Hand:
+def dealt_in(core: TableCore) -> set[int]:
+    """The seats a hand starting now would deal in; raises (changing nothing) if it cannot
+    start. Pure: ``start_hand`` and the event validation both use it."""
     pos = core.positions
     if pos is None:
         raise TableError("no_button", "place the button first (a draw or a SetButton command)")
+    dealt = {
+        s
+        for s, seat in core.seats.items()
+        if seat.stack > 0
+        and seat.status is not SeatStatus.BUSTED
+        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, core.profile))
+    }
+    if len(dealt) < 2:
+        raise TableError("too_few_players", "a hand needs at least two players dealt in")
+    return dealt
+
+
+def start_hand(core: TableCore, redeal: bool = False) -> Hand:
+    dealt = dealt_in(core)  # validates before anything changes
+    pos = core.positions
+    assert pos is not None
+    prof = core.profile
+    for s in dealt:
+        core.seats[s].status = SeatStatus.ACTIVE
     # G1: after a cleared misdeal or void the next deal is a re-deal of the same hand
     redeal = redeal or core.redeal_pending
     core.redeal_pending = False
@@ -44,18 +65,6 @@ def start_hand(core: TableCore, redeal: bool = False) -> Hand:
         core.deal_no = 1
     else:
         core.deal_no += 1
-    prof = core.profile
-    dealt: set[int] = set()
-    for s, seat in core.seats.items():
-        if seat.stack <= 0 or seat.status is SeatStatus.BUSTED:
-            continue
-        if seat.status is SeatStatus.WAITING:
-            if waits_for_button(s, pos, prof):
-                continue
-            seat.status = SeatStatus.ACTIVE
-        dealt.add(s)
-    if len(dealt) < 2:
-        raise TableError("too_few_players", "a hand needs at least two players dealt in")
     lvl = core.level
     players = {s: Player(s, core.seats[s].stack, core.seats[s].stack) for s in sorted(dealt)}
     order = deal_order(pos, frozenset(dealt), prof.max_seats)

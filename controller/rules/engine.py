@@ -48,6 +48,9 @@ _CARDS = (CardPlaced, CardRemoved)
 _CHIPS = (ChipsIn, ChipsOut, Sweep)
 _CONSOLE = (ButtonPress, BadgeTap)
 
+# A hole card in these phases starts a (re-)deal.
+_STARTS_HAND = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
+
 # Which events each phase accepts; anything else is rejected with the state unchanged.
 ACCEPTS: dict[Phase, frozenset[type]] = {
     Phase.IDLE: frozenset(
@@ -310,6 +313,8 @@ class TableCore:
     def _card_placed(self, e: CardPlaced) -> None:
         if e.zone is ZoneKind.HOLE and not 1 <= e.seat <= self.profile.max_seats:
             raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
+        if e.zone is ZoneKind.HOLE and self.phase in _STARTS_HAND:
+            dealing.dealt_in(self)  # a hand must be able to start: else rejected, unchanged
         prev = self.where.get(e.tag)
         if prev == (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0):
             raise TableError("already_there", f"{self.card_name(e.tag)} is already on that zone")

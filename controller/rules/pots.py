@@ -27,10 +27,13 @@ def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> l
             else:
                 pots.append(Pot(amount, eligible))
         prev = level
-    # Chips of folded seats above the highest live level (cannot happen in a legal hand)
+    # Chips of folded seats above the highest live level: dead money for the last pot (or
+    # the only pot, when the seats left put nothing in - e.g. everyone else folded to them)
     rest = sum(max(0, c - prev) for s, c in contrib.items() if s not in live)
     if rest and pots:
         pots[-1] = Pot(pots[-1].amount + rest, pots[-1].eligible)
+    elif rest:
+        pots.append(Pot(rest, tuple(sorted(live))))
     return pots
 
 
