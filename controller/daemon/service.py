@@ -26,24 +26,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.daemon import recovery
 from controller.daemon.config import DaemonConfig
+from controller.daemon.live import LiveEvents
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.translate import ReaderInput, alert_payload, encode_event, state_payload
-from controller.link import (
-    AckAlert,
-    Command,
-    CommandResult,
-    EnrolDeck,
-    MovePlayer,
-    SetProfile,
-    TableStore,
-    VenueLink,
-)
-from controller.link import SeatPlayer as SeatCmd
-from controller.link import SetLevel as LevelCmd
-from controller.link import UnseatPlayer as UnseatCmd
+from controller.daemon.venue_commands import handle_command
+from controller.link import Command, CommandResult, TableStore, VenueLink
 from controller.link.errors import LinkError
-from controller.link.store import LevelRecord
 from controller.ohh import to_ohh
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, AlertCode, HandComplete, HandRecord, Instruction
@@ -61,9 +51,10 @@ from controller.rules.events import (
     Event,
     SeatPlayer,
     SetLevel,
-    UnseatPlayer,
 )
 from controller.rules.hand import Phase
+from controller.rules.profile import InterruptedHand, Profile
+from controller.rules.state import TableState
 from firmware_bridge.antennas import Collision, SnapshotTracker, StrayTag
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators, Indicators
@@ -100,6 +91,7 @@ class DaemonStats:
     hands: int = 0
     states: int = 0
     commands: int = 0
+    live_events: int = 0
 
 
 class Daemon:
@@ -115,7 +107,9 @@ class Daemon:
         cfg.storage.mkdir(parents=True, exist_ok=True)
         self.store = TableStore(cfg.table_db)
         self.registry = DeckRegistry()
-        self.core = TableCore(cfg.profile, cfg.table, hand_no=self.store.hand_counter())
+        self.pending_profile: Profile | None = None
+        self.core = TableCore(self._stored_profile(), cfg.table,
+                              hand_no=self.store.hand_counter())  # fmt: skip
         self.names: dict[int, str] = {}
         self.level_no = 1
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -128,7 +122,7 @@ class Daemon:
             removal_cycles=cfg.removal_cycles, scan_period=self.scan_period,
         )  # fmt: skip
         self.link = VenueLink(
-            cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self._on_command,
+            cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self.on_command,
             command_key=cfg.command_key,
         )  # fmt: skip
         self.reader: SerialReaderLink | None = None
@@ -138,15 +132,33 @@ class Daemon:
         self.records: list[dict[str, Any]] = []  # OHH of hands completed in this run
         self._hand_start: dict[int, datetime] = {}
         self._last_state: dict[str, Any] | None = None
+        self.live = LiveEvents(cfg.venue, cfg.table)
+        self.open_alerts: list[str] = []  # alert ids not yet acknowledged
+        self._positions_saved: Any = None
+        self.interrupted: list[int] = []
+        self.interrupt_outcome = ""
         self._restore()
+        self.reconciler = recovery.Reconciler(
+            self.core, hand_restored=self.core.hand is not None,
+            cycles=cfg.debounce_cycles + cfg.removal_cycles + 1,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ start-up
 
     def hand_id(self, hand_no: int) -> str:
         return f"{self.cfg.venue}-{self.cfg.table}-{hand_no}"
 
+    def _stored_profile(self) -> Profile:
+        """The profile a venue set at runtime (``set_profile``) wins over table.profile,
+        unless table.profile was changed in the config since."""
+        raw = self.store.get("runtime_profile")
+        if isinstance(raw, dict) and raw.get("config") == self.cfg.profile.name:
+            return recovery.profile_named(str(raw.get("name")), self.cfg.profile)
+        return self.cfg.profile
+
     def _restore(self) -> None:
-        """Seating, stacks, level, hand counter and decks from the table store."""
+        """Seating, stacks, level, hand counter, button and decks from the table store;
+        then the hand that was in progress (see :mod:`controller.daemon.recovery`)."""
         t = time.monotonic()
         for deck_id in self.store.decks():
             cards = {parse_tag(uid): Card.parse(c) for c, uid in self.store.deck(deck_id).items()}
@@ -160,12 +172,62 @@ class Daemon:
         for seat, rec in self.store.seating().items():
             self.names[seat] = rec.name
             self._apply(SeatPlayer(t, seat, rec.player_id, rec.stack))
-        self.interrupted = sorted(self.store.open_hands())
+        self._positions_saved = self.store.get("positions")
+        recovery.apply_positions(self.core, self._positions_saved)
+        self._restore_hand(t)
         log.info(
-            "restored table=%s hand_counter=%d seats=%d decks=%d chips=%d interrupted=%s",
-            self.cfg.table, self.core.hand_no, len(self.core.seats), len(self.registry.decks),
-            len(self.registry.chips), self.interrupted,
+            "restored table=%s hand_counter=%d seats=%d button=%s decks=%d chips=%d "
+            "interrupted=%s",
+            self.cfg.table, self.core.hand_no, len(self.core.seats),
+            self.core.positions.button if self.core.positions else None,
+            len(self.registry.decks), len(self.registry.chips),
+            [self.hand_id(n) for n in self.interrupted],
         )  # fmt: skip
+
+    def _restore_hand(self, now: float) -> None:
+        hands = sorted(self.store.open_hands())
+        for old in hands[:-1]:
+            log.warning("hand=%s: stale hand log dropped", self.hand_id(old))
+            self.store.clear_hand_events(old)
+        if not hands:
+            return
+        n = hands[-1]
+        entries = self.store.hand_events(n)
+        if entries and entries[0].get("type") == recovery.START:
+            name = str(entries[0].get("profile", ""))
+            current = self.core.profile
+            self.core.profile = recovery.profile_named(name, current)
+            if self.core.profile is not current:
+                self.pending_profile = current
+        else:  # a log without its start record (an older version): nothing to rebuild
+            log.error("hand=%s: hand log without a start record; not replayed", self.hand_id(n))
+            self.store.clear_hand_events(n)
+            self.interrupted, self.interrupt_outcome = [n], "misdeal"
+            return
+        res = recovery.replay_hand(self.core, entries, now)
+        hid = self.hand_id(n)
+        log.info("hand=%s replayed %d events (%d rejected) phase=%s", hid, res.events,
+                 res.rejected, self.core.phase.value)  # fmt: skip
+        if res.started_at:
+            with contextlib.suppress(ValueError):
+                self._hand_start[n] = datetime.fromisoformat(res.started_at)
+        for d in res.decisions:
+            if isinstance(d, HandComplete):  # completed before the stop, record not queued
+                start = self._hand_start.pop(d.record.hand_no, datetime.now(UTC))
+                self.hands.put_nowait((d.record, start))
+        if self.core.phase in recovery.LIVE:
+            self.interrupted = [n]
+            policy = self.core.profile.interrupted_hand
+            if policy is InterruptedHand.MISDEAL and recovery.rule_misdeal(self.core):
+                self.store.append_hand_event(n, {"type": recovery.MISDEAL_MARK})
+                self.interrupt_outcome = "misdeal"
+            elif self.core.phase in recovery.PLAYING:
+                self.interrupt_outcome = "resume"
+            else:
+                self.interrupt_outcome = self.core.phase.value  # a misdeal/void being cleared
+        elif self.core.hand is None and not self.core.redeal_pending:
+            self.store.clear_hand_events(n)
+        self.live.resync(self.core)
 
     def _apply(self, ev: Event) -> None:
         step = self.core.handle(ev)
@@ -173,18 +235,31 @@ class Daemon:
             log.warning("restore: %s rejected: %s", type(ev).__name__, step.rejected)
 
     def _flag_interrupted(self) -> None:
+        """Tell the dealer (alert LED, buzzer) and the venue (alert, event) about a hand
+        that a restart cut; the profile already decided how it goes on."""
         for hand_no in self.interrupted:
-            n = len(self.store.hand_events(hand_no))
-            log.error("hand=%s interrupted by a restart after %d events", self.hand_id(hand_no), n)
+            hid = self.hand_id(hand_no)
+            outcome = self.interrupt_outcome
+            log.error("hand=%s interrupted by a restart; outcome=%s", hid, outcome)
             self.indicators.alert("critical")
+            if outcome == "misdeal":
+                remedy = (f"Hand {hand_no} was in progress when the table controller restarted:"
+                          " misdeal (house rule). Gather every card; stacks are as before the"
+                          " hand, the blinds stay; deal the hand again")
+            elif outcome == "resume":
+                remedy = (f"Hand {hand_no} was in progress when the table controller restarted:"
+                          " it plays on (house rule) from where it was; check the table"
+                          " against the live state")
+            else:
+                remedy = (f"Hand {hand_no} was being cleared ({outcome}) when the table"
+                          " controller restarted: gather every card, then deal again")
             self._publish_alert({
                 "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
-                "remedy": f"Hand {hand_no} was in progress when the table controller restarted:"
-                " the floor decides how it ends; stacks are as before the hand",
-                "seat": None, "hand_no": hand_no or None,
+                "remedy": remedy, "seat": None, "hand_no": hand_no or None,
             })  # fmt: skip
-            self.store.clear_hand_events(hand_no)
+            self._event("hand_interrupted", {"hand_id": hid, "outcome": outcome}, hand_no)
         self.interrupted = []
+        self.publish_state()
 
     # ------------------------------------------------------------------ run
 
@@ -236,6 +311,9 @@ class Daemon:
 
     def _on_snapshot(self, snap: AntennaSnapshot) -> None:
         self._tracker_out(self.tracker.feed(snap))
+        if self.reconciler.active:
+            for ev in self.reconciler.cycle(self.tracker.cycles, time.monotonic()):
+                self._put(ev, "restart")
 
     def _tracker_out(self, outputs: list[Any]) -> None:
         events = []
@@ -246,7 +324,7 @@ class Daemon:
                 log.warning("reader: collision on antenna %d (%s)", out.antenna, out.zone)
             elif isinstance(out, StrayTag):
                 log.warning("reader: stray tag on %s: %s", out.zone, out.reason)
-        for ev in self.input.batch(events):
+        for ev in self.reconciler.filter(self.input.batch(events)):
             self._put(ev, "reader")
 
     def _on_reader_status(self, change: StatusChange) -> None:
@@ -282,8 +360,19 @@ class Daemon:
                 self._put(e, "gpio")
             return
         if isinstance(ev, ButtonPress) and ev.button is ConsoleButton.ACK:
-            self.indicators.clear()
+            self.acknowledge(list(self.open_alerts), by=self.core.dealer or "console")
         self._put(ev, "gpio")
+
+    def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
+        """Alerts acknowledged (console ACK, or the venue's ack_alert whose event the link
+        publishes itself): alert_ack events, and the alert LED and buzzer off."""
+        for alert_id in alert_ids:
+            if alert_id in self.open_alerts:
+                self.open_alerts.remove(alert_id)
+            if publish:
+                self._event("alert_ack", {"alert_id": alert_id, "by": by})
+            log.info("alert %s acknowledged by %s", alert_id, by)
+        self.indicators.clear()
 
     def _on_gpio_fault(self, fault: GpioFault) -> None:
         log.warning("gpio: %s %s (%s)", fault.key, fault.fault, "on" if fault.active else "off")
@@ -308,7 +397,7 @@ class Daemon:
     # ------------------------------------------------------------------ core
 
     async def _core_task(self) -> None:
-        self._publish_state()
+        self.publish_state()
         while True:
             item = await self.queue.get()
             try:
@@ -327,7 +416,9 @@ class Daemon:
         if ev.t < core.t:  # a reading confirmed after a later command: keep time monotonic
             ev = replace(ev, t=core.t)
         before = core.hand_no
-        in_hand = core.hand is not None
+        pre = None
+        if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, _PHYSICAL):
+            pre = recovery.capture(core, datetime.now(UTC).isoformat())
         step = core.handle(ev)
         self.stats.events += 1
         hid = self.hand_id(core.hand_no) if core.hand_no else "-"
@@ -341,11 +432,15 @@ class Daemon:
             return step
         log.info("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
                  step.phase.value)  # fmt: skip
+        completed = any(isinstance(d, HandComplete) for d in step.decisions)
         if core.hand_no != before:
             self._hand_start[core.hand_no] = datetime.now(UTC)
             self.store.put("hand_counter", core.hand_no, durable=True)
-        started = in_hand or core.hand_no != before
-        if core.hand is not None and started and isinstance(ev, _PHYSICAL):
+            if pre is not None:
+                self.store.append_hand_event(core.hand_no, pre)
+        if isinstance(ev, _PHYSICAL) and (
+            core.phase in recovery.LIVE or completed or core.redeal_pending
+        ):
             self.store.append_hand_event(core.hand_no, encode_event(ev))
         for d in step.decisions:
             if isinstance(d, Alert):
@@ -356,8 +451,46 @@ class Daemon:
                 rec = d.record
                 start = self._hand_start.pop(rec.hand_no, datetime.now(UTC))
                 self.hands.put_nowait((rec, start))
-        self._publish_state()
+        snap = core.snapshot()
+        for kind, data, hand_no in self.live.after(core, snap, step.decisions):
+            self._event(kind, data, hand_no)
+        self._save_positions()
+        self.apply_pending_profile()
+        self.publish_state(snap)
         return step
+
+    def _save_positions(self) -> None:
+        pos = recovery.positions_data(self.core)
+        if pos != self._positions_saved:
+            try:
+                self.store.put("positions", pos, durable=True)
+                self._positions_saved = pos
+            except RailguardError as exc:
+                log.error("button position not stored: %s", exc)
+
+    def apply_pending_profile(self) -> bool:
+        """A profile set at runtime takes effect between hands."""
+        prof = self.pending_profile
+        core = self.core
+        if prof is None or core.phase not in (Phase.IDLE, Phase.COMPLETE) or core.redeal_pending:
+            return False
+        old = core.profile.name
+        core.profile = prof
+        self.pending_profile = None
+        log.info("hand=%s profile %s -> %s (from the next hand)",
+                 self.hand_id(core.hand_no + 1), old, prof.name)  # fmt: skip
+        self._event("profile_changed", {"profile": prof.name, "previous": old,
+                                        "from_hand": core.hand_no + 1})  # fmt: skip
+        self.publish_state()
+        return True
+
+    def _event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None:
+        try:
+            if self.link.publish_event(kind, data, hand_no):
+                self.stats.live_events += 1
+        except (LinkError, RailguardError) as exc:
+            log.error("hand=%s event %s not published: %s",
+                      self.hand_id(hand_no) if hand_no else "-", kind, exc)  # fmt: skip
 
     def _alert(self, a: Alert) -> None:
         self.stats.alerts += 1
@@ -370,12 +503,13 @@ class Daemon:
 
     def _publish_alert(self, payload: dict[str, Any]) -> None:
         try:
-            self.link.publish_alert(payload)
+            self.open_alerts.append(self.link.publish_alert(payload))
         except (LinkError, RailguardError) as exc:
-            log.error("alert not published: %s", exc)
+            log.error("hand=%s alert not published: %s", payload.get("hand_no") or "-", exc)
+        del self.open_alerts[:-100]
 
-    def _publish_state(self) -> None:
-        snap = self.core.snapshot()
+    def publish_state(self, snap: TableState | None = None) -> None:
+        snap = snap or self.core.snapshot()
         payload = state_payload(snap, names=self.names, level=self.level_no)
         self.indicators.set_action_seat(snap.to_act or None)
         if payload == self._last_state:
@@ -390,85 +524,13 @@ class Daemon:
 
     # ------------------------------------------------------------------ commands
 
-    async def _submit(self, ev: Event) -> Step:
+    async def submit(self, ev: Event) -> Step:
         fut: asyncio.Future[Step] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait(_Item(ev, "venue", fut))
         return await fut
 
-    async def _on_command(self, cmd: Command) -> CommandResult:
-        self.stats.commands += 1
-        t = time.monotonic()
-        seating = self.store.seating()
-        if isinstance(cmd, SeatCmd):
-            taken = seating.get(cmd.seat)
-            if taken is not None and taken.player_id != cmd.player_id:
-                return CommandResult.error(f"seat {cmd.seat} is taken by {taken.player_id}")
-            step = await self._submit(SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack))
-            if step.rejected is not None:
-                return CommandResult.error(str(step.rejected))
-            if taken is not None:
-                self.store.unseat_player(cmd.seat)
-            self.store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack)
-            self.names[cmd.seat] = cmd.name
-            return CommandResult.success(seat=cmd.seat)
-        if isinstance(cmd, UnseatCmd):
-            step = await self._submit(UnseatPlayer(t, cmd.seat))
-            if step.rejected is not None:
-                return CommandResult.error(str(step.rejected))
-            if cmd.seat in seating:
-                self.store.unseat_player(cmd.seat)
-            self.names.pop(cmd.seat, None)
-            return CommandResult.success(seat=cmd.seat)
-        if isinstance(cmd, MovePlayer):
-            return await self._move(cmd, t)
-        if isinstance(cmd, LevelCmd):
-            step = await self._submit(SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante))
-            if step.rejected is not None:
-                return CommandResult.error(str(step.rejected))
-            self.level_no = cmd.level
-            self.store.set_level(LevelRecord(cmd.level, cmd.small_blind, cmd.big_blind, cmd.ante,
-                                             cmd.big_blind_ante))  # fmt: skip
-            self._publish_state()
-            return CommandResult.success(level=cmd.level)
-        if isinstance(cmd, EnrolDeck):
-            try:
-                cards = {parse_tag(uid): Card.parse(c) for c, uid in cmd.cards}
-                self.registry.put_deck(Deck(cmd.deck_id, "", cards))
-                self.store.enrol_deck(cmd.deck_id, dict(cmd.cards))
-            except RailguardError as exc:
-                return CommandResult.error(str(exc))
-            log.info("deck %s enrolled (%d cards)", cmd.deck_id, len(cards))
-            return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards))
-        if isinstance(cmd, AckAlert):
-            self.indicators.clear()
-            return CommandResult.success()
-        if isinstance(cmd, SetProfile):
-            if cmd.profile == self.core.profile.name:
-                return CommandResult.success(profile=cmd.profile)
-            return CommandResult.error(
-                "the profile is set by table.profile in the daemon config (restart to change)"
-            )
-        return CommandResult.error("not handled by this table")
-
-    async def _move(self, cmd: MovePlayer, t: float) -> CommandResult:
-        seat = self.core.seats.get(cmd.from_seat)
-        if seat is None:
-            return CommandResult.error(f"seat {cmd.from_seat} is empty")
-        if cmd.to_seat in self.core.seats:
-            return CommandResult.error(f"seat {cmd.to_seat} is taken")
-        if self.core.hand is not None and self.core.phase is not Phase.COMPLETE:
-            return CommandResult.error("players move between hands")
-        step = await self._submit(UnseatPlayer(t, cmd.from_seat))
-        if step.rejected is not None:
-            return CommandResult.error(str(step.rejected))
-        step = await self._submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack))
-        if step.rejected is not None:
-            await self._submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
-            return CommandResult.error(str(step.rejected))
-        with contextlib.suppress(RailguardError):
-            self.store.move_player(cmd.from_seat, cmd.to_seat)
-        self.names[cmd.to_seat] = self.names.pop(cmd.from_seat, seat.player)
-        return CommandResult.success(seat=cmd.to_seat)
+    async def on_command(self, cmd: Command) -> CommandResult:
+        return await handle_command(self, cmd)
 
     # ------------------------------------------------------------------ link and outbox
 

@@ -1,0 +1,86 @@
+"""Live events for the venue's events topic, derived from the rules core after each
+accepted event (pure: no I/O). Never a hole card: the hand's public facts only (who posted,
+acted and won, the board); completed hand records with hole cards go to the hands topic.
+
+``hand_started``   hand_id, deal_no, button, small/big blind seats, blinds, ante, seats dealt in
+``street``         street (flop, turn, river) and the board once the street's cards are out
+``action``         seat, kind (post_sb, call, raise, fold ...), amount, to, street, all_in
+``hand_completed`` hand_id, deal_no, board, pots (amount, winners with amounts), voided
+(``alert_ack``, ``hand_interrupted`` and ``profile_changed`` come from the daemon itself.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.rules.decisions import Decision, HandComplete
+from controller.rules.engine import TableCore
+from controller.rules.hand import Phase
+from controller.rules.state import TableState
+
+LiveEvent = tuple[str, dict[str, Any], int | None]  # kind, data, hand_no
+_STREETS = ("preflop", "flop", "turn", "river")
+_BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
+_PLAYING = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+
+
+class LiveEvents:
+    """Remembers what was announced; :meth:`after` returns what is new."""
+
+    def __init__(self, venue: str, table: str) -> None:
+        self.prefix = f"{venue}-{table}"
+        self.hand: tuple[int, int] = (0, 0)  # (hand_no, deal_no) announced
+        self.actions = 0
+        self.board = 0
+
+    def hand_id(self, hand_no: int) -> str:
+        return f"{self.prefix}-{hand_no}"
+
+    def resync(self, core: TableCore) -> None:
+        """After a restart: what the replayed hand already announced is not sent again."""
+        h = core.hand
+        if h is not None:
+            self.hand = (h.hand_no, h.deal_no)
+            self.actions = len(h.actions)
+            self.board = len(h.board)
+
+    def after(self, core: TableCore, snap: TableState, decisions: tuple[Decision, ...]) -> list[
+        LiveEvent
+    ]:
+        out: list[LiveEvent] = []
+        h = core.hand
+        if h is not None and snap.phase in _PLAYING and (h.hand_no, h.deal_no) != self.hand:
+            self.hand = (h.hand_no, h.deal_no)
+            self.actions = 0
+            self.board = 0
+            out.append(("hand_started", {
+                "hand_id": self.hand_id(h.hand_no), "deal_no": h.deal_no,
+                "button": snap.button or None, "small_blind_seat": snap.small_blind_seat or None,
+                "big_blind_seat": snap.big_blind_seat or None, "small_blind": h.small_blind,
+                "big_blind": h.big_blind, "ante": h.ante, "seats": sorted(h.players),
+            }, h.hand_no))  # fmt: skip
+        if h is not None and (h.hand_no, h.deal_no) == self.hand:
+            for a in h.actions[self.actions :]:
+                out.append(("action", {
+                    "seat": a.seat, "kind": a.kind, "amount": a.amount, "to": a.to,
+                    "street": _STREETS[min(a.street, 3)], "all_in": a.all_in,
+                }, h.hand_no))  # fmt: skip
+            self.actions = len(h.actions)
+            n = len(snap.board)
+            if n != self.board and snap.phase in _PLAYING:
+                if n in _BOARD_STREET and n > self.board:
+                    out.append(("street", {"street": _BOARD_STREET[n],
+                                           "board": [str(c) for c in snap.board]},
+                                h.hand_no))  # fmt: skip
+                self.board = n
+        for d in decisions:
+            if isinstance(d, HandComplete):
+                rec = d.record
+                out.append(("hand_completed", {
+                    "hand_id": self.hand_id(rec.hand_no), "deal_no": rec.deal_no,
+                    "board": [str(c) for c in rec.board][:5], "voided": rec.voided,
+                    "pots": [{"amount": p.amount,
+                              "winners": [{"seat": s, "amount": a} for s, a in p.shares]}
+                             for p in rec.pots],
+                }, rec.hand_no))  # fmt: skip
+        return out
