@@ -220,9 +220,9 @@ def _expect(ln: _Line, xfail: str) -> Expect:
         if code and code not in ALERT_CODES:
             raise ln.error(f"expect no-alert {args[0]}: unknown alert code")
         return Expect(no, what, code=code, xfail=xfail)
-    if what == "instruction":
+    if what in ("instruction", "remedy"):
         if not args:
-            raise ln.error("expect instruction: give the text it must contain")
+            raise ln.error(f"expect {what}: give the text it must contain")
         return Expect(no, what, text=_text(args), xfail=xfail)
     if what in ("button", "sb", "bb", "to-act"):
         ln.words = ["expect", *args]

@@ -31,8 +31,10 @@ from controller.demo.table import (
     daemon_config,
     wait_until,
 )
+from controller.link.config import BrokerConfig
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.events import Event
+from controller.venuelog import SqliteHandStore, VenueLogger
 from firmware_bridge.decks import Deck
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
@@ -108,6 +110,7 @@ class Rig:
     stop: asyncio.Event
     task: asyncio.Task[None]
     instructions: _Instructions
+    logger: VenueLogger
     where: dict[bytes, int] = field(default_factory=dict)  # every tag on the board: antenna
     chips_on: dict[int, list[bytes]] = field(default_factory=dict)  # seat: chip tags
     free_chips: dict[int, list[bytes]] = field(default_factory=dict)  # value: unused tags
@@ -205,13 +208,18 @@ async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: 
     if dlog.getEffectiveLevel() > logging.INFO:
         dlog.setLevel(logging.INFO)
     venue = Venue(host, port, f"railguard/{VENUE}/{table_id}")
+    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
+                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
     stop = asyncio.Event()
     task = asyncio.create_task(daemon.run(stop))
-    rig = Rig(daemon, board, gpio, venue, factory, symlink, clock, stop, task, instructions)
+    rig = Rig(daemon, board, gpio, venue, factory, symlink, clock, stop, task, instructions,
+              logger)  # fmt: skip
     for value in DENOMINATIONS:
         rig.free_chips[value] = [u for u, v in bank.items() if v == value]
     try:
+        logger.start()
         await venue.start()
+        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
         await asyncio.wait_for(daemon.ready.wait(), 15)
         main = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
         await venue.do("enrol_deck", deck_id="A", cards=main)
@@ -236,6 +244,8 @@ async def close_rig(rig: Rig) -> None:
         with contextlib.suppress(BaseException):
             await rig.task
     await rig.venue.stop()
+    with contextlib.suppress(Exception):
+        await rig.logger.stop()
     await rig.board.stop()
     rig.factory.reset()
     logging.getLogger("railguard.daemon").removeHandler(rig.instructions)

@@ -271,6 +271,10 @@ async def check(rig: Rig, e: Expect, seen: Seen) -> str:
     if e.what == "no-alert":
         bad = [a for a in seen.alerts if not e.code or a.get("code") == e.code]
         return f"got {_fmt_alerts(bad)}" if bad else ""
+    if e.what == "remedy":
+        if any(e.text.lower() in str(a.get("remedy", "")).lower() for a in seen.alerts):
+            return ""
+        return f"remedies were {[a.get('remedy') for a in seen.alerts] or 'none'}"
     if e.what == "instruction":
         if any(e.text.lower() in t.lower() for t in seen.instructions):
             return ""
