@@ -234,6 +234,10 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         return
     if not _begin_action(core, h):
         return
+    from controller.rules import misdeal
+
+    if misdeal.acted_with_joker(core, e.seat, e.amount):
+        return
     if e.seat != h.pointer and not _infer_checks(core, h, e.seat):
         held = h.oot.get(e.seat)  # more chips out of turn add up
         pending = e.amount

@@ -366,3 +366,24 @@ def supervisor(core: TableCore, e: BadgeTap) -> None:
         return
     if h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD):
         misdeal.force_misdeal(core)
+
+
+def burn_on_muck(core: TableCore, tag: str) -> None:
+    """000 GLOSSARY BURNCARD [L241] (the burn goes face down on the table, "not in the
+    muck"); 003 Flop [L95] (the burn antenna covers where 003 burns): a card that is no
+    seat's hole card read on the muck antenna while the coming street's burn is expected."""
+    h = core.hand
+    if h is None or core.phase is not Phase.BOARD or h.street is Street.RIVER:
+        return
+    if h.street_burns or h.required_burn or h.pending_board:
+        return
+    known = set(h.board) | set(h.burns) | h.set_aside | set(h.four_flop)
+    if tag in known or any(tag in p.cards or tag in p.hole for p in h.players.values()):
+        return
+    core.alert(
+        AlertCode.WRONG_BURN,
+        Severity.WARNING,
+        "000 GLOSSARY BURNCARD [L241]; 003 Flop [L95]",
+        f"The burn goes on the burn spot, not the muck: move {core.card_name(tag)} to the burn",
+        tag=tag,
+    )

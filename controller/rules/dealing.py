@@ -174,6 +174,8 @@ def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | 
             p = next((q for q in h.players.values() if e.tag in q.hole), None)
             if p is not None and p.live:
                 betting.fold(core, p.seat, e.tag)
+            elif p is None and prev is None:
+                board.burn_on_muck(core, e.tag)
         return
     # board or burn
     if phase is Phase.COMPLETE and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:

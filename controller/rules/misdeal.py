@@ -213,3 +213,41 @@ def _restore_stacks(h: Hand, keep_forced: bool) -> None:
         p.total = forced if keep_forced else 0
 
 
+
+
+# ---------------------------------------------------------------------------- fouled hands
+
+
+def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
+    """003 Dealer Errors joker b) [L189]: a player who acts (chips in) while still holding a
+    joker that was not replaced has a fouled hand: dead, and the chips stay in the pot.
+    Returns True when the action was consumed this way."""
+    from controller.rules.profile import JokerRule
+
+    h = core.hand
+    assert h is not None
+    p = h.players[seat]
+    if core.profile.joker is not JokerRule.REPLACE_AFTER_DEAL or not any(
+        t in h.jokers for t in p.hole
+    ):
+        return False
+    if amount is not None:
+        amount = min(amount, p.stack)
+        p.stack -= amount
+        p.street_bet += amount
+        p.total += amount
+    p.dead = True
+    if h.clock_seat == seat:
+        h.clock_seat = 0
+    h.oot.pop(seat, None)
+    core.alert(
+        AlertCode.DEAD_HAND,
+        Severity.WARNING,
+        "003 Dealer Errors: joker b) [L189]",
+        f"Seat {seat} acted holding the joker: the hand is fouled (dead); it forfeits the "
+        "pot and its chips stay in it",
+        seat,
+    )
+    betting.record(core, h, seat, "fold", amount or 0)
+    betting.after_change(core)
+    return True
