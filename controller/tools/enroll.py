@@ -50,13 +50,21 @@ def parse_source(text: str) -> int | None:
 
 
 class Progress:
-    """The progress line: ``[#####...............] 12/52 next: Ac``."""
+    """The progress line: ``[#####...............] 12/52 next: Ac``, redrawn in place on a
+    terminal (other messages then start on a line of their own)."""
 
     def __init__(self, say: Say, order: tuple[Card, ...], tty: bool) -> None:
-        self.say = say
+        self._say = say
         self.order = order
         self.tty = tty
         self.count = 0
+        self._open = False  # a progress line without its newline yet
+
+    def say(self, message: str) -> None:
+        if self._open:
+            print(flush=True)
+            self._open = False
+        self._say(message)
 
     def line(self, count: int) -> str:
         total = len(self.order)
@@ -67,14 +75,12 @@ class Progress:
     def __call__(self, count: int, total: int, card: Card) -> None:
         self.count = count
         if self.tty:
-            end = "\n" if count == total else ""
-            print("\r" + self.line(count), end=end, flush=True)
+            self._open = count < total
+            print("\r" + self.line(count), end="" if self._open else "\n", flush=True)
         else:
-            self.say(self.line(count))
+            self._say(self.line(count))
 
     def notice(self, message: str) -> None:
-        if self.tty:
-            print(flush=True)
         self.say(f"refused: {message}" if message.startswith("tag ") else message)
 
 
@@ -164,6 +170,7 @@ def main(args: argparse.Namespace) -> int:
         say(f"railguard enroll: {exc}")
         return EXIT_ERROR
     progress = Progress(say, DEFAULT_ORDER, sys.stdout.isatty())
+    say = progress.say
     try:
         registry = load_registry(store, cfg)
         if args.deck in registry.decks:

@@ -97,6 +97,31 @@ def test_enroll_from_an_antenna_stores_the_deck_and_refuses_duplicates(tmp_path:
     run(main())
 
 
+def test_board_unplugged_mid_enrolment_stores_nothing(tmp_path: Path) -> None:
+    async def main() -> None:
+        board = SimBoard(8, config=FAST_BOARD)
+        port = await board.start_pty(tmp_path / "reader")
+        cfg = write_config(tmp_path, port)
+        cli = await Cli.start("enroll", "--config", str(cfg), "--deck", "red",
+                              "--source", f"antenna:{ANTENNA}")  # fmt: skip
+        try:
+            await cli.expect(rf"lay each card on antenna {ANTENNA}")
+            for i in range(2):
+                board.place(ANTENNA, red_uid(i))
+                await cli.expect(rf"\] {i + 1}/52 ")
+                board.remove(ANTENNA, red_uid(i))
+            board.unplug()
+            await cli.expect(r"the reader board went away .*stopped at 2/52 \(next was 4c\):"
+                             r" deck red NOT stored")  # fmt: skip
+            assert await cli.finish() == 1, cli.text
+        finally:
+            await cli.kill()
+            await board.stop()
+        assert stored(cfg) == {}
+
+    run(main())
+
+
 def test_enroll_refuses_a_bad_source_and_a_missing_board(tmp_path: Path) -> None:
     async def main() -> None:
         cfg = write_config(tmp_path, str(tmp_path / "no-such-tty"))
