@@ -46,6 +46,13 @@ ANTENNAS = 16
 ZONE_ANTENNA = {"board": BOARD, "burn": BURN, "muck": MUCK}
 
 
+def _nameless(state: dict[str, Any]) -> dict[str, Any]:
+    """A state message without the players' display names: the daemon republishes the state
+    on the next change after a seat command, not when only the name changed."""
+    seats = [{k: v for k, v in s.items() if k != "name"} for s in state.get("seats", [])]
+    return {**state, "seats": seats}
+
+
 def chip_bank() -> dict[bytes, int]:
     """Tags for ``CHIPS_PER_DENOMINATION`` chips of each denomination the demo uses."""
     return {
@@ -144,8 +151,8 @@ class Rig:
             states = v.on("state")
             if not states:
                 return False
-            want = state_payload(d.core.snapshot(), names=d.names, level=d.level_no)
-            got = states[-1]
+            want = _nameless(state_payload(d.core.snapshot(), names=d.names, level=d.level_no))
+            got = _nameless(states[-1])
             return all(got.get(k) == val for k, val in want.items())
 
         await wait_until(state_current, "the state over MQTT", timeout)
