@@ -220,10 +220,14 @@ def _at(ev: Event, t: float) -> Event:
 class Reconciler:
     """Filters reader events during the first cycles after a start (module docstring)."""
 
-    def __init__(self, core: TableCore, *, hand_restored: bool, cycles: int) -> None:
+    def __init__(
+        self, core: TableCore, *, hand_restored: bool, debounce: int, removal: int
+    ) -> None:
         self.known: dict[str, tuple[ZoneKind, int]] = dict(core.where)
         self.hand_restored = hand_restored
-        self.cycles = cycles
+        self.initial_cycles = debounce + 1  # the board's first report of what lies there
+        self.cycles = debounce + removal + 1
+        self.initial = True
         self.first_cycle: int | None = None
         self.seen: set[str] = set()
         self.stale: set[str] = set()
@@ -235,11 +239,11 @@ class Reconciler:
         for e in events:
             if isinstance(e, CardPlaced):
                 where = (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0)
-                if self.active and self.known.get(e.tag) == where:
+                if self.initial and self.known.get(e.tag) == where:
                     self.seen.add(e.tag)
                     self.dropped += 1
                     continue
-                if self.active and not self.hand_restored and e.tag not in self.known:
+                if self.initial and not self.hand_restored and e.tag not in self.known:
                     self.stale.add(e.tag)  # a card of a finished hand: ignored until moved
                     self.dropped += 1
                     continue
@@ -250,7 +254,7 @@ class Reconciler:
             elif isinstance(e, CardRemoved) and e.tag in self.stale:
                 self.stale.discard(e.tag)
                 continue
-            elif isinstance(e, ChipsIn | Sweep) and self.active and self.hand_restored:
+            elif isinstance(e, ChipsIn | Sweep) and self.initial and self.hand_restored:
                 self.dropped += 1
                 continue  # chips already counted by the replay
             out.append(e)
@@ -263,6 +267,8 @@ class Reconciler:
             return []
         if self.first_cycle is None:
             self.first_cycle = cycles
+        if cycles - self.first_cycle >= self.initial_cycles:
+            self.initial = False
         if cycles - self.first_cycle < self.cycles:
             return []
         self.active = False

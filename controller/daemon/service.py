@@ -140,7 +140,7 @@ class Daemon:
         self._restore()
         self.reconciler = recovery.Reconciler(
             self.core, hand_restored=self.core.hand is not None,
-            cycles=cfg.debounce_cycles + cfg.removal_cycles + 1,
+            debounce=cfg.debounce_cycles, removal=cfg.removal_cycles,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ start-up

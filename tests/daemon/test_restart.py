@@ -1,0 +1,312 @@
+"""kill -9 mid-hand: ``railguard run --config`` as a real subprocess against the simulated
+reader board on a pty (in this process) and a private mosquitto. The table is set up once
+with an in-process daemon (deck, level, seats, the button puck), stopped cleanly; the
+subprocess must then know the button without a puck. A hand is dealt to the first
+action, the daemon is killed with SIGKILL and started again on the same storage: the
+table, the HAND_INTERRUPTED alert and the profile's outcome (misdeal or resume) are
+checked through MQTT, then the hand goes on (re-deal or the next action)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.daemon import Daemon
+from controller.demo import table as demo_table
+from controller.demo.hands import generated_hands
+from controller.demo.table import BET as BET_ANT
+from controller.demo.table import BOARD, BURN, HOLE, MUCK, PUCK, Venue, card_uid, chip_uid
+from controller.rules.cards import STANDARD_DECK
+from controller.rules.events import CardPlaced, ChipsIn, SeatPlayer, SetButton, SetLevel, ZoneKind
+from controller.rules.profile import get_profile
+from firmware_bridge.protocol import SetConfig
+from hwsim.board import SimBoard
+from hwsim.gpio import SimGpio, wired_factory
+from tests.brokers import plain_broker
+
+BASE = "railguard/v1/t1"
+RAILGUARD = Path(sys.executable).with_name("railguard")
+PROFILES = Path(__file__).resolve().parents[2] / "controller" / "rules" / "profiles"
+# chips for the action after the restart: 20 tags of each denomination
+EXTRA = {chip_uid(1, j * 20 + k): d for j, d in enumerate(demo_table.DENOMINATIONS)
+         for k in range(20)}  # fmt: skip
+
+
+def _toml(port_path: str, mqtt_port: int, storage: Path, profile: str,
+          chips: dict[bytes, int]) -> str:  # fmt: skip
+    hole = "\n".join(f"{s} = {a}" for s, a in HOLE.items())
+    bet = "\n".join(f"{s} = {a}" for s, a in BET_ANT.items())
+    puck = "\n".join(f'"{s}" = {p}' for s, p in PUCK.items())
+    chip_lines = "\n".join(f'"{u.hex()}" = {v}' for u, v in chips.items() if v)
+    return f"""
+[table]
+id = "t1"
+venue = "v1"
+profile = "{profile}"
+[reader]
+ports = ["{port_path}"]
+scan_period_ms = 20
+heartbeat_ms = 200
+ready_timeout_s = 10.0
+[zones]
+seats = 6
+board = {BOARD}
+burn = {BURN}
+muck = {MUCK}
+[zones.hole]
+{hole}
+[zones.bet]
+{bet}
+[gpio]
+pin_factory = "mock"
+chip_sensors = {{}}
+[gpio.puck_sensors]
+{puck}
+[mqtt]
+host = "127.0.0.1"
+port = {mqtt_port}
+tls = false
+allow_plaintext = true
+keepalive = 5
+[storage]
+path = "{storage}"
+[chips]
+{chip_lines}
+[log]
+level = "INFO"
+"""
+
+
+async def wait_for(cond: Any, what: str, timeout: float = 10.0) -> None:
+    try:
+        await demo_table.wait_until(cond, what, timeout)
+    except demo_table.DemoFailure as exc:
+        raise AssertionError(str(exc)) from None
+
+
+class Proc:
+    def __init__(self, config: Path, log: Path) -> None:
+        self.config, self.log = config, log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with open(self.log, "ab") as out:
+            self.proc = subprocess.Popen([str(RAILGUARD), "run", "--config", str(self.config)],
+                                         stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        assert self.proc.returncode == -signal.SIGKILL
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+
+def last(venue: Venue, suffix: str) -> dict[str, Any]:
+    got = venue.on(suffix)
+    assert got, f"nothing on {suffix}"
+    return dict(got[-1])
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("policy", ["misdeal", "resume"])
+def test_kill9_mid_hand(tmp_path: Path, policy: str) -> None:
+    with plain_broker() as broker:
+        asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker.port, policy), 80))
+
+
+async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
+    text = (PROFILES / "tda-2024.toml").read_text()
+    text = text.replace('interrupted_hand = "misdeal"', f'interrupted_hand = "{policy}"')
+    assert f'interrupted_hand = "{policy}"' in text
+    profile_path = tmp / "house.toml"
+    profile_path.write_text(text)
+    prof = get_profile(str(profile_path))
+    hand = generated_hands(random.Random(7), 1, prof, players=4)[0]
+    chips = {**demo_table.chip_table([hand]), **EXTRA}
+    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
+    pty = await board.start_pty()
+    storage = tmp / "state"
+    config = tmp / "railguard.toml"
+    config.write_text(_toml(pty, mqtt_port, storage, str(profile_path), chips))
+    venue = Venue("127.0.0.1", mqtt_port, BASE)
+    proc = Proc(config, tmp / "daemon.log")
+    try:
+        await venue.start()
+        button = await _setup(pty, mqtt_port, storage, str(profile_path), chips, hand, venue)
+
+        # the subprocess knows the table, and the button without any puck
+        venue.messages.clear()
+        proc.start()
+        await wait_for(lambda: venue.on("state") and last(venue, "state")["button"] == button,
+                       "the restored button in the state")  # fmt: skip
+        state = last(venue, "state")
+        assert sorted(s["seat"] for s in state["seats"]) == sorted(hand.plan.seats)
+        assert state["level"]["big_blind"] > 0 and state["hand_no"] is None
+
+        await wait_for(lambda: bool(venue.on("status"))
+                       and last(venue, "status")["status"] == "online", "online")  # fmt: skip
+        await asyncio.sleep(0.5)  # the board's first report after a start
+        # deal to the first voluntary action
+        where = await _deal_to_first_action(board, hand, venue)
+        await wait_for(lambda: any(e["kind"] == "action" and not e["data"]["kind"]
+                                   .startswith("post") for e in venue.on("events")),
+                       "the first action event")  # fmt: skip
+        await asyncio.sleep(0.3)
+        before = last(venue, "state")
+        assert before["hand_no"] == 1 and before["to_act"] is not None
+
+        proc.kill9()
+        await wait_for(lambda: last(venue, "status")["status"] == "offline", "the will")
+        venue.messages.clear()
+        proc.start()
+        await wait_for(lambda: any(a["code"] == "HAND_INTERRUPTED" for a in venue.on("alerts")),
+                       "the HAND_INTERRUPTED alert", 20)  # fmt: skip
+        alert = next(a for a in venue.on("alerts") if a["code"] == "HAND_INTERRUPTED")
+        assert alert["hand_no"] == 1 and alert["severity"] == "critical"
+        assert policy in alert["remedy"] or (policy == "resume" and "plays on" in alert["remedy"])
+        await wait_for(lambda: any(e["kind"] == "hand_interrupted" for e in venue.on("events")),
+                       "the hand_interrupted event")  # fmt: skip
+        ev = next(e for e in venue.on("events") if e["kind"] == "hand_interrupted")
+        assert ev["data"]["outcome"] == policy
+        await asyncio.sleep(0.5)  # the reconciliation window: re-read tags are dropped
+        after = last(venue, "state")
+        assert after["hand_no"] == 1 and after["button"] == button
+        assert not [a for a in venue.on("alerts") if a["code"] == "REJECTED"]
+        if policy == "resume":
+            for k in ("street", "pot", "to_act", "board"):
+                assert after[k] == before[k], k
+            assert [(s["seat"], s["stack"], s["bet"], s["cards_held"]) for s in after["seats"]] \
+                == [(s["seat"], s["stack"], s["bet"], s["cards_held"]) for s in before["seats"]]
+            await _next_action(board, hand, after["to_act"], venue)
+        else:
+            assert after["street"] == "idle" and after["to_act"] is None
+            starting = dict(zip(hand.plan.seats, hand.plan.starting, strict=True))
+            # bets returned, the blinds stay posted (G1)
+            assert sum(s["stack"] for s in after["seats"]) + after["pot"] \
+                == sum(starting.values())
+            assert after["pot"] == after["level"]["small_blind"] + after["level"]["big_blind"]
+            assert after["pot"] < before["pot"]
+            for uid, ant in where.items():  # the dealer gathers the cards
+                board.remove(ant, uid)
+            first = next(e for e in hand.plan.events if isinstance(e, CardPlaced))
+            assert first.card is not None
+            await asyncio.sleep(0.4)
+            board.place(HOLE[first.seat], card_uid(first.card))
+            await wait_for(lambda: any(e["kind"] == "hand_started" for e in venue.on("events")),
+                           "the re-deal")  # fmt: skip
+            started = next(e for e in venue.on("events") if e["kind"] == "hand_started")
+            assert started["hand_no"] == 1 and started["data"]["deal_no"] == 2
+    finally:
+        proc.stop()
+        await venue.stop()
+        await board.stop()
+
+
+async def _setup(pty: str, mqtt_port: int, storage: Path, profile: str,
+                 chips: dict[bytes, int], hand: Any, venue: Venue) -> int:  # fmt: skip
+    cfg = demo_table.daemon_config(pty, "127.0.0.1", mqtt_port, "t1", profile, storage, chips)
+    factory = wired_factory()
+    gpio = SimGpio(factory, cfg.gpio)
+    daemon = Daemon(cfg, pin_factory=factory)
+    stop = asyncio.Event()
+    run = asyncio.create_task(daemon.run(stop))
+    button = 0
+    try:
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        await venue.do("enrol_deck", deck_id="A",
+                       cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})
+        for ev in hand.plan.events:
+            if isinstance(ev, SetLevel):
+                await venue.do("set_level", level=1, small_blind=ev.small_blind,
+                               big_blind=ev.big_blind, ante=ev.ante)  # fmt: skip
+            elif isinstance(ev, SeatPlayer):
+                await venue.do("seat", seat=ev.seat, player_id=f"p{ev.seat}", name=ev.player,
+                               stack=ev.stack)  # fmt: skip
+            elif isinstance(ev, SetButton):
+                button = ev.seat
+                gpio.set_puck(ev.seat, True)
+                await wait_for(lambda: daemon.core.button_set, "the button puck")
+        assert daemon.store.get("positions")["button"] == button
+    finally:
+        stop.set()
+        await asyncio.wait_for(run, 10)
+        factory.reset()
+    return button
+
+
+async def _deal_to_first_action(board: SimBoard, hand: Any, venue: Venue) -> dict[bytes, int]:
+    """Blinds, hole cards, then the first chips after the deal; returns tag -> antenna."""
+    where: dict[bytes, int] = {}
+    chip_i = 0
+    dealt = 0
+    for ev in hand.plan.events:
+        if isinstance(ev, CardPlaced) and ev.zone is not ZoneKind.HOLE:
+            assert ev.card is not None and ev.zone is ZoneKind.MUCK  # a fold
+            uid = card_uid(ev.card)
+            board.remove(where[uid], uid)
+            board.place(MUCK, uid)
+            where[uid] = MUCK
+            await asyncio.sleep(0.25)
+            return where
+        if isinstance(ev, CardPlaced):
+            assert ev.card is not None
+            uid = card_uid(ev.card)
+            board.place(HOLE[ev.seat], uid)
+            where[uid] = HOLE[ev.seat]
+            dealt += 1
+            await wait_for(lambda n=dealt: sum(s["cards_held"] for s in
+                                               last(venue, "state")["seats"]) == n,
+                           f"hole card {dealt}")  # fmt: skip
+        elif isinstance(ev, ChipsIn):
+            for value in demo_table.split_chips(ev.amount or 0):
+                uid = chip_uid(0, chip_i)
+                chip_i += 1
+                assert chips_value(uid, hand) == value
+                board.place(BET_ANT[ev.seat], uid)
+            await asyncio.sleep(0.25)
+            if dealt:  # the first voluntary action after the deal
+                return where
+    raise AssertionError("the hand has no action after the deal")
+
+
+def chips_value(uid: bytes, hand: Any) -> int:
+    return demo_table.chip_table([hand])[uid]
+
+
+async def _next_action(board: SimBoard, hand: Any, seat: int, venue: Venue) -> None:
+    """The resumed hand plays on: the seat to act calls (chips from a fresh tag range)."""
+    n = len([e for e in venue.on("events") if e["kind"] == "action"])
+    state = last(venue, "state")
+    owe = max(s["bet"] for s in state["seats"]) - next(
+        s["bet"] for s in state["seats"] if s["seat"] == seat)
+    chips = demo_table.split_chips(owe) if owe else []
+    if not chips:
+        pytest.skip("the next action is a check (no chips to place)")
+    pool = dict(EXTRA)
+    for value in chips:
+        uid = next(u for u, v in pool.items() if v == value)
+        del pool[uid]
+        board.place(BET_ANT[seat], uid)
+    await wait_for(lambda: len([e for e in venue.on("events") if e["kind"] == "action"]) > n,
+                   "an action after the restart")  # fmt: skip
+    got = [e for e in venue.on("events") if e["kind"] == "action"][-1]
+    assert got["data"]["seat"] == seat and got["hand_no"] == 1
