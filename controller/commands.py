@@ -71,7 +71,13 @@ def replay(args: argparse.Namespace) -> int:
     if args.core_only:
         results = replay_paths(args.paths, profile, args.inject)
     else:
+        import logging
+
         from controller.replay_system import system_replay
+
+        # the daemon logs every event and warns on every alert: only its errors here
+        logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s",
+                            force=True)  # fmt: skip
 
         results = system_replay(
             args.paths, args.profile, inject=args.inject, speed=args.speed, broker=args.broker

@@ -126,21 +126,29 @@ def replay_core_injected(
     return record, alerts, inj
 
 
-def _compare(
-    hh: HandHistory, rec: HandRecord, seats: tuple[int, ...]
-) -> tuple[bool, list[Any], list[int], bool]:
+def compare_stacks(
+    hh: HandHistory, got: list[int], odd_chip: bool = False
+) -> tuple[bool, list[Any], bool]:
+    """(match, the file's stacks, odd chip) for the finishing stacks ``got`` (PHH order)."""
     exp = expected_stacks(hh)
-    by_seat = {s.seat: s.end_stack for s in rec.seats}
-    got = [by_seat[s] for s in seats]
     if exp is None:
-        return False, [], got, False
+        return False, [], False
     half = any(isinstance(x, Fraction) and x.denominator != 1 for x in exp)
     if half:
         # the file records a half chip; a table cannot split one: the odd-chip rule decides
         close = all(abs(Fraction(g) - Fraction(x)) < 1 for g, x in zip(got, exp, strict=True))
         ok = close and sum(got) == round(sum(exp))
-        return ok, [_num(x) for x in exp], got, True
-    return got == [int(x) for x in exp], [_num(x) for x in exp], got, rec.odd_chip
+        return ok, [_num(x) for x in exp], True
+    return got == [int(x) for x in exp], [_num(x) for x in exp], odd_chip
+
+
+def _compare(
+    hh: HandHistory, rec: HandRecord, seats: tuple[int, ...]
+) -> tuple[bool, list[Any], list[int], bool]:
+    by_seat = {s.seat: s.end_stack for s in rec.seats}
+    got = [by_seat[s] for s in seats]
+    ok, exp, odd = compare_stacks(hh, got, rec.odd_chip)
+    return ok, exp, got, odd
 
 
 def load_hand(path: Path) -> tuple[HandHistory | None, ReplayResult | None]:

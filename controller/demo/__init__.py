@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-__all__ = ["register", "run_demo"]
+__all__ = ["broker_for", "register", "run_demo"]
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -51,7 +51,8 @@ def _parse_broker(url: str) -> tuple[str, int]:
 
 
 @contextlib.contextmanager
-def _broker(url: str | None) -> Iterator[tuple[str, int, str]]:
+def broker_for(url: str | None) -> Iterator[tuple[str, int, str]]:
+    """(host, port, table id): ``url``'s broker (a fresh table id), else a private mosquitto."""
     if url is not None:
         host, port = _parse_broker(url)
         yield host, port, f"demo-{uuid.uuid4().hex[:8]}"
@@ -60,6 +61,9 @@ def _broker(url: str | None) -> Iterator[tuple[str, int, str]]:
 
     with plain_broker() as b:
         yield b.host, b.port, "t1"
+
+
+_broker = broker_for  # the demo's older name
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -86,7 +90,7 @@ def run_demo(args: argparse.Namespace) -> int:
     view.banner(f"railguard demo: {len(hands)} hands, seed {seed}, profile {profile.name}")
     view.line(f"  {where}")
     try:
-        with _broker(args.broker) as (host, port, table_id), \
+        with broker_for(args.broker) as (host, port, table_id), \
                 tempfile.TemporaryDirectory(prefix="railguard-demo-") as tmp:  # fmt: skip
             view.line(f"  broker mqtt://{host}:{port}, table railguard/v1/{table_id}")
             outcome, counts = asyncio.run(run_table(

@@ -63,18 +63,18 @@ def chip_uid(hand: int, i: int) -> bytes:
 DENOMINATIONS = (5000, 1000, 500, 100, 25, 5, 1)
 
 
-def split_chips(amount: int) -> list[int]:
+def split_chips(amount: int, denominations: tuple[int, ...] = DENOMINATIONS) -> list[int]:
     """The chips a player pushes for ``amount``: largest first, never one chip nor all of one
     denomination when smaller ones exist (so a raise is not read as an oversized-chip call
     or under the multiple-chip rule)."""
     chips: list[int] = []
     left = amount
-    for d in DENOMINATIONS:
+    for d in denominations:
         chips += [d] * (left // d)
         left %= d
     while len(set(chips)) < 2 and chips[0] > 1:
         big = chips.pop(0)
-        smaller = [d for d in DENOMINATIONS if d < big]
+        smaller = [d for d in denominations if d < big]
         part: list[int] = []
         rest = big
         for d in smaller:
@@ -105,16 +105,25 @@ def daemon_config(
     profile: str,
     storage: Path,
     chips: dict[bytes, int],
+    *,
+    scan_period_ms: int = 20,
+    timing: dict[str, Any] | None = None,
 ) -> Any:
+    """The daemon's config for the simulated table. ``timing``: extra ``reader`` settings
+    (debounce_cycles, removal_cycles) and ``gpio`` ones (sensor_settle_s, button_debounce_s)
+    for compressed time."""
+    timing = timing or {}
+    reader_extra = {k: v for k, v in timing.items() if k.endswith("_cycles")}
+    gpio_extra = {k: v for k, v in timing.items() if k.endswith("_s")}
     return config.from_mapping({
         "table": {"id": table, "venue": VENUE, "profile": profile},
-        "reader": {"ports": [port_path], "scan_period_ms": 20, "heartbeat_ms": 200,
-                   "ready_timeout_s": 10.0},
+        "reader": {"ports": [port_path], "scan_period_ms": scan_period_ms, "heartbeat_ms": 200,
+                   "ready_timeout_s": 10.0, **reader_extra},
         "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
                   "board": BOARD, "burn": BURN, "muck": MUCK,
                   "bet": {str(s): a for s, a in BET.items()}},
         "gpio": {"pin_factory": "mock", "chip_sensors": {},
-                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
+                 "puck_sensors": {str(s): p for s, p in PUCK.items()}, **gpio_extra},
         "mqtt": {"host": host, "port": mqtt_port, "tls": False,
                  "allow_plaintext": True, "keepalive": 5},
         "storage": {"path": str(storage)},
@@ -122,12 +131,14 @@ def daemon_config(
     })  # fmt: skip
 
 
-async def wait_until(cond: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT) -> None:
+async def wait_until(
+    cond: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT, poll: float = 0.01
+) -> None:
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
             raise DemoFailure(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(poll)
 
 
 def command_payload(cmd: str, **args: Any) -> tuple[str, bytes]:
@@ -140,9 +151,21 @@ def command_payload(cmd: str, **args: Any) -> tuple[str, bytes]:
 class Venue:
     """Subscribes to the table's topics (the live view) and sends venue commands."""
 
-    def __init__(self, host: str, port: int, base: str, view: View | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        base: str,
+        view: View | None = None,
+        *,
+        topics: tuple[str, ...] = ("#",),
+        record: bool = True,
+        on_message: Callable[[str, Any], None] | None = None,
+    ) -> None:
         self.host, self.port, self.base, self.view = host, port, base, view
-        self.messages: list[tuple[str, Any]] = []
+        self.topics, self.record, self.on_message = topics, record, on_message
+        self.messages: list[tuple[str, Any]] = []  # every message (when ``record``)
+        self.responses: dict[str, dict[str, Any]] = {}  # command responses by request id
         self.client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._up = asyncio.Event()
@@ -151,7 +174,8 @@ class Venue:
         ident = f"demo-venue-{uuid.uuid4().hex[:6]}"
         async with aiomqtt.Client(self.host, self.port, identifier=ident) as c:
             self.client = c
-            await c.subscribe(f"{self.base}/#", qos=1)
+            for t in self.topics:
+                await c.subscribe(f"{self.base}/{t}", qos=1)
             self._up.set()
             async for m in c.messages:
                 raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
@@ -160,8 +184,13 @@ class Venue:
                 except ValueError:
                     continue
                 topic = m.topic.value
-                self.messages.append((topic, body))
+                if self.record:
+                    self.messages.append((topic, body))
                 suffix = topic[len(self.base) + 1 :]
+                if suffix == "cmd/response" and isinstance(body, dict):
+                    self.responses[str(body.get("request_id"))] = body
+                if self.on_message is not None:
+                    self.on_message(suffix, body)
                 if self.view is None or not isinstance(body, dict):
                     continue
                 if suffix == "state":
@@ -194,14 +223,11 @@ class Venue:
         """Publish a raw command payload and wait for the response carrying ``rid``."""
         assert self.client is not None
         await self.client.publish(f"{self.base}/cmd", payload, qos=1)
-        found: list[dict[str, Any]] = []
-
-        def answered() -> bool:
-            found[:] = [r for r in self.on("cmd/response") if r.get("request_id") == rid]
-            return bool(found)
-
-        await wait_until(answered, what or f"the response to {rid}")
-        return found[0]
+        key = str(rid)
+        await wait_until(
+            lambda: key in self.responses, what or f"the response to {rid}", poll=0.002
+        )
+        return self.responses.pop(key)
 
     async def do(self, cmd: str, **args: Any) -> dict[str, Any]:
         rid, payload = command_payload(cmd, **args)

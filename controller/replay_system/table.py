@@ -1,0 +1,377 @@
+"""The table of the full-system replay: the simulated reader board and GPIO, the daemon
+in-process, a venue subscriber and a venue logger on one broker; :meth:`ReplayTable.play`
+deals one planned hand (with an injected dealer error if asked) physically and queues its
+result until its record comes back over MQTT."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import queue
+import time
+from collections import defaultdict, deque
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+from controller.daemon import Daemon
+from controller.demo.table import (
+    BET,
+    BOARD,
+    BURN,
+    HOLE,
+    MUCK,
+    SEATS,
+    VENUE,
+    DemoFailure,
+    Venue,
+    card_uid,
+    daemon_config,
+    ohh_stacks,
+    split_chips,
+    wait_until,
+)
+from controller.link.config import BrokerConfig
+from controller.replay import ReplayResult, compare_stacks
+from controller.replay_system import Pace, _failed, _Pending
+from controller.rules.cards import STANDARD_DECK
+from controller.rules.events import (
+    ButtonPress,
+    CardPlaced,
+    CardRemoved,
+    ChipsIn,
+    ConsoleButton,
+    Event,
+    SeatPlayer,
+    SetButton,
+    SetLevel,
+    Sweep,
+    ZoneKind,
+)
+from controller.rules.profile import AnteStyle
+from controller.venuelog import SqliteHandStore, VenueLogger
+from firmware_bridge.protocol import SetConfig
+from firmware_bridge.zones import ZoneType
+from hwsim.board import SimBoard
+from hwsim.dealer import PlannedHand
+from hwsim.gpio import SimGpio, wired_factory
+from hwsim.inject import Feedback, Injection
+from hwsim.phh import HandHistory
+
+# tournament stacks run to millions: chips up to 5M keep a bet under the antenna's 40 tags
+DENOMINATIONS = (5_000_000, 1_000_000, 500_000, 100_000, 25_000, 5000, 1000, 500, 100, 25, 5, 1)
+POOL = 160  # chips of each denomination
+POLL = 0.002  # seconds between two looks at the daemon's state
+Results = queue.Queue[ReplayResult | BaseException | None]
+
+
+class ChipPool:
+    """Tagged chips reused hand after hand: taken for a bet, given back at the sweep."""
+
+    def __init__(self) -> None:
+        self.value: dict[bytes, int] = {}
+        self.free: dict[int, list[bytes]] = {}
+        for k, d in enumerate(DENOMINATIONS):
+            uids = [bytes([0xC2, 0, k, 0, 0, i >> 8, i & 0xFF]) for i in range(POOL)]
+            self.free[d] = uids[::-1]
+            self.value.update(dict.fromkeys(uids, d))
+
+    def take(self, amount: int) -> list[bytes]:
+        out = []
+        for d in split_chips(amount, DENOMINATIONS):
+            if not self.free[d]:
+                raise DemoFailure(f"more than {POOL} chips of {d} on the table")
+            out.append(self.free[d].pop())
+        return out
+
+    def give(self, uids: list[bytes]) -> None:
+        for u in uids:
+            self.free[self.value[u]].append(u)
+
+
+class ReplayTable:
+    def __init__(self, host: str, port: int, table_id: str, profile: str, pace: Pace,
+                 workdir: Path, timeout: float) -> None:  # fmt: skip
+        self.host, self.port, self.table_id, self.profile = host, port, table_id, profile
+        self.pace, self.workdir, self.timeout = pace, workdir, timeout
+        self.pool = ChipPool()
+        self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
+        self.chips_on: list[bytes] = []
+        self.level: tuple[int, int, int] | None = None
+        self.button = 0
+        self.lifted_at = 0.0
+        self.alerts: list[dict[str, Any]] = []
+        self.alerts_by_hand: dict[int, list[str]] = defaultdict(list)
+        self.records: dict[int, dict[str, Any]] = {}
+        self.fifo: deque[_Pending] = deque()
+        self.ante_style = AnteStyle.BIG_BLIND  # of the profile the daemon runs
+        self.broken = False  # a hand left the table in a state it cannot leave: replace it
+        self._stop = asyncio.Event()
+
+    # ---------------------------------------------------------------- lifecycle
+
+    async def start(self) -> None:
+        p = self.pace
+        self.board = SimBoard(16, config=SetConfig(scan_period_ms=p.scan_ms,
+                                                   heartbeat_interval_ms=200))  # fmt: skip
+        pty = await self.board.start_pty()
+        timing = {"debounce_cycles": p.debounce_cycles, "removal_cycles": p.removal_cycles,
+                  "sensor_settle_s": p.sensor_settle_s, "button_debounce_s": p.button_debounce_s}
+        cfg = daemon_config(pty, self.host, self.port, self.table_id, self.profile,
+                            self.workdir / "state", self.pool.value, scan_period_ms=p.scan_ms,
+                            timing=timing)  # fmt: skip
+        self.factory = wired_factory()
+        self.gpio = SimGpio(self.factory, cfg.gpio)
+        self.daemon = Daemon(cfg, pin_factory=self.factory)
+        base = f"railguard/{VENUE}/{self.table_id}"
+        self.venue = Venue(self.host, self.port, base, topics=("hands", "alerts", "cmd/response"),
+                           record=False, on_message=self._on_message)  # fmt: skip
+        broker = BrokerConfig(host=self.host, port=self.port, tls=False, allow_plaintext=True)
+        self.logger = VenueLogger(broker, SqliteHandStore(self.workdir / "venue.db"))
+        self._run = asyncio.create_task(self.daemon.run(self._stop))
+        self.logger.start()
+        await self.venue.start()
+        await wait_until(lambda: self.logger.stats.connects > 0, "the venue logger")
+        await asyncio.wait_for(self.daemon.ready.wait(), 15)
+        cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
+        await self.venue.do("enrol_deck", deck_id="A", cards=cards)
+
+    async def stop(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._run, 10)
+        await self.venue.stop()
+        with contextlib.suppress(Exception):
+            await self.logger.stop()
+        await self.board.stop()
+        self.factory.reset()
+
+    def _on_message(self, suffix: str, body: Any) -> None:
+        if not isinstance(body, dict):
+            return
+        if suffix == "hands" and isinstance(body.get("ohh"), dict):
+            self.records.setdefault(int(body.get("hand_no") or 0), body["ohh"])
+        elif suffix == "alerts":
+            self.alerts.append(body)
+            self.alerts_by_hand[int(body.get("hand_no") or 0)].append(str(body["code"]).lower())
+
+    # ---------------------------------------------------------------- results in order
+
+    async def emit(self, result: ReplayResult, out: Results) -> None:
+        """A result known without dealing (a skipped or malformed file), kept in order."""
+        pending = _Pending(result.file, None, (), 0, None, result)
+        self.fifo.append(pending)
+        self._flush(out)
+
+    def _flush(self, out: Results) -> None:
+        while self.fifo:
+            head = self.fifo[0]
+            if head.result is None:
+                ohh = self.records.pop(head.hand_no, None)
+                if ohh is None:
+                    return
+                head.result = self._result(head, ohh)
+            out.put(head.result)
+            self.fifo.popleft()
+
+    def _result(self, p: _Pending, ohh: dict[str, Any]) -> ReplayResult:
+        assert p.hh is not None
+        by_id = ohh_stacks(ohh)
+        got = [by_id.get(str(s), -1) for s in p.seats]
+        alerts = tuple(self.alerts_by_hand.pop(p.hand_no, ()))
+        ok, exp, odd = compare_stacks(p.hh, got)
+        hand = str(p.hh.hand) if p.hh.hand is not None else Path(p.name).stem
+        extra: dict[str, Any] = {}
+        problem = ""
+        if p.inj is not None:
+            extra = {"inject": p.inj.label, "injected": p.inj.applied, "remedy": p.inj.remedy}
+            problem = p.inj.problem()
+        return ReplayResult(p.name, hand, ok and not problem, exp, got, odd, error=problem,
+                            alerts=alerts, **extra)  # fmt: skip
+
+    async def drain(self, out: Results) -> None:
+        """Wait for the records still on their way; a hand without one fails."""
+        want = {p.hand_no for p in self.fifo if p.result is None}
+        with contextlib.suppress(DemoFailure):
+            await wait_until(lambda: want <= set(self.records), "the last records", self.timeout)
+        for p in self.fifo:
+            if p.result is None and p.hand_no not in self.records:
+                assert p.hh is not None
+                p.result = _failed(p.name, p.hh, "no hand record came over MQTT", p.inj)
+        self._flush(out)
+
+    # ---------------------------------------------------------------- one hand
+
+    async def play(self, name: str, hh: HandHistory, plan: PlannedHand, inj: Injection | None,
+                   out: Results) -> None:  # fmt: skip
+        d = self.daemon
+        try:
+            await self._setup(plan)
+            before = len(d.records)
+            await self._deal(plan, inj)
+            await self._finish(before)
+            pending = _Pending(name, hh, plan.seats, d.core.hand_no, inj)
+        except DemoFailure as exc:
+            pending = _Pending(name, hh, plan.seats, 0, inj, _failed(name, hh, str(exc), inj))
+            self.fifo.append(pending)
+            await self._recover()
+        else:
+            self.fifo.append(pending)
+            await self._clear_table()
+        self._flush(out)
+
+    async def _setup(self, plan: PlannedHand) -> None:
+        core = self.daemon.core
+        seats: dict[int, SeatPlayer] = {}
+        for ev in plan.events:
+            if isinstance(ev, SetLevel):
+                lvl = (ev.small_blind, ev.big_blind, ev.ante)
+                if lvl != self.level:
+                    await self.venue.do("set_level", level=1, small_blind=lvl[0],
+                                        big_blind=lvl[1], ante=lvl[2])  # fmt: skip
+                    self.level = lvl
+            elif isinstance(ev, SeatPlayer):
+                seats[ev.seat] = ev
+            elif isinstance(ev, SetButton):
+                button = ev.seat
+        for s in sorted(set(core.seats) - set(seats)):
+            await self.venue.do("unseat", seat=s)
+        for s, ev in sorted(seats.items()):
+            now = core.seats.get(s)
+            if now is None or now.stack != ev.stack or self.daemon.names.get(s) != ev.player:
+                await self.venue.do("seat", seat=s, player_id=f"p{s}", name=ev.player,
+                                    stack=ev.stack)  # fmt: skip
+        wait = self.lifted_at + 2 * self.pace.sensor_settle_s - time.monotonic()
+        if wait > 0:  # the puck was lifted at the end of the last hand
+            await asyncio.sleep(wait)
+        self.gpio.set_puck(button, True)
+        self.button = button
+        await self._wait(lambda: core.button_set, "the button puck")
+
+    async def _deal(self, plan: PlannedHand, inj: Injection | None) -> None:
+        if inj is None:
+            for e in plan.events:
+                await self._pace()
+                await self._do(e)
+            return
+        gen: Generator[Event, Feedback | None, None] = inj.events()
+        ev: Event | None = next(gen, None)
+        while ev is not None:
+            await self._pace()
+            since = len(self.alerts)
+            await self._do(ev)
+            try:
+                ev = gen.send(await self._feedback(inj, since)) if inj.awaiting else next(gen)
+            except StopIteration:
+                ev = None
+
+    async def _pace(self) -> None:
+        if self.pace.pitch_s:
+            await asyncio.sleep(self.pace.pitch_s)
+
+    async def _wait(self, cond: Any, what: str) -> None:
+        await wait_until(cond, what, self.timeout, poll=POLL)
+
+    def _present(self) -> dict[bytes, Any]:
+        return self.daemon.tracker.present()
+
+    async def _do(self, ev: Event) -> None:
+        if isinstance(ev, ChipsIn):  # every chip of the action lands in one scan
+            uids = self.pool.take(ev.amount or 0)
+            for u in uids:
+                self.board.place(BET[ev.seat], u)
+                self.where[u] = BET[ev.seat]
+            self.chips_on += uids
+            await self._wait(lambda: all(u in self._present() for u in uids), "chips read")
+        elif isinstance(ev, Sweep):
+            if self.chips_on:
+                for u in self.chips_on:
+                    self.board.remove(self.where.pop(u), u)
+                self.pool.give(self.chips_on)
+                self.chips_on = []
+                await self._wait(self._no_chips, "a sweep")
+        elif isinstance(ev, CardPlaced):
+            assert ev.card is not None
+            uid = card_uid(ev.card)
+            ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
+                   ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]  # fmt: skip
+            if uid in self.where:  # a move (a fold): off the old antenna in the same scan
+                self.board.remove(self.where[uid], uid)
+            self.board.place(ant, uid)
+            self.where[uid] = ant
+            zone = self.daemon.cfg.zones.zone_of(ant)
+            await self._wait(lambda: self._present().get(uid) == zone, "a tag read")
+        elif isinstance(ev, CardRemoved):
+            uid = bytes.fromhex(_uid_hex(ev.tag))
+            if uid in self.where:
+                self.board.remove(self.where.pop(uid), uid)
+            await self._wait(lambda: uid not in self._present(), "a tag to leave")
+        elif isinstance(ev, ButtonPress):
+            await self.gpio.press(ev.button, 2 * self.pace.button_debounce_s + 0.005)
+
+    def _no_chips(self) -> bool:
+        return not any(z.type is ZoneType.BET for z in self._present().values())
+
+    async def _settled(self) -> None:
+        await self._wait(self.daemon.queue.empty, "the rules core")
+
+    async def _feedback(self, inj: Injection, since: int) -> Feedback:
+        """The alerts the injected error raised, as they came over MQTT."""
+        code = inj.expected.upper()
+        with contextlib.suppress(DemoFailure):
+            await wait_until(lambda: any(a.get("code") == code for a in self.alerts[since:]),
+                             "the alert", min(self.timeout, 3.0), poll=POLL)  # fmt: skip
+        await self._settled()
+        await asyncio.sleep(self.pace.scan_ms / 1000)  # alerts of the same step, in flight
+        return tuple((str(a["code"]).lower(), str(a["severity"])) for a in self.alerts[since:])
+
+    async def _finish(self, before: int) -> None:
+        d = self.daemon
+        await self._settled()
+        if len(d.records) > before:
+            return
+        # a checked-through last round: the dealer confirms each check with ACK
+        for _ in range(2 * SEATS):
+            if len(d.records) > before or d.core.hand is None:
+                break
+            h = d.core.hand
+            pointer = getattr(h, "pointer", None)
+            await self.gpio.press(ConsoleButton.ACK, 2 * self.pace.button_debounce_s + 0.005)
+            moved = functools.partial(_moved, d, before, h, pointer)
+            with contextlib.suppress(DemoFailure):
+                await wait_until(moved, "an ACK", 0.5, poll=POLL)
+        await self._wait(lambda: len(d.records) > before, "the hand record")
+
+    async def _clear_table(self) -> None:
+        self.gpio.set_puck(self.button, False)  # the puck leaves with the pot
+        self.lifted_at = time.monotonic()
+        for uid, ant in self.where.items():
+            self.board.remove(ant, uid)
+        self.where.clear()
+        self.pool.give(self.chips_on)
+        self.chips_on = []
+        await self._wait(lambda: not self._present(), "a clear table")
+        await self._settled()
+        await self._wait(lambda: self.daemon.core.phase.value == "idle", "the table to reset")
+
+    async def _recover(self) -> None:
+        """After a failed hand: clear the table; if a hand is still open, the table is
+        replaced (the run goes on at a fresh one)."""
+        try:
+            await self._clear_table()
+        except DemoFailure:
+            self.broken = True
+
+
+def _moved(d: Daemon, before: int, hand: object, pointer: object) -> bool:
+    """The ACK was taken: the record came, the hand ended, or the turn moved on."""
+    h = d.core.hand
+    return len(d.records) > before or h is not hand or getattr(h, "pointer", None) != pointer
+
+
+def _uid_hex(tag: str) -> str:
+    """The card uid of a simulated tag ``A-Ks`` (hwsim.dealer.tag_of)."""
+    from controller.rules.cards import Card
+
+    return card_uid(Card.parse(tag.split("-", 1)[1])).hex()
