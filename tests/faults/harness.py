@@ -96,6 +96,7 @@ async def table_rig(
     """A running table whose chip registry has the chips of ``hands`` (index i of the list
     is hand index i of :meth:`Table.play`; a fold round's chips depend only on the blinds,
     so a placeholder fold round reserves them)."""
+    workdir.mkdir(parents=True, exist_ok=True)
     board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
     link = workdir / "reader"
     await board.start_pty(symlink=link)
