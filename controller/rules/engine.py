@@ -115,6 +115,7 @@ class TableCore:
         self.where: dict[str, tuple[ZoneKind, int]] = {}
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
+        self.presence_posts: set[int] = set()  # of those, seats sensed by presence only (L3)
         self.draw: _Draw | None = None
         self.dealer = ""
         self.t = 0.0
@@ -152,11 +153,14 @@ class TableCore:
             return self._reject(
                 TableError("time_backwards", f"event time {event.t} is before {self.t}")
             )
-        try:
-            self._check_clock(event.t)
-        except TableError as err:
-            return self._reject(err)
-        clock = tuple(self.out)
+        clock: tuple[Decision, ...] = ()
+        h = self.hand
+        if h is not None and h.clock_seat:
+            try:
+                self._check_clock(event.t)
+            except TableError as err:
+                return self._reject(err)
+            clock = tuple(self.out)
         saved_t = self.t
         try:
             self.t = event.t
@@ -169,7 +173,7 @@ class TableCore:
                 # event itself is rejected (it changed nothing)
                 return Step(self.phase, self.hand_no, clock, err)
             return self._reject(err)
-        return Step(self.phase, self.hand_no, tuple(self.out))
+        return Step(self.phase, self.hand_no, tuple(self.out) if self.out else ())
 
     def can(self, event: Event) -> bool:
         """Would this event be accepted in the current phase? (No side effects.)"""

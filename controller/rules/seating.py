@@ -5,6 +5,7 @@ Pure functions over small frozen values; the engine keeps the current :class:`Po
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import Enum
 
@@ -41,9 +42,11 @@ class Positions:
     heads_up: bool = False
 
 
-def clockwise(start: int, max_seats: int) -> list[int]:
-    """Seats after ``start`` going clockwise, ending with ``start`` itself."""
-    return [((start - 1 + i) % max_seats) + 1 for i in range(1, max_seats + 1)]
+@functools.cache
+def clockwise(start: int, max_seats: int) -> tuple[int, ...]:
+    """Seats after ``start`` going clockwise, ending with ``start`` itself (cached: it is on
+    the path of every action)."""
+    return tuple(((start - 1 + i) % max_seats) + 1 for i in range(1, max_seats + 1))
 
 
 def next_seat(after: int, seats: set[int] | frozenset[int], max_seats: int) -> int:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card
 from controller.rules.decisions import PotRecord
-from controller.rules.evaluate import HandValue, evaluate
+from controller.rules.evaluate import evaluate, score
 from controller.rules.hand import Hand
 from controller.rules.pots import build_pots, split
 from controller.rules.seating import clockwise
@@ -39,22 +39,24 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
     board = [c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)]
     n = core.profile.max_seats
     order = {s: i for i, s in enumerate(clockwise(h.pos.button, n))}
-    values: dict[int, HandValue] = {}
+    values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
+    cards: dict[int, list[Card]] = {}
     if len(live) > 1 and len(board) == 5:
         for s in live:
             hole = [
                 c for c in (core.card_of.get(t) for t in h.players[s].hole) if isinstance(c, Card)
             ]
             if len(hole) == 2:
-                values[s] = evaluate(hole + board)
+                cards[s] = hole + board
+                values[s] = score(cards[s])
     out: list[PotRecord] = []
     for pot in pots:
         contenders = [s for s in pot.eligible if s in values] or list(pot.eligible)
         name = ""
         if len(contenders) > 1 and all(s in values for s in contenders):
-            best = max(values[s].score for s in contenders)
-            winners = [s for s in contenders if values[s].score == best]
-            name = values[winners[0]].name
+            best = max(values[s] for s in contenders)
+            winners = [s for s in contenders if values[s] == best]
+            name = evaluate(cards[winners[0]]).name
         else:
             winners = contenders[:1]
         shares, odd = split(pot.amount, winners, order.__getitem__)
