@@ -60,7 +60,9 @@ def open_street(core: TableCore) -> None:
     assert h is not None
     for p in h.players.values():
         p.street_bet = 0
-        p.acted = False
+        # an all-in run-out: at most one seat has chips, nobody can bet; the street closes
+        # as soon as its board is out (000-S1-allin-1, 003-SidePots-allin)
+        p.acted = h.runout
         p.can_raise = True
     h.current_bet = 0
     h.last_raise = h.big_blind
@@ -200,6 +202,8 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     amount = 1 if e.amount is None else e.amount
     if h is None or core.phase in (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID):
         core.posted[e.seat] = core.posted.get(e.seat, 0) + amount
+        if e.amount is None:
+            core.presence_posts.add(e.seat)
         return
     p = h.players.get(e.seat)
     if p is None:
@@ -331,6 +335,19 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
                 "004 AR-9: three-raise limit",
                 f"Seat {p.seat}: the raises are capped at {prof.raise_limit}; call only: "
                 f"give {raise_by} back",
+                p.seat,
+            )
+            amount, new_total = to_call, h.current_bet
+        elif (
+            not full and not all_in and prof.short_raise_completion and 2 * raise_by < h.last_raise
+        ):
+            # 002 Raises [L137] / TDA 43-B: below half a raise it is a call (product reading)
+            core.alert(
+                AlertCode.RAISE_SHORT,
+                Severity.WARNING,
+                "002 Raises [L137]; TDA 43-B",
+                f"Seat {p.seat}: less than half a raise ({raise_by} of {h.last_raise}) is a "
+                f"call: give {raise_by} back",
                 p.seat,
             )
             amount, new_total = to_call, h.current_bet

@@ -156,6 +156,17 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
     h.read_t[e.tag] = e.t
+    if h.street is Street.RIVER and len(h.board) >= 5:
+        # 003 River [L109], 004 HE 3.-9.: five board cards in all; a sixth is no card of the
+        # hand (neither a premature card nor the end of the river betting)
+        core.alert(
+            AlertCode.TOO_MANY_BOARD_CARDS,
+            Severity.WARNING,
+            "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
+            f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
+            tag=e.tag,
+        )
+        return
     if _fourth_flop_card(core, h):
         # C7: the flop street opened at its third card; a fourth card read before any flop
         # action and before the turn burn makes it a four-card flop (000-S3-irreg-10,

@@ -107,6 +107,7 @@ def _post_forced(core: TableCore, h: Hand) -> None:
         items.sort(key=lambda it: it[0] == "post_ante")
     posted = dict(core.posted)
     core.posted.clear()
+    presence, core.presence_posts = core.presence_posts, set()
     for s, items in due.items():
         p = h.players[s]
         owed = sum(a for _, a in items)
@@ -117,6 +118,16 @@ def _post_forced(core: TableCore, h: Hand) -> None:
                 Severity.WARNING,
                 "000 SECTION 2 THE BLINDS [L62]; 004 TG-3",
                 f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
+                s,
+            )
+        elif core.seats[s].present and 0 < have < min(owed, p.stack) and s not in presence:
+            # 000-S1-shortblind-6, 000-S2-blinds-2: short, and not the whole stack (amounts
+            # sensed only: presence-only chip sensors cannot tell, L3)
+            core.alert(
+                AlertCode.BLINDS_NOT_POSTED,
+                Severity.WARNING,
+                "000 SECTION 1 item 6 (2nd run) [L42]; 000 SECTION 2 THE BLINDS [L63-64]",
+                f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
                 s,
             )
         if have < owed:
