@@ -303,9 +303,13 @@ class Daemon:
         self.reader = link
         await link.start()
         try:
-            while True:  # a cycle that lost a frame closes half a period after it began
+            while True:  # a cycle that lost a frame closes half a period after it began...
                 await asyncio.sleep(self.scan_period)
-                self._tracker_out(self.tracker.tick(time.monotonic()))
+                info = link.board_info
+                antennas = info.antenna_count if info is not None else 32
+                # ...and after a whole cycle's frames (24 bytes each) had time on the UART
+                wire = antennas * 24 * 10 / self.cfg.link.baudrate
+                self._tracker_out(self.tracker.tick(time.monotonic() - wire))
         finally:
             await link.stop()
 
@@ -541,6 +545,7 @@ class Daemon:
         while True:
             rec, start = await self.hands.get()
             hid = self.hand_id(rec.hand_no)
+            await self._live_sent()
             ohh = to_ohh(rec, start, table_name=self.cfg.table, table_size=self.cfg.table_size)
             self.records.append(ohh)
             try:
@@ -558,6 +563,14 @@ class Daemon:
                 log.error("hand=%s table store not updated: %s", hid, exc)
             self.stats.hands += 1
             log.info("hand=%s complete pots=%d stacks=%s", hid, len(rec.pots), stacks)
+
+    async def _live_sent(self, limit: float = 1.0) -> None:
+        """Let the link's writer send the live messages queued so far (the hand_completed
+        event) before the record goes out: the venue sees a hand end before its record.
+        (VenueLink has no public drain; its queue is read, never changed.)"""
+        deadline = time.monotonic() + limit
+        while self.link.connected and self.link._queue and time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
 
     async def _watchdog_task(self) -> None:
         interval = watchdog_interval()
