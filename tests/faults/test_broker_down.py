@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.demo.hands import generated_hands
 from controller.demo.table import wait_until
-from controller.rules.profile import get_profile
 from hwsim.broker import Broker, plain_broker
 from tests.faults.harness import fold_round, table_rig
 
@@ -26,7 +24,7 @@ def test_broker_stopped_for_several_hands(tmp_path: Path) -> None:
 
 async def _scenario(broker: Broker, tmp: Path) -> None:
     rng = random.Random(3)
-    first = generated_hands(rng, 1, get_profile("tda-2024"))
+    first = [fold_round([10_000] * 6, rng, "first")]
     chips = first + [fold_round([10_000] * 6, rng, "chips") for _ in range(DOWN_HANDS + 1)]
     async with table_rig(broker.port, tmp, chips) as rig:
         assert rig.logger is not None and rig.store is not None
