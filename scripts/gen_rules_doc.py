@@ -86,8 +86,8 @@ REMEDY: dict[tuple[str, str], str] = {
     ("sweep_before_burn", "false"): "not checked",
     ("raise_limit", "0"): "unlimited raises",
     ("raise_limit", "*"): "{v} raises per round; a further raise is a call (RAISE_LIMIT)",
-    ("short_raise_completion", "true"): "a short raise of 50% or more is completed to the "
-    "minimum (RAISE_SHORT names the amount)",
+    ("short_raise_completion", "true"): "a short raise of 50% or more of the last raise is "
+    "completed to the minimum; under 50% it is a call and the excess comes back (RAISE_SHORT)",
     ("short_raise_completion", "false"): "a short raise is flagged with the minimum",
     ("oversized_chip_is_call", "true"): "a single oversized chip facing a bet is a call",
     ("oversized_chip_is_call", "false"): "an oversized chip counts at its value",
@@ -96,7 +96,8 @@ REMEDY: dict[tuple[str, str], str] = {
     ("multiple_chip_rule", "false"): "several chips count at their value",
     ("rabbit_hunt_alert", "true"): "a board card after the hand ended: RABBIT_HUNT",
     ("rabbit_hunt_alert", "false"): "not checked",
-    ("joker", "replace-after-deal"): "a joker is replaced after the deal",
+    ("joker", "replace-after-deal"): "a joker is replaced after the deal; a seat that acts "
+    "while still holding it has a fouled (dead) hand (003 joker b)",
     ("joker", "misdeal"): "a joker (non-standard card): misdeal within the window",
     ("ante_style", "big-blind"): "the big blind posts the table's ante",
     ("ante_style", "each"): "every dealt-in player antes",
@@ -104,6 +105,10 @@ REMEDY: dict[tuple[str, str], str] = {
     ("clock_countdown_seconds", "*"): "then a {v}-second countdown, then the hand is dead",
     ("heads_up_bb_first_card", "true"): "heads-up the big blind gets the first card",
     ("heads_up_bb_first_card", "false"): "heads-up the button gets the first card",
+    ("interrupted_hand", "misdeal"): "a hand cut by a controller restart is re-dealt as after "
+    "a misdeal (G1)",
+    ("interrupted_hand", "resume"): "a hand cut by a controller restart is replayed from the "
+    "stored events and plays on",
 }
 
 # every profile: clauses enforced the same way whatever the settings
@@ -121,25 +126,57 @@ COMMON = [
     ("all-in and betting complete", "ALL_IN_FACE_UP prompt (002, 000, 003, 004 TG-26)"),
     ("split pot", "odd chip to the first winner left of the button (002, TDA 20)"),
     ("showdown", "instruction: the last aggressor shows first, else left of the button (C19)"),
-    ("levels", "a new level applies from the next hand (G11)"),
+    (
+        "levels",
+        "a new level applies from the next hand; if that hand's blinds are already in the "
+        "zones, from the hand after it (G11)",
+    ),
+    (
+        "blinds",
+        "an empty blind zone at the first card, or a short blind that is not the whole stack: "
+        "BLINDS_NOT_POSTED; the blind is taken from the stack",
+    ),
+    ("joker kept while acting (003)", "the hand is fouled: dead, its chips stay in the pot"),
+    ("a burn read on the muck antenna", "WRONG_BURN: move it to the burn spot (000 glossary)"),
+    ("a sixth board card", "TOO_MANY_BOARD_CARDS; the river round stays open"),
+    (
+        "presence-only chip sensors (amount None, L3)",
+        "whose turn it is, folds, out-of-turn action (the alert says the amount is not "
+        "sensed), the clock and the misdeal window work; amounts are not checked: short "
+        "calls, raise sizes, short blinds, the raise cap, all-ins and side pots (every $ row "
+        "of the clause inventory) are skipped",
+    ),
     ("heads-up", "SB on the button, acts first pre-flop and last after"),
 ]
 
 NOT_ENFORCED = [
     (
-        "000-S1-stacks-2, 003-Open-stack, 000-S1-break-2, 004-TG-12, 000-S1-balance-4, "
-        "004-TG-13, 004-TG-14, 002-FinalTable-1, 004-TG-25, 000-S1-elim-2, 004-TG-27",
-        "need venue data (seat maps, other tables, finishing order); the venue link, "
-        "not the rules core",
+        "000-S1-stacks-2, 003-Open-stack, 004-TG-3, 004-TG-5, 003-Open-table9, 002-FinalTable-1, "
+        "000-S1-break-2, 004-TG-12, 000-S1-balance-4, 004-TG-13, 004-TG-14, 004-TG-25",
+        "not enforced by the core (venue data): seat maps, starting stacks, moves, other "
+        "tables and re-entries come over MQTT and are the venue's to check; the core takes "
+        "the seats and stacks it is sent",
     ),
     (
-        "000-S3-show-1, 000-S3-show-4, 002-PlayBoard-1, 004-AR-6, 003-Betting-award, "
-        "002-KillWinning-1, 003-Showdown-muck",
-        "face up is not sensed (L1); needs ACK flows at showdown, not implemented",
+        "000-S1-elim-2, 004-TG-27",
+        "the finishing order of players out in the same hand: each hand record carries every "
+        "seat's start and end stack; ranking them (and the G5 tie) is the venue's",
+    ),
+    (
+        "000-S3-show-1, 000-S3-show-4, 002-PlayBoard-1, 004-AR-6, 003-Betting-award, 004-HE-10",
+        "face up is not sensed (L1): the core prompts who shows first (C19) but has no ACK "
+        "flow to record each hand tabled or a board declared before the award",
+    ),
+    (
+        "000-S3-show-2, 002-KillWinning-1, 003-Showdown-muck",
+        "the core awards by the tags (cards speak) the moment the river round closes, so "
+        "there is no window before the award in which a winning hand could be killed; a "
+        "later muck changes nothing",
     ),
     (
         "000-S3-bet-8, 002-StringBets-1, 003-Betting-string, 002-RaiseMethods-1, 002-Oversize-b",
-        "need a verbal declaration (L4) or motion tracking; not implemented",
+        "need a verbal declaration (L4) or the number of motions; a chip zone reports one "
+        "amount per placement, with no declaration input",
     ),
     (
         "000-S3-bet-7c, 004-AR-13, 003-Betting-oot",
@@ -147,36 +184,46 @@ NOT_ENFORCED = [
         "the per-book restrictions (call only, 'must bet', floor ruling) are not modelled",
     ),
     (
+        "002-ActInTurn-1",
+        "chips taken back during a round (ChipsOut) are not told apart from change given for "
+        "an oversized chip or returned out-of-turn chips",
+    ),
+    (
         "000-S3-misdeal-1g, 000-S3-irreg-1",
-        "the button disc is not sensed; blinds in the wrong zones are only flagged as chips "
-        "before the deal",
+        "the button disc is not sensed by the core; blinds in the wrong zones are only flagged "
+        "as chips before the deal",
     ),
     ("000-S3-dead-3", "a neighbour's tag at a seat is taken for an antenna read (L5)"),
-    ("000-S3-dead-2, 000-S3-irreg-3, 002-KilledHand-1", "floor rulings on mucked hands"),
     (
-        "000-S5-dec-5, 000-S5-dec-6, 000-S5-dec-7, 002-Disputes-1",
-        "dispute windows belong to the hand log (venue), not the core",
+        "000-S3-irreg-9, 004-AR-14",
+        "a card dealt off the table is never read: EXPOSED names the latest card read (G9), "
+        "so the off-table card and its replacement cannot be tied to the seat",
     ),
-    ("003-DealerErrors-joker-b", "a fouled hand for acting with a joker: not implemented"),
+    (
+        "000-S3-dead-2, 000-S3-irreg-3, 002-KilledHand-1",
+        "floor rulings on mucked or fouled hands (FLOOR + badge restoring a hand, refunds): "
+        "the core records FLOOR_CALLED only",
+    ),
+    (
+        "000-S5-dec-5, 000-S5-dec-6, 000-S5-dec-7, 002-Disputes-1, 002-AskToSee-1",
+        "dispute windows, pot reconstruction and showing a logged hand to a badge holder "
+        "belong to the hand log (venue), not the core; the records carry the data",
+    ),
     (
         "000-S1-chips-9, 000-S3-irreg-7, 003-Open-deck52",
-        "chip and deck registries live outside the core",
+        "chip and deck registries live outside the core (the reader board's deck check); the "
+        "core sees chip values, not chip identities",
     ),
-    ("004-TG-8a, 004-TG-8b", "colour-up and the chip race: not implemented"),
-    ("000-GL-burn, 003-Flop-burn", "a burn read on the muck antenna is not flagged"),
+    ("004-TG-8a, 004-TG-8b", "colour-up and the chip race: no race mode in the core"),
     ("000-S3-irreg-12c", "no separate correction window on an all-in run-out"),
     ("004-AR-17", "stud wording; the profile uses AR-4 for board cards"),
-    (
-        "003-OpeningDeal-order, 004 (wrong first seat)",
-        "003/004 name no remedy; the core applies the misdeal of 000/002/TDA",
-    ),
-    ("G11 (level set after the blinds were posted)", "applies to that hand (test xfail)"),
     (
         "81 lines of the clause inventory's 'Not observable' section",
         "no sensor, console or "
         "venue input can check them (conduct, etiquette, presence, verbal statements)",
     ),
 ]
+
 
 _LINE = re.compile(r"^\s*([a-z_]+)\s*=\s*(.+?)\s*(?:#\s*(.*))?$")
 

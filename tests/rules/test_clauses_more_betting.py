@@ -176,7 +176,8 @@ def test_000_S2_flop_turnriver_003_Turn_1_River_1_004_HE_3to9_HE_general_clean_s
     """000 SECTION 2 THE FLOP / TURN / RIVER [L80, L89, L93]; 003 Turn [L103], River [L109];
     004 HE 3.-9. [L17-29] and HE general [L9]: one burn then three board cards, then one
     burn and one card twice; a clean hand raises nothing and records 3 burns and 5 cards.
-    A sixth board card is flagged and ignored."""
+    A sixth board card is flagged and ignored. (Clause ids: 000-S2-flop, 000-S2-turnriver,
+    003-Turn-1, 003-River-1, 004-HE-3to9, 004-HE-general.)"""
     t = Table(profile, 3).post_blinds().deal().call_round()
     t.flop("Ah", "Kh", "Qh").call_round().turn("Jc").call_round().river("Td").chips(2, 100)
     assert t.codes == []
