@@ -151,11 +151,12 @@ COMMON = [
 
 NOT_ENFORCED = [
     (
-        "000-S1-stacks-2, 003-Open-stack, 004-TG-3, 004-TG-5, 003-Open-table9, 002-FinalTable-1, "
-        "000-S1-break-2, 004-TG-12, 000-S1-balance-4, 004-TG-13, 004-TG-14, 004-TG-25",
-        "not enforced by the core (venue data): seat maps, starting stacks, moves, other "
-        "tables and re-entries come over MQTT and are the venue's to check; the core takes "
-        "the seats and stacks it is sent",
+        "000-S1-stacks-2, 003-Open-stack, 002-FinalTable-1, 000-S1-balance-4, 004-TG-13, "
+        "004-TG-14, 004-TG-25",
+        "not enforced by the core (venue data): the event's starting stack, the final table, "
+        "other tables' counts, redraws and past eliminations are the venue's to check; the "
+        "core takes the seats and stacks it is sent (only a taken seat or one beyond the "
+        "profile's max_seats is rejected)",
     ),
     (
         "000-S1-elim-2, 004-TG-27",
@@ -185,13 +186,15 @@ NOT_ENFORCED = [
     ),
     (
         "002-ActInTurn-1",
-        "chips taken back during a round (ChipsOut) are not told apart from change given for "
-        "an oversized chip or returned out-of-turn chips",
+        "a zone emptying during a round is the start of the dealer's sweep as often as a "
+        "take-back (the sweep is known only once every zone is empty), and change for an "
+        "oversized chip leaves the zone too: a take-back cannot be told apart",
     ),
     (
-        "000-S3-misdeal-1g, 000-S3-irreg-1",
-        "the button disc is not sensed by the core; blinds in the wrong zones are only flagged "
-        "as chips before the deal",
+        "000-S3-irreg-1",
+        "the disc is not sensed and the core never follows it: each hand's positions are "
+        "computed, so the hand after a misplaced button is the corrected one, but the "
+        "correction is not announced as such",
     ),
     ("000-S3-dead-3", "a neighbour's tag at a seat is taken for an antenna read (L5)"),
     (

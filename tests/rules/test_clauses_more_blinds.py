@@ -25,9 +25,11 @@ def play_out(t: Table) -> Table:
 def test_000_S1_absent_4_003_Open_blindedout_absent_player_dealt_in_and_blinded(
     profile: str,
 ) -> None:
-    """000 SECTION 1 item 4 [L33]; 003 opening rules [L9] (blinded out); 004 TG-3: an absent
-    player is dealt in and his blind is posted from his stack without a "post" alert; the
-    dealer mucking his hand is a fold. Dealing him out is a misdeal (000-S3-misdeal-1j)."""
+    """000 SECTION 1 item 4 [L33]; 003 opening rules [L9] (blinded out); 004 TG 3./9. [L91]
+    and TG 5. [L95] (a placeholder stack posts like an absent player): an absent player is
+    dealt in and his blind is posted from his stack without a "post" alert; the dealer
+    mucking his hand is a fold. Dealing him out is a misdeal (000-S3-misdeal-1j). (Clause
+    ids: 004-TG-3, 004-TG-5.)"""
     t = Table(profile, 4).presence(3, False).chips(2, 50).deal()
     assert t.codes == []
     s = t.snap
@@ -140,3 +142,22 @@ def test_003_BeforeDeal_first_deal_only_once_both_blinds_are_paid(profile: str) 
     t = Table(profile, 4).chips(3, 100).hole(2)
     a = t.alert(A.BLINDS_NOT_POSTED)
     assert a.seat == 2 and a.severity is Severity.WARNING
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_000_S3_misdeal_1g_button_out_of_position(profile: str) -> None:
+    """000 MISDEALS 1. bullet 7 [L114] (K23): the dealer plays the button one seat late
+    (blinds from seats 3/4, first card to seat 3). The core keeps its computed positions: it
+    names the seats that owe the blinds, flags the chips in the wrong zone, and the first card
+    to the wrong seat is a misdeal within the cutoff (000-S3-misdeal-1h, every profile). The
+    disc itself is not sensed."""
+    t = Table(profile, 4)  # button 1: SB 2, BB 3
+    t.chips(3, 50).chips(4, 100).hole(3)
+    owed = {a.seat: a.remedy for a in t.alerts if a.code is A.BLINDS_NOT_POSTED}
+    assert set(owed) == {2, 3} and "post 50" in owed[2] and "50 more" in owed[3]
+    assert t.alert(A.ACTION_OUT_OF_TURN).seat == 4
+    misdeal = t.alert(A.WRONG_FIRST_SEAT)
+    assert misdeal.severity is Severity.CRITICAL and "not seat 2" in misdeal.remedy
+    assert t.phase is Phase.MISDEAL
+    s = t.snap
+    assert (s.button, s.small_blind_seat, s.big_blind_seat) == (1, 2, 3)
