@@ -51,14 +51,21 @@ def _parse_broker(url: str) -> tuple[str, int]:
 
 
 @contextlib.contextmanager
-def broker_for(url: str | None) -> Iterator[tuple[str, int, str]]:
-    """(host, port, table id): ``url``'s broker (a fresh table id), else a private mosquitto."""
+def broker_for(url: str | None, *, nodelay: bool = False) -> Iterator[tuple[str, int, str]]:
+    """(host, port, table id): ``url``'s broker (a fresh table id), else a private mosquitto
+    (``nodelay``: with TCP_NODELAY, so small messages are not held back by Nagle)."""
     if url is not None:
         host, port = _parse_broker(url)
         yield host, port, f"demo-{uuid.uuid4().hex[:8]}"
         return
-    from hwsim.broker import plain_broker
+    from hwsim.broker import broker_with_config, free_port, plain_broker
 
+    if nodelay:
+        port = free_port()
+        body = f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+        with broker_with_config(body, [port]) as b:
+            yield b.host, b.port, "t1"
+        return
     with plain_broker() as b:
         yield b.host, b.port, "t1"
 

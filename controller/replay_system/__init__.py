@@ -139,7 +139,7 @@ async def _run(
     shm = Path("/dev/shm")
     tmp_root = str(shm) if shm.is_dir() else None  # the daemon's stores: fsync costs nothing
     workdir = tempfile.TemporaryDirectory(prefix="railguard-replay-", dir=tmp_root)
-    with broker_for(broker) as (host, port, table_id), workdir as tmp:
+    with broker_for(broker, nodelay=True) as (host, port, table_id), workdir as tmp:
         tables = 0
         table: ReplayTable | None = None
 

@@ -116,8 +116,12 @@ class ReplayTable:
         self.board = SimBoard(16, config=SetConfig(scan_period_ms=p.scan_ms,
                                                    heartbeat_interval_ms=200))  # fmt: skip
         pty = await self.board.start_pty()
-        timing = {"debounce_cycles": p.debounce_cycles, "removal_cycles": p.removal_cycles,
-                  "sensor_settle_s": p.sensor_settle_s, "button_debounce_s": p.button_debounce_s}
+        timing = {
+            "debounce_cycles": p.debounce_cycles,
+            "removal_cycles": p.removal_cycles,
+            "sensor_settle_s": p.sensor_settle_s,
+            "button_debounce_s": p.button_debounce_s,
+        }
         cfg = daemon_config(pty, self.host, self.port, self.table_id, self.profile,
                             self.workdir / "state", self.pool.value, scan_period_ms=p.scan_ms,
                             timing=timing)  # fmt: skip
@@ -235,13 +239,14 @@ class ReplayTable:
                 seats[ev.seat] = ev
             elif isinstance(ev, SetButton):
                 button = ev.seat
-        for s in sorted(set(core.seats) - set(seats)):
-            await self.venue.do("unseat", seat=s)
+        # the commands go out together; the daemon answers each in order
+        todo = [self.venue.do("unseat", seat=s) for s in sorted(set(core.seats) - set(seats))]
         for s, ev in sorted(seats.items()):
             now = core.seats.get(s)
             if now is None or now.stack != ev.stack or self.daemon.names.get(s) != ev.player:
-                await self.venue.do("seat", seat=s, player_id=f"p{s}", name=ev.player,
-                                    stack=ev.stack)  # fmt: skip
+                todo.append(self.venue.do("seat", seat=s, player_id=f"p{s}", name=ev.player,
+                                          stack=ev.stack))  # fmt: skip
+        await asyncio.gather(*todo)
         wait = self.lifted_at + 2 * self.pace.sensor_settle_s - time.monotonic()
         if wait > 0:  # the puck was lifted at the end of the last hand
             await asyncio.sleep(wait)
@@ -251,9 +256,9 @@ class ReplayTable:
 
     async def _deal(self, plan: PlannedHand, inj: Injection | None) -> None:
         if inj is None:
-            for e in plan.events:
+            for batch in _batches(plan.events):
                 await self._pace()
-                await self._do(e)
+                await self._do_all(batch)
             return
         gen: Generator[Event, Feedback | None, None] = inj.events()
         ev: Event | None = next(gen, None)
@@ -310,6 +315,24 @@ class ReplayTable:
         elif isinstance(ev, ButtonPress):
             await self.gpio.press(ev.button, 2 * self.pace.button_debounce_s + 0.005)
 
+    async def _do_all(self, batch: list[Event]) -> None:
+        """Card placements read in one scan (their order does not matter)."""
+        if len(batch) == 1:
+            await self._do(batch[0])
+            return
+        uids = []
+        for ev in batch:
+            assert isinstance(ev, CardPlaced) and ev.card is not None
+            uid = card_uid(ev.card)
+            ant = MUCK if ev.zone is ZoneKind.MUCK else BOARD
+            if uid in self.where:
+                self.board.remove(self.where[uid], uid)
+            self.board.place(ant, uid)
+            self.where[uid] = ant
+            uids.append((uid, self.daemon.cfg.zones.zone_of(ant)))
+        present = self._present
+        await self._wait(lambda: all(present().get(u) == z for u, z in uids), "tags read")
+
     def _no_chips(self) -> bool:
         return not any(z.type is ZoneType.BET for z in self._present().values())
 
@@ -362,6 +385,32 @@ class ReplayTable:
             await self._clear_table()
         except DemoFailure:
             self.broken = True
+
+
+def _batches(events: tuple[Event, ...]) -> list[list[Event]]:
+    """The planned events in scan-sized groups: a fold's two cards go to the muck together
+    and the three flop cards are spread at once; every other event has its own scan."""
+    out: list[list[Event]] = []
+    for e in events:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and isinstance(e, CardPlaced)
+            and e.zone in (ZoneKind.MUCK, ZoneKind.BOARD)
+            and all(isinstance(x, CardPlaced) and x.zone is e.zone for x in last)
+            and len(last) < (2 if e.zone is ZoneKind.MUCK else 3)
+            and not (e.zone is ZoneKind.BOARD and _burned_before(out))
+        ):
+            last.append(e)
+        else:
+            out.append([e])
+    return out
+
+
+def _burned_before(groups: list[list[Event]]) -> bool:
+    """The board group under way is not the flop (a flop follows the first burn only)."""
+    burns = [x for g in groups for x in g if isinstance(x, CardPlaced) and x.zone is ZoneKind.BURN]
+    return len(burns) > 1
 
 
 def _moved(d: Daemon, before: int, hand: object, pointer: object) -> bool:
