@@ -209,8 +209,12 @@ def void(
 def _restore_stacks(h: Hand, keep_forced: bool) -> None:
     for p in h.players.values():
         forced = sum(a.amount for a in h.actions if a.seat == p.seat and a.kind.startswith("post_"))
+        blinds = sum(
+            a.amount for a in h.actions if a.seat == p.seat and a.kind in ("post_sb", "post_bb")
+        )
         p.stack = p.start_stack - (forced if keep_forced else 0)
         p.total = forced if keep_forced else 0
+        p.street_bet = blinds if keep_forced else 0  # bets other than the blinds went back
 
 
 

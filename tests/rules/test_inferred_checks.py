@@ -35,3 +35,16 @@ def test_pot_goes_to_the_last_seat_even_if_it_put_nothing_in() -> None:
     rec = t.records[-1]
     by_seat = {s.seat: s.end_stack for s in rec.seats}
     assert by_seat == {1: 1150, 2: 950, 3: 300}
+
+
+def test_misdeal_restores_the_bets_shown_in_the_zones() -> None:
+    """G1 (product decision): after a misdeal the blinds stay and every other bet goes back;
+    the live state shows each seat's zone as just its blind (no chip counted twice)."""
+    from controller.rules.events import ConsoleButton
+
+    t = Table("tda-2024", 4).post_blinds().deal()
+    t.chips(4, 300)
+    t.press(ConsoleButton.MISDEAL)
+    snap = t.snap
+    assert {s.seat: s.bet for s in snap.seats} == {1: 0, 2: 50, 3: 100, 4: 0}
+    assert {s.seat: s.stack + s.committed for s in snap.seats} == dict.fromkeys(range(1, 5), 1000)
