@@ -11,6 +11,11 @@ clubs, then diamonds, hearts, spades, each from the deuce up to the ace
 jokers are taken out. :class:`EnrollSession` refuses a tag already enrolled in the deck, a tag
 of another deck and a chip tag, with a message that says which card it already is.
 
+A deck may also carry jokers (tagged like the cards): each of their tags reads as
+:data:`~controller.rules.cards.JOKER` (several tags may be the joker; the rules core
+decides what a joker in play means). They are enrolled by tag (the ``jokers`` list of the
+``enrol_deck`` command), not by the enrolment session.
+
 The registry serialises to JSON (the daemon keeps it in SQLite as a JSON blob).
 """
 
@@ -21,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.errors import BadInput, LocalError
 
 DEFAULT_ORDER: tuple[Card, ...] = STANDARD_DECK  # 2c..Ac, 2d..Ad, 2h..Ah, 2s..As
@@ -63,8 +68,21 @@ class Deck:
         return None
 
     def card_tags(self) -> dict[str, str]:
-        """Card text → tag hex: the form of the MQTT ``enrol_deck`` command and the link store."""
-        return {str(c): tag_hex(u) for u, c in self.cards.items()}
+        """Card text → tag hex: the form of the MQTT ``enrol_deck`` command and the link store
+        (the jokers: :meth:`joker_tags`)."""
+        return {str(c): tag_hex(u) for u, c in self.cards.items() if not c.is_joker}
+
+    def joker_tags(self) -> list[str]:
+        """The tag hex of each joker of the deck."""
+        return [tag_hex(u) for u, c in self.cards.items() if c.is_joker]
+
+    def add_jokers(self, tags: Iterable[str]) -> None:
+        """Add joker tags (BadInput on a bad tag or one already a card of this deck)."""
+        for tag in tags:
+            uid = parse_tag(tag)
+            if uid in self.cards and not self.cards[uid].is_joker:
+                raise BadInput(f"deck {self.name}: tag {tag} is both {self.cards[uid]} and a joker")
+            self.cards[uid] = JOKER
 
     @classmethod
     def from_card_tags(cls, name: str, cards: Mapping[str, str], back: str = "") -> Deck:
@@ -167,7 +185,7 @@ class DeckRegistry:
         """Add or replace a whole deck (what a finished enrolment does)."""
         for uid in deck.cards:
             self._check_free(uid, deck.name)
-        faces = list(deck.cards.values())
+        faces = [c for c in deck.cards.values() if not c.is_joker]  # jokers: several tags
         if len(set(faces)) != len(faces):
             dup = next(c for c in faces if faces.count(c) > 1)
             raise EnrollRefused(f"deck {deck.name}: card {dup} has two tags")
@@ -238,7 +256,8 @@ class DeckRegistry:
         own = set(d.cards.values())
         seen_own = {d.cards[u] for u in seen if u in d.cards}
         missing = tuple(c for c in sorted(own, key=_deck_order) if c not in seen_own)
-        dups = tuple(sorted((c for c, n in faces.items() if n > 1), key=_deck_order))
+        dups = tuple(sorted((c for c, n in faces.items() if n > 1 and not c.is_joker),
+                            key=_deck_order))  # fmt: skip
         return DeckReport(deck, len(seen), missing, tuple(extra), dups)
 
     # ------------------------------------------------------------ JSON

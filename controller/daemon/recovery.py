@@ -41,6 +41,7 @@ from controller.rules.events import (
     ConsoleButton,
     Event,
     Sweep,
+    Tick,
     ZoneKind,
 )
 from controller.rules.hand import Phase
@@ -55,7 +56,7 @@ LIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD, Phase.MISDEAL, Phase.VOID)
 PLAYING = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 _DECODE: dict[str, type[Any]] = {
     c.__name__: c for c in (CardPlaced, CardRemoved, ChipsIn, ChipsOut, Sweep, ButtonPress,
-                            BadgeTap)
+                            BadgeTap, Tick)
 }  # fmt: skip
 
 

@@ -26,11 +26,17 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.daemon import recovery
+from controller.daemon import inputs, recovery
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
 from controller.daemon.sdnotify import notify, watchdog_interval
-from controller.daemon.translate import ReaderInput, alert_payload, encode_event, state_payload
+from controller.daemon.translate import (
+    ReaderInput,
+    alert_payload,
+    encode_event,
+    scrub,
+    state_payload,
+)
 from controller.daemon.venue_commands import handle_command
 from controller.link import Command, CommandResult, TableStore, VenueLink
 from controller.link.errors import LinkError
@@ -47,17 +53,17 @@ from controller.rules.events import (
     CardRemoved,
     ChipsIn,
     ChipsOut,
-    ConsoleButton,
     Event,
     SeatPlayer,
     SetLevel,
+    Tick,
 )
 from controller.rules.hand import Phase
 from controller.rules.profile import InterruptedHand, Profile
 from controller.rules.state import TableState
 from firmware_bridge.antennas import Collision, SnapshotTracker, StrayTag
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
-from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators, Indicators
+from firmware_bridge.gpio import Indicators
 from firmware_bridge.protocol import ErrorReport
 from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
@@ -134,6 +140,8 @@ class Daemon:
         self._last_state: dict[str, Any] | None = None
         self.live = LiveEvents(cfg.venue, cfg.table)
         self.open_alerts: list[str] = []  # alert ids not yet acknowledged
+        self.badge_reader: str | None = None  # PC/SC status (None: pcsc disabled)
+        self.tick_interval = 1.0  # seconds between Ticks while a clock runs
         self._positions_saved: Any = None
         self.interrupted: list[int] = []
         self.interrupt_outcome = ""
@@ -162,7 +170,9 @@ class Daemon:
         t = time.monotonic()
         for deck_id in self.store.decks():
             cards = {parse_tag(uid): Card.parse(c) for c, uid in self.store.deck(deck_id).items()}
-            self.registry.put_deck(Deck(deck_id, "", cards))
+            deck = Deck(deck_id, "", cards)
+            deck.add_jokers(self.store.deck_jokers(deck_id))
+            self.registry.put_deck(deck)
         for uid, value in self.cfg.chips.items():
             self.registry.add_chip(uid, value)
         lvl = self.store.level()
@@ -257,7 +267,7 @@ class Daemon:
                 "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
                 "remedy": remedy, "seat": None, "hand_no": hand_no or None,
             })  # fmt: skip
-            self._event("hand_interrupted", {"hand_id": hid, "outcome": outcome}, hand_no)
+            self.event("hand_interrupted", {"hand_id": hid, "outcome": outcome}, hand_no)
         self.interrupted = []
         self.publish_state()
 
@@ -270,8 +280,8 @@ class Daemon:
             async with asyncio.TaskGroup() as tg:
                 tasks = [
                     tg.create_task(self._reader_task(), name="reader"),
-                    tg.create_task(self._gpio_task(), name="gpio"),
-                    tg.create_task(self._pcsc_task(), name="pcsc"),
+                    tg.create_task(inputs.gpio_task(self), name="gpio"),
+                    tg.create_task(inputs.pcsc_task(self), name="pcsc"),
                     tg.create_task(self._core_task(), name="core"),
                     tg.create_task(self._mqtt_task(), name="mqtt"),
                     tg.create_task(self._outbox_task(), name="outbox"),
@@ -287,13 +297,12 @@ class Daemon:
             self.store.close()
             log.info("stopped")
 
-    async def _forever(self) -> None:
-        await asyncio.Event().wait()
-
     # ------------------------------------------------------------------ inputs
 
-    def _put(self, ev: Event, source: str) -> None:
+    def put(self, ev: Event, source: str) -> None:
         self.queue.put_nowait(_Item(ev, source))
+
+    _put = put
 
     async def _reader_task(self) -> None:
         link = SerialReaderLink(
@@ -346,73 +355,46 @@ class Daemon:
         log.warning("reader: board error %s antenna=%s detail=%d", err.code, err.antenna,
                     err.detail)  # fmt: skip
 
-    async def _gpio_task(self) -> None:
-        console = GpioConsole(self.cfg.gpio, pin_factory=self.pin_factory,
-                              on_fault=self._on_gpio_fault)  # fmt: skip
-        lights = GpioIndicators(self.cfg.gpio, pin_factory=self.pin_factory)
-        self.indicators = lights
-        try:
-            console.start(self._on_console)
-            await self._forever()
-        finally:
-            console.close()
-            lights.close()
-
-    def _on_console(self, ev: Any) -> None:
-        if isinstance(ev, ChipsIn | ChipsOut):
-            for e in self.input.sensor(ev):
-                self._put(e, "gpio")
-            return
-        if isinstance(ev, ButtonPress) and ev.button is ConsoleButton.ACK:
-            self.acknowledge(list(self.open_alerts), by=self.core.dealer or "console")
-        self._put(ev, "gpio")
-
     def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
-        """Alerts acknowledged (console ACK, or the venue's ack_alert whose event the link
-        publishes itself): alert_ack events, and the alert LED and buzzer off."""
-        for alert_id in alert_ids:
-            if alert_id in self.open_alerts:
-                self.open_alerts.remove(alert_id)
-            if publish:
-                self._event("alert_ack", {"alert_id": alert_id, "by": by})
-            log.info("alert %s acknowledged by %s", alert_id, by)
-        self.indicators.clear()
-
-    def _on_gpio_fault(self, fault: GpioFault) -> None:
-        log.warning("gpio: %s %s (%s)", fault.key, fault.fault, "on" if fault.active else "off")
-
-    async def _pcsc_task(self) -> None:
-        if not self.cfg.pcsc_enabled:
-            log.info("pcsc: disabled")
-            return
-        from firmware_bridge.pcsc import PcscReader, PcscState
-
-        def on_status(state: PcscState) -> None:
-            log.info("pcsc: %s %s", state.status.value, state.detail)
-
-        reader = PcscReader(self.cfg.badges, on_event=lambda e: self._put(e, "pcsc"),
-                            on_status=on_status, reader_filter=self.cfg.pcsc_filter)  # fmt: skip
-        reader.start()
-        try:
-            await self._forever()
-        finally:
-            await asyncio.to_thread(reader.close)
+        inputs.acknowledge(self, alert_ids, by=by, publish=publish)
 
     # ------------------------------------------------------------------ core
 
+    def clock_running(self) -> bool:
+        h = self.core.hand
+        return h is not None and bool(h.clock_seat)
+
     async def _core_task(self) -> None:
+        """The queue's only consumer. While a player is on the clock and nothing else
+        happens, a :class:`Tick` every ``tick_interval`` seconds lets the core rule on the
+        countdown and the clock running out on time."""
         self.publish_state()
-        while True:
-            item = await self.queue.get()
-            try:
-                step = self._handle(item)
-            except Exception as exc:  # never let one event kill the table
-                log.exception("core: %s from %s failed", type(item.event).__name__, item.source)
-                if item.reply is not None and not item.reply.done():
-                    item.reply.set_exception(exc)
-                continue
+        getter: asyncio.Future[_Item] | None = None
+        try:
+            while True:
+                if getter is None:
+                    getter = asyncio.ensure_future(self.queue.get())
+                timeout = self.tick_interval if self.clock_running() else None
+                done, _ = await asyncio.wait({getter}, timeout=timeout)
+                if not done:
+                    self._serve(_Item(Tick(time.monotonic()), "clock"))
+                    continue
+                item, getter = getter.result(), None
+                self._serve(item)
+        finally:
+            if getter is not None:
+                getter.cancel()
+
+    def _serve(self, item: _Item) -> None:
+        try:
+            step = self._handle(item)
+        except Exception as exc:  # never let one event kill the table
+            log.exception("core: %s from %s failed", type(item.event).__name__, item.source)
             if item.reply is not None and not item.reply.done():
-                item.reply.set_result(step)
+                item.reply.set_exception(exc)
+            return
+        if item.reply is not None and not item.reply.done():
+            item.reply.set_result(step)
 
     def _handle(self, item: _Item) -> Step:
         core = self.core
@@ -433,7 +415,18 @@ class Daemon:
             if isinstance(ev, _PHYSICAL):
                 self._alert(Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
                                   f"Not accepted now: {step.rejected}", 0, None, ev.t))  # fmt: skip
-            return step
+            if not step.decisions:
+                return step
+            # the time that passed ran a clock out before the rejected event: the ruling
+            # stands (logged as a Tick so that a restart replays it)
+            ev = Tick(ev.t)
+        if isinstance(ev, Tick):
+            if not step.decisions:
+                return step
+            if core.phase in recovery.LIVE or any(
+                isinstance(x, HandComplete) for x in step.decisions
+            ):
+                self.store.append_hand_event(core.hand_no, encode_event(ev))
         log.info("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
                  step.phase.value)  # fmt: skip
         completed = any(isinstance(d, HandComplete) for d in step.decisions)
@@ -450,18 +443,26 @@ class Daemon:
             if isinstance(d, Alert):
                 self._alert(d)
             elif isinstance(d, Instruction):
-                log.info("hand=%s instruction seat=%d: %s", hid, d.seat, d.text)
+                self._instruction(d, hid)
             elif isinstance(d, HandComplete):
                 rec = d.record
                 start = self._hand_start.pop(rec.hand_no, datetime.now(UTC))
                 self.hands.put_nowait((rec, start))
         snap = core.snapshot()
         for kind, data, hand_no in self.live.after(core, snap, step.decisions):
-            self._event(kind, data, hand_no)
+            self.event(kind, data, hand_no)
         self._save_positions()
         self.apply_pending_profile()
         self.publish_state(snap)
         return step
+
+    def _instruction(self, d: Instruction, hid: str) -> None:
+        """An instruction to the dealer, also to the venue (``instruction`` event); card
+        names are scrubbed as in alerts (live data)."""
+        log.info("hand=%s instruction seat=%d: %s", hid, d.seat, d.text)
+        hand_no = self.core.hand_no if self.core.hand is not None else None
+        self.event("instruction", {"text": scrub(d.text)[:500], "seat": d.seat or None},
+                   hand_no or None)  # fmt: skip
 
     def _save_positions(self) -> None:
         pos = recovery.positions_data(self.core)
@@ -483,12 +484,12 @@ class Daemon:
         self.pending_profile = None
         log.info("hand=%s profile %s -> %s (from the next hand)",
                  self.hand_id(core.hand_no + 1), old, prof.name)  # fmt: skip
-        self._event("profile_changed", {"profile": prof.name, "previous": old,
+        self.event("profile_changed", {"profile": prof.name, "previous": old,
                                         "from_hand": core.hand_no + 1})  # fmt: skip
         self.publish_state()
         return True
 
-    def _event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None:
+    def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None:
         try:
             if self.link.publish_event(kind, data, hand_no):
                 self.stats.live_events += 1
@@ -515,6 +516,8 @@ class Daemon:
     def publish_state(self, snap: TableState | None = None) -> None:
         snap = snap or self.core.snapshot()
         payload = state_payload(snap, names=self.names, level=self.level_no)
+        if self.badge_reader is not None:
+            payload["badge_reader"] = self.badge_reader
         self.indicators.set_action_seat(snap.to_act or None)
         if payload == self._last_state:
             return

@@ -3,7 +3,9 @@
 Each command becomes rules-core events on the daemon's one queue (so the core sees them in
 order with the sensors), then the table store is updated; the answer is ok or an error
 naming what is wrong. ``set_profile`` takes a packaged profile name: applied at once between
-hands, else from the next hand; persisted in the table store.
+hands, else from the next hand; persisted in the table store. After a command that changes
+the table (seat, unseat, move, level) the redacted state is republished. ``button_draw``
+starts the button draw (as a long press of the console ACK button between hands does).
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from controller.link import (
 from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
+from controller.link.commands import ButtonDraw
 from controller.link.store import LevelRecord
 from controller.rules.cards import Card
 from controller.rules.errors import RailguardError
-from controller.rules.events import SeatPlayer, SetLevel, UnseatPlayer
+from controller.rules.events import SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
 from controller.rules.hand import Phase
 from controller.rules.profile import builtin_profile, builtin_profile_names
 from firmware_bridge.decks import Deck, parse_tag
@@ -53,6 +56,7 @@ async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
             d.store.unseat_player(cmd.seat)
         d.store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack)
         d.names[cmd.seat] = cmd.name
+        d.publish_state()
         return CommandResult.success(seat=cmd.seat)
     if isinstance(cmd, UnseatCmd):
         step = await d.submit(UnseatPlayer(t, cmd.seat))
@@ -61,6 +65,7 @@ async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
         if cmd.seat in seating:
             d.store.unseat_player(cmd.seat)
         d.names.pop(cmd.seat, None)
+        d.publish_state()
         return CommandResult.success(seat=cmd.seat)
     if isinstance(cmd, MovePlayer):
         return await _move(d, cmd, t)
@@ -76,12 +81,28 @@ async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
     if isinstance(cmd, EnrolDeck):
         try:
             cards = {parse_tag(uid): Card.parse(c) for c, uid in cmd.cards}
-            d.registry.put_deck(Deck(cmd.deck_id, "", cards))
-            d.store.enrol_deck(cmd.deck_id, dict(cmd.cards))
+            deck = Deck(cmd.deck_id, "", cards)
+            deck.add_jokers(cmd.jokers)
+            old = d.registry.decks.get(cmd.deck_id)
+            d.registry.put_deck(deck)
+            try:
+                d.store.enrol_deck(cmd.deck_id, dict(cmd.cards), cmd.jokers)
+            except RailguardError:
+                d.registry.remove_deck(cmd.deck_id)  # nothing changed: the old deck back
+                if old is not None:
+                    d.registry.put_deck(old)
+                raise
         except RailguardError as exc:
             return CommandResult.error(str(exc))
-        log.info("deck %s enrolled (%d cards)", cmd.deck_id, len(cards))
-        return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards))
+        log.info("deck %s enrolled (%d cards, %d jokers)", cmd.deck_id, len(cards),
+                 len(cmd.jokers))  # fmt: skip
+        return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards),
+                                     jokers=len(cmd.jokers))  # fmt: skip
+    if isinstance(cmd, ButtonDraw):
+        step = await d.submit(StartButtonDraw(t))
+        if step.rejected is not None:
+            return CommandResult.error(str(step.rejected))
+        return CommandResult.success(draw_rule=d.core.profile.draw_rule.value)
     if isinstance(cmd, AckAlert):
         d.acknowledge([cmd.alert_id], by=cmd.by or "venue", publish=False)
         return CommandResult.success()
@@ -134,4 +155,5 @@ async def _move(d: Daemon, cmd: MovePlayer, t: float) -> CommandResult:
     with contextlib.suppress(RailguardError):
         d.store.move_player(cmd.from_seat, cmd.to_seat)
     d.names[cmd.to_seat] = d.names.pop(cmd.from_seat, seat.player)
+    d.publish_state()
     return CommandResult.success(seat=cmd.to_seat)

@@ -75,11 +75,20 @@ class SetProfile:
 
 @dataclass(frozen=True, slots=True)
 class EnrolDeck:
-    """A deck's tag ids: ``cards`` maps card text ("As") to the tag UID (upper-case hex)."""
+    """A deck's tag ids: ``cards`` maps card text ("As") to the tag UID (upper-case hex);
+    ``jokers``: the tag UIDs of the deck's jokers (if any)."""
 
     meta: CommandMeta
     deck_id: str
     cards: tuple[tuple[str, str], ...]
+    jokers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonDraw:
+    """Start the button draw (one card face up to each seat; the profile's draw rule)."""
+
+    meta: CommandMeta
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +120,7 @@ Command = (
     | SetLevel
     | SetProfile
     | EnrolDeck
+    | ButtonDraw
     | AckAlert
     | Rebirth
     | Replay
@@ -247,9 +257,15 @@ def parse_command(payload: bytes | str) -> Command:
         return SetProfile(meta, a["profile"])
     if name == "enrol_deck":
         cards: dict[str, str] = a["cards"]
+        jokers: list[str] = a.get("jokers", [])
         if len(set(cards.values())) != len(cards):
             raise CommandRefused("invalid: args/cards: two cards share one tag UID", rid)
-        return EnrolDeck(meta, a["deck_id"], tuple(sorted(cards.items())))
+        both = sorted(set(cards.values()) & set(jokers))
+        if both:
+            raise CommandRefused(f"invalid: args/jokers: tag {both[0]} is also a card", rid)
+        return EnrolDeck(meta, a["deck_id"], tuple(sorted(cards.items())), tuple(jokers))
+    if name == "button_draw":
+        return ButtonDraw(meta)
     if name == "ack_alert":
         return AckAlert(meta, a["alert_id"], a.get("by"))
     if name == "rebirth":
@@ -270,6 +286,7 @@ _NAMES: dict[type, str] = {
     SetLevel: "set_level",
     SetProfile: "set_profile",
     EnrolDeck: "enrol_deck",
+    ButtonDraw: "button_draw",
     AckAlert: "ack_alert",
     Rebirth: "rebirth",
     Replay: "replay",

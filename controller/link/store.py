@@ -10,13 +10,16 @@ The in-progress hand events contain hole cards: they stay on the table's own dis
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from controller.link.errors import BadInput
 from controller.link.sqlite import Database
+
+#: deck_cards rows of jokers: "joker:1", "joker:2", ... (card texts are unique per deck)
+JOKER_PREFIX = "joker:"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -167,12 +170,17 @@ class TableStore:
                     raise BadInput(f"seat {seat} is empty")
 
     # -- deck registry -------------------------------------------------------------------
-    def enrol_deck(self, deck_id: str, cards: Mapping[str, str]) -> None:
-        """Register (or replace) a deck: card text -> tag UID. BadInput if a UID is in use
-        by another deck."""
+    def enrol_deck(
+        self, deck_id: str, cards: Mapping[str, str], jokers: Sequence[str] = ()
+    ) -> None:
+        """Register (or replace) a deck: card text -> tag UID, and the tag UIDs of its
+        jokers. BadInput if a UID is in use by another deck."""
+        rows = dict(cards)
+        for i, uid in enumerate(jokers, 1):
+            rows[f"{JOKER_PREFIX}{i}"] = uid
         with self.db.transaction(f"enrolling deck {deck_id}") as con:
             con.execute("DELETE FROM deck_cards WHERE deck_id = ?", (deck_id,))
-            for card, uid in cards.items():
+            for card, uid in rows.items():
                 clash = con.execute(
                     "SELECT deck_id, card FROM deck_cards WHERE uid = ?", (uid,)
                 ).fetchone()
@@ -187,8 +195,15 @@ class TableStore:
         return [str(r[0]) for r in self.db.query("SELECT DISTINCT deck_id FROM deck_cards")]
 
     def deck(self, deck_id: str) -> dict[str, str]:
+        """Card text -> tag UID of a deck's cards (its jokers: :meth:`deck_jokers`)."""
         rows = self.db.query("SELECT card, uid FROM deck_cards WHERE deck_id = ?", (deck_id,))
-        return {str(c): str(u) for c, u in rows}
+        return {str(c): str(u) for c, u in rows if not str(c).startswith(JOKER_PREFIX)}
+
+    def deck_jokers(self, deck_id: str) -> list[str]:
+        """The tag UIDs of a deck's jokers, in enrolment order."""
+        rows = self.db.query("SELECT card, uid FROM deck_cards WHERE deck_id = ?", (deck_id,))
+        jokers = [(str(c), str(u)) for c, u in rows if str(c).startswith(JOKER_PREFIX)]
+        return [u for _, u in sorted(jokers, key=lambda j: int(j[0][len(JOKER_PREFIX):]))]
 
     def card_for_uid(self, uid: str) -> tuple[str, str] | None:
         """(deck_id, card) of a tag UID, or None if no enrolled deck has it."""
@@ -230,5 +245,6 @@ class TableStore:
             "kv": {str(k): json.loads(v) for k, v in self.db.query("SELECT key, value FROM kv")},
             "seats": {s: asdict(r) for s, r in self.seating().items()},
             "decks": {d: self.deck(d) for d in sorted(self.decks())},
+            "jokers": {d: j for d in sorted(self.decks()) if (j := self.deck_jokers(d))},
             "hand_events": {h: self.hand_events(h) for h in sorted(self.open_hands())},
         }
