@@ -1,0 +1,187 @@
+"""A small simulated table for the daemon tests: a private mosquitto (the caller's), the
+reader board on a pty, MockFactory GPIO (SimGpio), the daemon in-process and a venue
+subscriber; helpers to set the table up and deal a three-handed hand to the first action.
+
+Seats 1-3 (stacks 10 000), level 50/100, the button puck at seat 1: seat 2 posts the small
+blind, seat 3 the big blind, seat 1 acts first after the deal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.daemon import Daemon, config
+from controller.demo import table as demo_table
+from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, PUCK, SEATS, Venue, card_uid
+from controller.rules.cards import STANDARD_DECK, Card
+from firmware_bridge.protocol import SetConfig
+from hwsim.board import SimBoard
+from hwsim.gpio import SimGpio, wired_factory
+
+BASE = "railguard/v1/t1"
+PROFILES = Path(__file__).resolve().parents[2] / "controller" / "rules" / "profiles"
+DENOMS = (1000, 500, 100, 25, 5, 1)
+#: 30 chip tags of each denomination
+CHIPS = {bytes([0xC2, j, 0, k]): d for j, d in enumerate(DENOMS) for k in range(30)}
+STACK = 10_000
+
+
+def mapping(port: str, mqtt_port: int, storage: Path, profile: str = "tda-2024",
+            **sections: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """The daemon's config as a parsed TOML document; ``sections`` are merged in."""
+    raw: dict[str, Any] = {
+        "table": {"id": "t1", "venue": "v1", "profile": profile},
+        "reader": {"ports": [port], "scan_period_ms": 20, "heartbeat_ms": 200,
+                   "ready_timeout_s": 10.0},
+        "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
+                  "board": BOARD, "burn": BURN, "muck": MUCK,
+                  "bet": {str(s): a for s, a in BET.items()}},
+        "gpio": {"pin_factory": "mock", "chip_sensors": {},
+                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
+        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False,
+                 "allow_plaintext": True, "keepalive": 5},
+        "storage": {"path": str(storage)},
+        "chips": {uid.hex(): v for uid, v in CHIPS.items()},
+    }  # fmt: skip
+    for name, extra in sections.items():
+        raw[name] = {**raw.get(name, {}), **extra}
+    return raw
+
+
+def profile_copy(tmp: Path, name: str, base: str = "tda-2024", **values: Any) -> str:
+    """A venue profile file: a packaged profile with ``values`` changed; returns its path."""
+    lines = (PROFILES / f"{base}.toml").read_text().splitlines()
+    out = []
+    for raw in lines:
+        key = raw.split("=", 1)[0].strip()
+        line = f'name = "{name}"' if key == "name" else raw
+        if key in values:
+            continue
+        out.append(line)
+        if line.strip() == "[profile]":
+            out += [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
+                    for k, v in values.items()]  # fmt: skip
+    path = tmp / f"{name}.toml"
+    path.write_text("\n".join(out) + "\n")
+    return str(path)
+
+
+async def wait_for(cond: Callable[[], Any], what: str, timeout: float = 5.0) -> None:
+    try:
+        await demo_table.wait_until(lambda: bool(cond()), what, timeout)
+    except demo_table.DemoFailure as exc:
+        raise AssertionError(str(exc)) from None
+
+
+@dataclass
+class Rig:
+    daemon: Daemon
+    board: SimBoard
+    gpio: SimGpio
+    venue: Venue
+    where: dict[bytes, int] = field(default_factory=dict)
+    pool: dict[bytes, int] = field(default_factory=lambda: dict(CHIPS))
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.venue.on("events") if e["kind"] == kind]
+
+    def alerts(self, code: str) -> list[dict[str, Any]]:
+        return [a for a in self.venue.on("alerts") if a["code"] == code]
+
+    def state(self) -> dict[str, Any]:
+        got = self.venue.on("state")
+        assert got, "no state published"
+        return dict(got[-1])
+
+    async def settled(self) -> None:
+        await wait_for(self.daemon.queue.empty, "the rules core")
+        await asyncio.sleep(0.03)
+
+    async def setup(self, seats: tuple[int, ...] = (1, 2, 3), button: int | None = 1,
+                    deck: bool = True) -> None:  # fmt: skip
+        if deck:
+            await self.venue.do("enrol_deck", deck_id="A",
+                                cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})
+        await self.venue.do("set_level", level=1, small_blind=50, big_blind=100, ante=0)
+        for s in seats:
+            await self.venue.do("seat", seat=s, player_id=f"p{s}", name=f"Player {s}",
+                                stack=STACK)  # fmt: skip
+        if button is not None:
+            self.gpio.set_puck(button, True)
+            await wait_for(lambda: self.daemon.core.button_set, "the button puck")
+        await self.settled()
+
+    async def place(self, ant: int, uid: bytes) -> None:
+        if uid in self.where:
+            self.board.remove(self.where[uid], uid)
+        self.board.place(ant, uid)
+        self.where[uid] = ant
+        zone = self.daemon.cfg.zones.zone_of(ant)
+        await wait_for(lambda: self.daemon.tracker.present().get(uid) == zone, "a tag read")
+        await self.settled()
+
+    async def clear(self) -> None:
+        for uid, ant in self.where.items():
+            self.board.remove(ant, uid)
+        self.where.clear()
+        await wait_for(lambda: not self.daemon.tracker.present(), "a clear table")
+        await self.settled()
+
+    async def chips(self, seat: int, amount: int) -> None:
+        uids = []
+        for value in demo_table.split_chips(amount, DENOMS):
+            uid = next(u for u, v in self.pool.items() if v == value)
+            del self.pool[uid]
+            uids.append(uid)
+            self.board.place(BET[seat], uid)
+            self.where[uid] = BET[seat]
+        await wait_for(lambda: all(u in self.daemon.tracker.present() for u in uids), "chips")
+        await self.settled()
+
+    async def deal(self, seat: int, card: str) -> None:
+        await self.place(HOLE[seat], card_uid(Card.parse(card)))
+
+    async def to_first_action(self, cards: str = "2c 7d 9h Ks 3c 8d") -> None:
+        """Blinds (seats 2 and 3), two cards each from seat 2: seat 1 is to act."""
+        await self.chips(2, 50)
+        await self.chips(3, 100)
+        order = (2, 3, 1, 2, 3, 1)
+        for seat, card in zip(order, cards.split(), strict=True):
+            await self.deal(seat, card)
+        await wait_for(lambda: self.state()["to_act"] == 1, "seat 1 to act")
+
+
+@contextlib.asynccontextmanager
+async def running(tmp: Path, mqtt_port: int, *, profile: str = "tda-2024",
+                  storage: Path | None = None, **sections: dict[str, Any],
+                  ) -> AsyncIterator[Rig]:  # fmt: skip
+    """The simulated table, running; everything stopped on exit."""
+    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
+    port = await board.start_pty()
+    cfg = config.from_mapping(mapping(port, mqtt_port, storage or tmp / "state", profile,
+                                      **sections))  # fmt: skip
+    factory = wired_factory()
+    gpio = SimGpio(factory, cfg.gpio)
+    daemon = Daemon(cfg, pin_factory=factory)
+    venue = Venue("127.0.0.1", mqtt_port, BASE)
+    stop = asyncio.Event()
+    run = asyncio.create_task(daemon.run(stop))
+    try:
+        await venue.start()
+        await asyncio.wait_for(daemon.ready.wait(), 12)
+        await wait_for(lambda: daemon.link.connected, "the broker", 10)
+        await asyncio.sleep(0.3)  # the board's first report after a start
+        yield Rig(daemon, board, gpio, venue)
+        assert not run.done(), "the daemon stopped"
+    finally:
+        stop.set()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(run, 10)
+        await venue.stop()
+        await board.stop()
+        factory.reset()
