@@ -81,7 +81,7 @@ async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
     if isinstance(cmd, EnrolDeck):
         try:
             cards = {parse_tag(uid): Card.parse(c) for c, uid in cmd.cards}
-            deck = Deck(cmd.deck_id, "", cards)
+            deck = Deck(cmd.deck_id, "", dict(cards))
             deck.add_jokers(cmd.jokers)
             old = d.registry.decks.get(cmd.deck_id)
             d.registry.put_deck(deck)

@@ -146,14 +146,16 @@ class Rig:
     async def deal(self, seat: int, card: str) -> None:
         await self.place(HOLE[seat], card_uid(Card.parse(card)))
 
-    async def to_first_action(self, cards: str = "2c 7d 9h Ks 3c 8d") -> None:
-        """Blinds (seats 2 and 3), two cards each from seat 2: seat 1 is to act."""
-        await self.chips(2, 50)
-        await self.chips(3, 100)
-        order = (2, 3, 1, 2, 3, 1)
-        for seat, card in zip(order, cards.split(), strict=True):
+    async def to_first_action(
+        self, seats: tuple[int, int, int] = (2, 3, 1), cards: str = "2c 7d 9h Ks 3c 8d"
+    ) -> None:
+        """Blinds (``seats``: small blind, big blind, button), two cards each from the small
+        blind: the button is to act (three-handed)."""
+        await self.chips(seats[0], 50)
+        await self.chips(seats[1], 100)
+        for seat, card in zip(seats * 2, cards.split(), strict=True):
             await self.deal(seat, card)
-        await wait_for(lambda: self.state()["to_act"] == 1, "seat 1 to act")
+        await wait_for(lambda: self.state()["to_act"] == seats[2], "the button to act")
 
 
 @contextlib.asynccontextmanager
