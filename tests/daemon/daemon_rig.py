@@ -128,6 +128,8 @@ class Rig:
     async def clear(self) -> None:
         for uid, ant in self.where.items():
             self.board.remove(ant, uid)
+            if uid in CHIPS:
+                self.pool[uid] = CHIPS[uid]  # back in the rack
         self.where.clear()
         await wait_for(lambda: not self.daemon.tracker.present(), "a clear table")
         await self.settled()
