@@ -243,8 +243,9 @@ class ReplayTable:
         todo = [self.venue.do("unseat", seat=s) for s in sorted(set(core.seats) - set(seats))]
         for s, ev in sorted(seats.items()):
             now = core.seats.get(s)
-            if now is None or now.stack != ev.stack or self.daemon.names.get(s) != ev.player:
-                todo.append(self.venue.do("seat", seat=s, player_id=f"p{s}", name=ev.player,
+            name = ev.player or f"p{s}"  # a file may name no players
+            if now is None or now.stack != ev.stack or self.daemon.names.get(s) != name:
+                todo.append(self.venue.do("seat", seat=s, player_id=f"p{s}", name=name,
                                           stack=ev.stack))  # fmt: skip
         await asyncio.gather(*todo)
         wait = self.lifted_at + 2 * self.pace.sensor_settle_s - time.monotonic()
@@ -367,7 +368,8 @@ class ReplayTable:
         await self._wait(lambda: len(d.records) > before, "the hand record")
 
     async def _clear_table(self) -> None:
-        self.gpio.set_puck(self.button, False)  # the puck leaves with the pot
+        if self.button:
+            self.gpio.set_puck(self.button, False)  # the puck leaves with the pot
         self.lifted_at = time.monotonic()
         for uid, ant in self.where.items():
             self.board.remove(ant, uid)

@@ -17,26 +17,13 @@ from controller.rules.profile import get_profile
 from hwsim.dealer import plan_hand
 from hwsim.inject import KINDS, Injection, InjectionError, parse_kind
 from hwsim.phh import load_phh, parse_phh
+from tests.replay.hands import HAND_WITH_FLOP_BET
 
 ROOT = Path(__file__).resolve().parents[2]
 PHH = ROOT.parent / "shared" / "data" / "phh"
 needs_data = pytest.mark.skipif(not PHH.is_dir(), reason="shared PHH data not present")
 
 PROFILES = ("tda-2024", "a2c-000", "club-003", "roberts-rules", "shaved-dog-004")
-# hands with a flop bet that is answered, so every kind has a place in them
-HAND_WITH_FLOP_BET = """
-variant = 'NT'
-antes = [0, 0, 0, 0]
-blinds_or_straddles = [50, 100, 0, 0]
-min_bet = 100
-starting_stacks = [10000, 10000, 10000, 10000]
-actions = ['d dh p1 AsKs', 'd dh p2 7h2d', 'd dh p3 QcQd', 'd dh p4 9s8s',
-           'p3 cbr 300', 'p4 cc', 'p1 cc', 'p2 f',
-           'd db Jc5h2s', 'p1 cc', 'p3 cbr 600', 'p4 f', 'p1 cc',
-           'd db Th', 'p1 cc', 'p3 cc',
-           'd db 3d', 'p1 cbr 1000', 'p3 cc']
-finishing_stacks = [8100, 9900, 12300, 9700]
-"""
 
 
 def _flop_hand(tmp_path: Path) -> Path:

@@ -1,0 +1,8 @@
+"""The checkout on sys.path: the tests import tests.replay.hands."""
+
+import sys
+from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parents[2])
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)

@@ -1,0 +1,16 @@
+"""Hand-written PHH hands for the replay tests."""
+
+# a hand with a flop bet that is answered, so every injection kind has a place in it
+HAND_WITH_FLOP_BET = """
+variant = 'NT'
+antes = [0, 0, 0, 0]
+blinds_or_straddles = [50, 100, 0, 0]
+min_bet = 100
+starting_stacks = [10000, 10000, 10000, 10000]
+actions = ['d dh p1 AsKs', 'd dh p2 7h2d', 'd dh p3 QcQd', 'd dh p4 9s8s',
+           'p3 cbr 300', 'p4 cc', 'p1 cc', 'p2 f',
+           'd db Jc5h2s', 'p1 cc', 'p3 cbr 600', 'p4 f', 'p1 cc',
+           'd db Th', 'p1 cc', 'p3 cc',
+           'd db 3d', 'p1 cbr 1000', 'p3 cc']
+finishing_stacks = [8100, 9900, 12300, 9700]
+"""
