@@ -13,7 +13,6 @@ fixed delays)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import queue
 import re
@@ -92,7 +91,7 @@ def system_replay(
     get_profile(profile)  # a bad profile is refused before anything starts
     if inject is not None:
         parse_kind(inject)
-    out: queue.Queue[ReplayResult | BaseException | None] = queue.Queue(maxsize=256)
+    out: queue.Queue[ReplayResult | BaseException | None] = queue.Queue()
     stop = threading.Event()
 
     def worker() -> None:
@@ -101,14 +100,18 @@ def system_replay(
                              out, stop))  # fmt: skip
         except BaseException as exc:  # handed to the caller's thread
             out.put(exc)
-        else:
-            out.put(None)
+        out.put(None)  # (again: _run said it is done before the loop's own shutdown)
 
     th = threading.Thread(target=worker, name="railguard-replay", daemon=True)
     th.start()
     try:
         while True:
-            item = out.get()
+            try:
+                item = out.get(timeout=1.0)
+            except queue.Empty:
+                if not th.is_alive():
+                    raise RuntimeError("the replay stopped without a word") from None
+                continue
             if item is None:
                 break
             if isinstance(item, BaseException):
@@ -116,10 +119,7 @@ def system_replay(
             yield item
     finally:
         stop.set()
-        while th.is_alive():  # let the worker stop the daemon and its broker
-            with contextlib.suppress(queue.Empty):
-                out.get(timeout=0.1)
-        th.join()
+        th.join(timeout=30)  # the worker stops the daemon, the board and its broker
 
 
 async def _run(
@@ -192,6 +192,7 @@ async def _run(
         finally:
             if table is not None:
                 await table.stop()
+    out.put(None)  # every result is out; the worker's loop may still be shutting down
 
 
 def _variant(profile: str, style: AnteStyle, where: Path) -> str:
