@@ -176,8 +176,11 @@ class Replayed:
     had_start: bool = False
 
 
-def replay_hand(core: TableCore, log_entries: list[dict[str, Any]], now: float) -> Replayed:
-    """Feed a stored hand log into ``core`` with times shifted to end at ``now``."""
+def replay_hand(
+    core: TableCore, log_entries: list[dict[str, Any]], now: float, hand_id: str = ""
+) -> Replayed:
+    """Feed a stored hand log into ``core`` with times shifted to end at ``now``
+    (``hand_id`` names the hand in log lines)."""
     out = Replayed()
     times = [float(d["t"]) for d in log_entries if "t" in d]
     offset = now - max(times) if times else 0.0
@@ -194,7 +197,7 @@ def replay_hand(core: TableCore, log_entries: list[dict[str, Any]], now: float) 
         try:
             ev = decode_event(d, offset)
         except (ValueError, TypeError, KeyError) as exc:
-            log.error("hand=%s replay: entry skipped: %s", core.hand_no, exc)
+            log.error("hand=%s replay: entry skipped: %s", hand_id or core.hand_no, exc)
             out.rejected += 1
             continue
         if ev.t < core.t:
@@ -203,7 +206,8 @@ def replay_hand(core: TableCore, log_entries: list[dict[str, Any]], now: float) 
         out.events += 1
         if step.rejected is not None:
             out.rejected += 1
-            log.warning("hand=%s replay: %s rejected: %s", core.hand_no, type(ev).__name__,
+            log.warning("hand=%s replay: %s rejected: %s", hand_id or core.hand_no,
+                        type(ev).__name__,
                         step.rejected)  # fmt: skip
         out.decisions.extend(step.decisions)
     return out

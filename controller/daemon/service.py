@@ -214,8 +214,8 @@ class Daemon:
             self.store.clear_hand_events(n)
             self.interrupted, self.interrupt_outcome = [n], "misdeal"
             return
-        res = recovery.replay_hand(self.core, entries, now)
         hid = self.hand_id(n)
+        res = recovery.replay_hand(self.core, entries, now, hand_id=hid)
         log.info("hand=%s replayed %d events (%d rejected) phase=%s", hid, res.events,
                  res.rejected, self.core.phase.value)  # fmt: skip
         if res.started_at:
@@ -389,7 +389,9 @@ class Daemon:
         try:
             step = self._handle(item)
         except Exception as exc:  # never let one event kill the table
-            log.exception("core: %s from %s failed", type(item.event).__name__, item.source)
+            hid = self.hand_id(self.core.hand_no) if self.core.hand is not None else "-"
+            log.exception("hand=%s core: %s from %s failed", hid, type(item.event).__name__,
+                          item.source)  # fmt: skip
             if item.reply is not None and not item.reply.done():
                 item.reply.set_exception(exc)
             return
@@ -510,7 +512,8 @@ class Daemon:
         try:
             self.open_alerts.append(self.link.publish_alert(payload))
         except (LinkError, RailguardError) as exc:
-            log.error("hand=%s alert not published: %s", payload.get("hand_no") or "-", exc)
+            n = payload.get("hand_no")
+            log.error("hand=%s alert not published: %s", self.hand_id(n) if n else "-", exc)
         del self.open_alerts[:-100]
 
     def publish_state(self, snap: TableState | None = None) -> None:

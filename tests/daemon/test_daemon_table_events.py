@@ -6,6 +6,7 @@ every open alert and silences the alert LED and buzzer."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from pathlib import Path
@@ -28,8 +29,18 @@ def _run(tmp: Path, scenario: object, **kw: object) -> None:
 # ---------------------------------------------------------------- the clock
 
 
-def test_clock_runs_out_with_no_further_event(tmp_path: Path) -> None:
+def test_clock_runs_out_with_no_further_event(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="railguard.daemon")
     _run(tmp_path, _clock)
+    # every daemon line about a hand names it by its hand id
+    lines = [r.getMessage() for r in caplog.records if r.name == "railguard.daemon"]
+    about_hands = [m for m in lines if re.search(r"\bhand\b|hand=|instruction|alert=", m)
+                   and not m.startswith("restored ")]  # fmt: skip
+    assert any("hand=v1-t1-1 " in m for m in about_hands)
+    bad = [m for m in about_hands if not re.search(r"hand=(v1-t1-\d+|-)[ :]", m)]
+    assert not bad, bad
 
 
 async def _clock(tmp: Path, port: int) -> None:
