@@ -131,6 +131,20 @@ def profile_named(name: str, fallback: Profile) -> Profile:
     return builtin_profile(name)
 
 
+def interrupted_remedy(hand_no: int, outcome: str) -> str:
+    """What the HAND_INTERRUPTED alert tells the dealer to do."""
+    if outcome == "misdeal":
+        return (f"Hand {hand_no} was in progress when the table controller restarted:"
+                " misdeal (house rule). Gather every card; stacks are as before the"
+                " hand, the blinds stay; deal the hand again")  # fmt: skip
+    if outcome == "resume":
+        return (f"Hand {hand_no} was in progress when the table controller restarted:"
+                " it plays on (house rule) from where it was; check the table"
+                " against the live state")  # fmt: skip
+    return (f"Hand {hand_no} was being cleared ({outcome}) when the table"
+            " controller restarted: gather every card, then deal again")  # fmt: skip
+
+
 # ---------------------------------------------------------------------------- events
 
 

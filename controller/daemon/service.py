@@ -252,17 +252,7 @@ class Daemon:
             outcome = self.interrupt_outcome
             log.error("hand=%s interrupted by a restart; outcome=%s", hid, outcome)
             self.indicators.alert("critical")
-            if outcome == "misdeal":
-                remedy = (f"Hand {hand_no} was in progress when the table controller restarted:"
-                          " misdeal (house rule). Gather every card; stacks are as before the"
-                          " hand, the blinds stay; deal the hand again")
-            elif outcome == "resume":
-                remedy = (f"Hand {hand_no} was in progress when the table controller restarted:"
-                          " it plays on (house rule) from where it was; check the table"
-                          " against the live state")
-            else:
-                remedy = (f"Hand {hand_no} was being cleared ({outcome}) when the table"
-                          " controller restarted: gather every card, then deal again")
+            remedy = recovery.interrupted_remedy(hand_no, outcome)
             self._publish_alert({
                 "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
                 "remedy": remedy, "seat": None, "hand_no": hand_no or None,
