@@ -225,7 +225,6 @@ NOT_ENFORCED = [
         "check` (tests/tools); the core sees only the cards dealt",
     ),
     ("004-TG-8a, 004-TG-8b", "colour-up and the chip race: no race mode in the core"),
-    ("000-S3-irreg-12c", "no separate correction window on an all-in run-out"),
     ("004-AR-17", "stud wording; the profile uses AR-4 for board cards"),
     (
         "81 lines of the clause inventory's 'Not observable' section",
