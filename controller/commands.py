@@ -93,6 +93,8 @@ def replay(args: argparse.Namespace) -> int:
                 failed += 1
             if not args.quiet or r.match is False:
                 print(r.line(), flush=True)
+    except BrokenPipeError:  # the reader went away (| head)
+        return 1
     except Exception as exc:  # the system did not start or broke down: say why, count on
         print(f"railguard replay: {type(exc).__name__}: {exc}", flush=True)
         failed += 1

@@ -261,7 +261,7 @@ class Injection:
                     board.append(ev)
                 nxt = after[i] if i < len(after) else None
                 if self.kind == "four-card-flop" and street == 1 and len(board) == 3 \
-                        and not _is(nxt, ZoneKind.BOARD):  # fmt: skip
+                        and not _is(nxt, ZoneKind.BOARD) and not self._runout():  # fmt: skip
                     skip_burn = yield from self._four_card_flop(board, spare, prof.four_card_flop)
                 continue
             if (
@@ -285,6 +285,27 @@ class Injection:
                     skip_burn = 2
                 continue
             yield self._retime(e)
+
+    def _runout(self) -> bool:
+        """Nobody can bet on the flop (all in but one): a fourth card after the flop is the
+        turn dealt without a burn, not a four-card flop."""
+        seat_of: dict[str, int] = {}
+        put: dict[int, int] = dict.fromkeys(self.plan.seats, 0)
+        folded: set[int] = set()
+        for e in self.plan.events:
+            if isinstance(e, ChipsIn):
+                put[e.seat] += e.amount or 0
+            elif _is(e, ZoneKind.HOLE):
+                assert isinstance(e, CardPlaced)
+                seat_of[e.tag] = e.seat
+            elif _is(e, ZoneKind.MUCK):
+                assert isinstance(e, CardPlaced)
+                folded.add(seat_of.get(e.tag, 0))
+            elif _is(e, ZoneKind.BURN):
+                break
+        start = dict(zip(self.plan.seats, self.plan.starting, strict=True))
+        can_bet = [s for s in self.plan.seats if s not in folded and put[s] < start[s]]
+        return len(can_bet) <= 1
 
     def _four_card_flop(
         self, board: list[CardPlaced], spare: list[Card], rule: FourCardFlop
