@@ -14,3 +14,16 @@ actions = ['d dh p1 AsKs', 'd dh p2 7h2d', 'd dh p3 QcQd', 'd dh p4 9s8s',
            'd db 3d', 'p1 cbr 1000', 'p3 cc']
 finishing_stacks = [8100, 9900, 12300, 9700]
 """
+
+# all in before the flop: the board runs out with nobody left to bet
+ALL_IN_PREFLOP = """
+variant = 'NT'
+antes = [0, 0, 0]
+blinds_or_straddles = [50, 100, 0]
+min_bet = 100
+starting_stacks = [1000, 1000, 1000]
+actions = ['d dh p1 8s6s', 'd dh p2 7c2d', 'd dh p3 AsAh',
+           'p3 cbr 1000', 'p1 f', 'p2 cc',
+           'd db Ks9d4c', 'd db 3h', 'd db Jd']
+finishing_stacks = [950, 0, 2050]
+"""

@@ -17,7 +17,7 @@ from controller.rules.profile import get_profile
 from hwsim.dealer import plan_hand
 from hwsim.inject import KINDS, Injection, InjectionError, parse_kind
 from hwsim.phh import load_phh, parse_phh
-from tests.replay.hands import HAND_WITH_FLOP_BET
+from tests.replay.hands import ALL_IN_PREFLOP, HAND_WITH_FLOP_BET
 
 ROOT = Path(__file__).resolve().parents[2]
 PHH = ROOT.parent / "shared" / "data" / "phh"
@@ -160,3 +160,15 @@ def test_dwan_ivey_with_an_exposed_first_card() -> None:
     rec, alerts, inj = replay_core_injected(hh, get_profile("tda-2024"), "exposed:1")
     assert rec is not None and "misdeal" in inj.remedy
     assert next(a.code.value for a in alerts) == "exposed_card"
+
+
+def test_no_four_card_flop_in_a_run_out() -> None:
+    """With nobody left to bet, a fourth card after the flop is a turn dealt without a burn:
+    the dealer makes no four-card flop there, but a missing burn still raises its alert."""
+    hh = parse_phh(ALL_IN_PREFLOP, "all-in")
+    rec, _, inj = replay_core_injected(hh, get_profile("tda-2024"), "four-card-flop")
+    assert not inj.applied and rec is not None
+    rec, alerts, inj = replay_core_injected(hh, get_profile("tda-2024"), "missing-burn")
+    assert inj.applied and "missing_burn" in [a.code.value for a in alerts]
+    assert rec is not None
+    assert sorted((s.seat, s.end_stack) for s in rec.seats) == [(1, 950), (2, 0), (3, 2050)]
