@@ -140,6 +140,11 @@ COMMON = [
     ("a burn read on the muck antenna", "WRONG_BURN: move it to the burn spot (000 glossary)"),
     ("a sixth board card", "TOO_MANY_BOARD_CARDS; the river round stays open"),
     (
+        "several players out in one hand",
+        "instruction with the finishing order: larger starting stack places higher; equal "
+        "stacks tie (000 SECTION 1 item 2, 004 TG-27, G5)",
+    ),
+    (
         "presence-only chip sensors (amount None, L3)",
         "whose turn it is, folds, out-of-turn action (the alert says the amount is not "
         "sensed), the clock and the misdeal window work; amounts are not checked: short "
@@ -157,11 +162,6 @@ NOT_ENFORCED = [
         "other tables' counts, redraws and past eliminations are the venue's to check; the "
         "core takes the seats and stacks it is sent (only a taken seat or one beyond the "
         "profile's max_seats is rejected)",
-    ),
-    (
-        "000-S1-elim-2, 004-TG-27",
-        "the finishing order of players out in the same hand: each hand record carries every "
-        "seat's start and end stack; ranking them (and the G5 tie) is the venue's",
     ),
     (
         "000-S3-show-1, 000-S3-show-4, 002-PlayBoard-1, 004-AR-6, 003-Betting-award, 004-HE-10",
@@ -196,7 +196,11 @@ NOT_ENFORCED = [
         "computed, so the hand after a misplaced button is the corrected one, but the "
         "correction is not announced as such",
     ),
-    ("000-S3-dead-3", "a neighbour's tag at a seat is taken for an antenna read (L5)"),
+    (
+        "000-S3-dead-3",
+        "a hole card of one seat read at another is taken for a neighbouring antenna's read "
+        "(L5); the core cannot tell it from cards thrown into another hand",
+    ),
     (
         "000-S3-irreg-9, 004-AR-14",
         "a card dealt off the table is never read: EXPOSED names the latest card read (G9), "

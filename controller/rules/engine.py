@@ -406,6 +406,7 @@ class TableCore:
             self.instruct(f"Showdown: seat {first} shows first", first)
         rec = records.build(self, h)
         self.last_record = rec
+        records.eliminations(self, rec)  # 000-S1-elim-2, 004-TG-27: the finishing order
         for p in h.players.values():
             seat = self.seats.get(p.seat)
             if seat is not None:

@@ -62,3 +62,23 @@ def build(core: TableCore, h: Hand) -> HandRecord:
 
 def complete(rec: HandRecord) -> HandComplete:
     return HandComplete(rec)
+
+
+def eliminations(core: TableCore, rec: HandRecord) -> None:
+    """000-S1-elim-2, 004-TG-27 (K21): players out in the same hand are placed by the chips
+    they started the hand with, the larger stack higher; equal starting stacks tie (G5)."""
+    out = sorted((s for s in rec.seats if s.end_stack == 0), key=lambda s: -s.start_stack)
+    if not out:
+        return
+    groups: list[list[SeatRecord]] = []
+    for s in out:
+        if groups and groups[-1][0].start_stack == s.start_stack:
+            groups[-1].append(s)
+        else:
+            groups.append([s])
+    order = " > ".join(
+        " = ".join(f"seat {s.seat}" for s in g) + f" (started with {g[0].start_stack})"
+        for g in groups
+    )
+    tie = "; equal starting stacks tie (G5)" if any(len(g) > 1 for g in groups) else ""
+    core.instruct(f"Eliminated, higher place first: {order}{tie}", out[0].seat)
