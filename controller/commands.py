@@ -65,8 +65,16 @@ def replay(args: argparse.Namespace) -> int:
         print(f"railguard replay: {exc}")
         return 2
     if args.speed < 0:
-        print("railguard replay: --speed must be positive (0: as fast as possible)")
+        print("railguard replay: --speed must not be negative (0: as fast as possible)")
         return 2
+    if args.broker is not None:
+        from controller.demo import _parse_broker
+
+        try:
+            _parse_broker(args.broker)
+        except ValueError as exc:
+            print(f"railguard replay: {exc}")
+            return 2
     results: Iterator[ReplayResult]
     if args.core_only:
         results = replay_paths(args.paths, profile, args.inject)

@@ -124,3 +124,18 @@ def test_compressed_time() -> None:
     ten = Pace.of(10)  # 5 ms would be ideal: the 10 ms floor, one cycle of debounce
     assert (ten.scan_ms, ten.debounce_cycles, ten.removal_cycles) == (10, 1, 2)
     assert ten.sensor_settle_s == pytest.approx(0.02)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--inject", "boxed"], "unknown injection 'boxed'"),
+        (["--broker", "http://x"], "expected mqtt://HOST[:PORT]"),
+        (["--speed", "-1"], "--speed must not be negative"),
+        (["--profile", "nope"], "unknown profile 'nope'"),
+    ],
+)
+def test_bad_arguments_are_refused_before_anything_starts(args: list[str], message: str) -> None:
+    code, lines = _replay(*args, "x.phh", timeout=30)
+    assert code == 2
+    assert message in lines[-1]
