@@ -107,7 +107,10 @@ def replay(args: argparse.Namespace) -> int:
         print(f"railguard replay: {type(exc).__name__}: {exc}", flush=True)
         failed += 1
     tail = f", {skipped} skipped" if skipped else ""
-    print(f"{passed} passed, {failed} failed{tail}")
+    try:
+        print(f"{passed} passed, {failed} failed{tail}", flush=True)
+    except BrokenPipeError:
+        return 1
     return 1 if failed else 0
 
 
