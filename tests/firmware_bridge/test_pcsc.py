@@ -8,7 +8,6 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import pcsc_fixtures
 import pytest
 from pcsc_fixtures import Pcscd
 
@@ -27,9 +26,7 @@ from hwsim.vpicc import AsyncVirtualCard, VirtualCard, answer_apdu
 
 pytestmark = pytest.mark.timeout(60)
 
-# the shared fixtures (no conftest.py edits): a private pcscd per session, started per test
-pcscd_session = pcsc_fixtures.pcscd_session
-pcscd = pcsc_fixtures.pcscd
+# pcscd_session / pcscd come from tests/conftest.py (one pcscd per test session)
 
 DEALER_UID = "04A1B2C3D4E5F6"
 DEALER2_UID = "04112233445566"

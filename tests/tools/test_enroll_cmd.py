@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from tools_rig import FAST_BOARD, Cli, Pcscd, pcsc_fixtures, run, write_config
+from tools_rig import FAST_BOARD, Cli, Pcscd, run, write_config
 
 from controller.daemon.config import load
 from controller.link.store import TableStore
@@ -17,8 +17,7 @@ from hwsim.vpicc import VirtualCard
 
 pytestmark = pytest.mark.timeout(120)
 
-pcscd_session = pcsc_fixtures.pcscd_session
-pcscd = pcsc_fixtures.pcscd
+# pcscd_session / pcscd come from tests/conftest.py (one pcscd per test session)
 
 ANTENNA = 3
 PROGRESS = r"\] (\d+)/52 (next: (\S+)|complete)$"
