@@ -47,6 +47,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("reader.baudrate", 115200, "UART speed"),
     Setting("reader.scan_period_ms", 50, "board scan period sent with SET_CONFIG (10..1000)"),
     Setting("reader.heartbeat_ms", 1000, "board heartbeat interval (100..10000)"),
+    Setting("reader.changes_only", False,
+            "board reports an antenna only when its tags changed (plus full refreshes)"),
+    Setting("reader.full_refresh_cycles", 20,
+            "with changes_only: every antenna is reported every this many scans (1..255)"),
     Setting("reader.stall_intervals", 3, "missed heartbeats before the board counts as stalled"),
     Setting("reader.hello_timeout_s", 0.5, "no HELLO this long after opening: send RESET"),
     Setting("reader.backoff_max_s", 5.0, "longest wait between reconnect attempts"),
@@ -190,7 +194,8 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
     r = _scalars(raw, "reader")
     try:
         board = SetConfig(
-            scan_period_ms=r["scan_period_ms"], heartbeat_interval_ms=r["heartbeat_ms"]
+            scan_period_ms=r["scan_period_ms"], heartbeat_interval_ms=r["heartbeat_ms"],
+            changes_only=r["changes_only"], full_refresh_cycles=r["full_refresh_cycles"],
         )
         if problems := board.problems():
             raise ConfigError("; ".join(problems))

@@ -22,11 +22,12 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.daemon import inputs, recovery
+from controller.daemon import inputs, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
 from controller.daemon.sdnotify import notify, watchdog_interval
@@ -40,7 +41,7 @@ from controller.daemon.translate import (
 from controller.daemon.venue_commands import handle_command
 from controller.link import Command, CommandResult, TableStore, VenueLink
 from controller.link.errors import LinkError
-from controller.ohh import to_ohh
+from controller.link.outbox import Outbox
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, AlertCode, HandComplete, HandRecord, Instruction
 from controller.rules.decisions import Severity as CoreSeverity
@@ -111,7 +112,16 @@ class Daemon:
 
             self.pin_factory = MockFactory()
         cfg.storage.mkdir(parents=True, exist_ok=True)
-        self.store = TableStore(cfg.table_db)
+        # reads, venue commands and (while the table lane is idle) the hot path's writes, on
+        # the loop: a short busy timeout, a locked file goes to the table lane instead
+        self.store = TableStore(cfg.table_db, busy_timeout=0.25)
+        # the hot path's writes: one thread and connection per database (see storage.py)
+        self.writer_store = TableStore(cfg.table_db)
+        self.writer_outbox = Outbox(cfg.outbox_db)
+        self.alarm = storage.StorageAlarm(self)
+        self.table_writer = storage.Writer("table", self.alarm)
+        self.outbox_writer = storage.Writer("outbox", self.alarm)
+        self.unstored = 0  # completed hand records not yet in the outbox
         self.registry = DeckRegistry()
         self.pending_profile: Profile | None = None
         self.core = TableCore(self._stored_profile(), cfg.table,
@@ -123,15 +133,19 @@ class Daemon:
         self.input = ReaderInput()
         board = cfg.link.board_config
         self.scan_period = board.scan_period_ms / 1000 if board is not None else 0.05
+        self.tracker_changes = board is not None and board.changes_only
         self.tracker = SnapshotTracker(
             cfg.zones, self.registry, debounce_cycles=cfg.debounce_cycles,
             removal_cycles=cfg.removal_cycles, scan_period=self.scan_period,
+            changes_only=self.tracker_changes,
         )  # fmt: skip
         self.link = VenueLink(
             cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self.on_command,
             command_key=cfg.command_key,
         )  # fmt: skip
         self.reader: SerialReaderLink | None = None
+        self._frame = asyncio.Event()  # set by every frame from the board
+        self._last_frame = 0.0
         self.indicators: Indicators = _NullIndicators()
         self.ready = asyncio.Event()
         self.stats = DaemonStats()
@@ -196,9 +210,10 @@ class Daemon:
 
     def _restore_hand(self, now: float) -> None:
         hands = sorted(self.store.open_hands())
-        for old in hands[:-1]:
-            log.warning("hand=%s: stale hand log dropped", self.hand_id(old))
-            self.store.clear_hand_events(old)
+        for old in hands[:-1]:  # kept while their record was not stored, or stale
+            if not storage.stale_record(self, old, self.store.hand_events(old), now):
+                log.warning("hand=%s: stale hand log dropped", self.hand_id(old))
+                self.store.clear_hand_events(old)
         if not hands:
             return
         n = hands[-1]
@@ -274,7 +289,7 @@ class Daemon:
                     tg.create_task(inputs.pcsc_task(self), name="pcsc"),
                     tg.create_task(self._core_task(), name="core"),
                     tg.create_task(self._mqtt_task(), name="mqtt"),
-                    tg.create_task(self._outbox_task(), name="outbox"),
+                    tg.create_task(storage.outbox_task(self), name="outbox"),
                     tg.create_task(self._watchdog_task(), name="watchdog"),
                 ]
                 await stop.wait()
@@ -284,7 +299,10 @@ class Daemon:
                 for task in tasks:
                     task.cancel()
         finally:
-            self.store.close()
+            for w in (self.table_writer, self.outbox_writer):
+                w.close()
+            for db in (self.store, self.writer_store, self.writer_outbox):
+                db.close()
             log.info("stopped")
 
     # ------------------------------------------------------------------ inputs
@@ -301,8 +319,14 @@ class Daemon:
         )  # fmt: skip
         self.reader = link
         await link.start()
+        # with no frame for this long the tracker has nothing left to close (changes_only:
+        # its idle cycles are done): wait for the next frame instead of ticking every scan
+        quiet = (max(self.cfg.debounce_cycles, self.cfg.removal_cycles) + 3) * self.scan_period
         try:
             while True:  # a cycle that lost a frame closes half a period after it began...
+                if time.monotonic() - self._last_frame > quiet:
+                    self._frame.clear()
+                    await self._frame.wait()
                 await asyncio.sleep(self.scan_period)
                 info = link.board_info
                 antennas = info.antenna_count if info is not None else 32
@@ -313,6 +337,8 @@ class Daemon:
             await link.stop()
 
     def _on_snapshot(self, snap: AntennaSnapshot) -> None:
+        self._last_frame = time.monotonic()
+        self._frame.set()
         self._tracker_out(self.tracker.feed(snap))
         if self.reconciler.active:
             for ev in self.reconciler.cycle(self.tracker.cycles, time.monotonic()):
@@ -335,6 +361,11 @@ class Daemon:
         antennas = info.antenna_count if info is not None else 0
         log.info("reader: %s -> %s (%s) port=%s antennas=%d", change.previous.value,
                  change.status.value, change.detail, change.port, antennas)  # fmt: skip
+        if change.status is LinkStatus.ONLINE and self.reader is not None and self.tracker_changes:
+            # changes_only: the board reports only changes; ask for every antenna at once
+            reader = self.reader
+            task = asyncio.get_running_loop().create_task(reader.request_snapshot())
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
         if change.status is LinkStatus.ONLINE and info is not None:
             missing = [a for a in self.cfg.zones.antennas if a >= info.antenna_count]
             if missing:
@@ -418,19 +449,21 @@ class Daemon:
             if core.phase in recovery.LIVE or any(
                 isinstance(x, HandComplete) for x in step.decisions
             ):
-                self.store.append_hand_event(core.hand_no, encode_event(ev))
+                self._log_event(core.hand_no, encode_event(ev))
         log.info("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
                  step.phase.value)  # fmt: skip
         completed = any(isinstance(d, HandComplete) for d in step.decisions)
         if core.hand_no != before:
             self._hand_start[core.hand_no] = datetime.now(UTC)
-            self.store.put("hand_counter", core.hand_no, durable=True)
+            n = core.hand_no
+            self.table_write(lambda st: st.put("hand_counter", n, durable=True),
+                             f"hand={hid} hand counter")  # fmt: skip
             if pre is not None:
-                self.store.append_hand_event(core.hand_no, pre)
+                self._log_event(n, pre)
         if isinstance(ev, _PHYSICAL) and (
             core.phase in recovery.LIVE or completed or core.redeal_pending
         ):
-            self.store.append_hand_event(core.hand_no, encode_event(ev))
+            self._log_event(core.hand_no, encode_event(ev))
         for d in step.decisions:
             if isinstance(d, Alert):
                 self._alert(d)
@@ -456,14 +489,18 @@ class Daemon:
         self.event("instruction", {"text": scrub(d.text)[:500], "seat": d.seat or None},
                    hand_no or None)  # fmt: skip
 
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None:
+        storage.table_write(self, fn, what)
+
+    def _log_event(self, hand_no: int, entry: dict[str, Any]) -> None:
+        self.table_write(lambda st: st.append_hand_event(hand_no, entry),
+                         f"hand={self.hand_id(hand_no)} event log")  # fmt: skip
+
     def _save_positions(self) -> None:
         pos = recovery.positions_data(self.core)
         if pos != self._positions_saved:
-            try:
-                self.store.put("positions", pos, durable=True)
-                self._positions_saved = pos
-            except RailguardError as exc:
-                log.error("button position not stored: %s", exc)
+            self.table_write(lambda st: st.put("positions", pos, durable=True), "button position")
+            self._positions_saved = pos
 
     def apply_pending_profile(self) -> bool:
         """A profile set at runtime takes effect between hands."""
@@ -536,37 +573,6 @@ class Daemon:
 
     async def _mqtt_task(self) -> None:
         await self.link.run()
-
-    async def _outbox_task(self) -> None:
-        while True:
-            rec, start = await self.hands.get()
-            hid = self.hand_id(rec.hand_no)
-            await self._live_sent()
-            ohh = to_ohh(rec, start, table_name=self.cfg.table, table_size=self.cfg.table_size)
-            self.records.append(ohh)
-            try:
-                self.link.submit_hand(hid, rec.hand_no, ohh)
-            except (LinkError, RailguardError) as exc:
-                log.error("hand=%s record not queued: %s", hid, exc)
-            stacks = {s: seat.stack for s, seat in self.core.seats.items()}
-            seated = self.store.seating()
-            try:
-                for s in [s for s in seated if s not in stacks]:
-                    self.store.unseat_player(s)  # busted
-                self.store.set_stacks({s: v for s, v in stacks.items() if s in seated})
-                self.store.clear_hand_events(rec.hand_no)
-            except RailguardError as exc:
-                log.error("hand=%s table store not updated: %s", hid, exc)
-            self.stats.hands += 1
-            log.info("hand=%s complete pots=%d stacks=%s", hid, len(rec.pots), stacks)
-
-    async def _live_sent(self, limit: float = 1.0) -> None:
-        """Let the link's writer send the live messages queued so far (the hand_completed
-        event) before the record goes out: the venue sees a hand end before its record.
-        (VenueLink has no public drain; its queue is read, never changed.)"""
-        deadline = time.monotonic() + limit
-        while self.link.connected and self.link._queue and time.monotonic() < deadline:
-            await asyncio.sleep(0.005)
 
     async def _watchdog_task(self) -> None:
         interval = watchdog_interval()

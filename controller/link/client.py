@@ -209,14 +209,24 @@ class VenueLink:
         retried (in order, before later hands) every ``held_retry`` seconds; submitting the
         same hand again is harmless.
         """
-        body = dict(ohh)
-        schemas.validate("ohh", body)
-        probe = self._envelope_of(hand_id, hand_no, body, seq=1, sent=0, ended=0.0)
-        schemas.validate("hand", probe)
+        body = self.check_hand(hand_id, hand_no, ohh)
         rec = _HeldRecord(hand_id, hand_no, body, time.time() if ended_at is None else ended_at)
         if all(h.hand_id != hand_id for h in self._held):
             self._held.append(rec)
         self._flush_held()
+
+    def check_hand(self, hand_id: str, hand_no: int, ohh: Mapping[str, Any]) -> dict[str, Any]:
+        """SchemaViolation unless ``ohh`` and its envelope match the contract; the body."""
+        body = dict(ohh)
+        schemas.validate("ohh", body)
+        probe = self._envelope_of(hand_id, hand_no, body, seq=1, sent=0, ended=0.0)
+        schemas.validate("hand", probe)
+        return body
+
+    def hand_stored(self) -> None:
+        """A record was added to the outbox by another connection (the daemon's writer
+        thread): send it (call on the loop)."""
+        self._sender_wake.set()
 
     def _flush_held(self) -> None:
         while self._held:
@@ -373,18 +383,19 @@ class VenueLink:
     # -- hand records --------------------------------------------------------------------
     def _envelope_of(
         self, hand_id: str, hand_no: int, ohh: dict[str, Any], *, seq: int, sent: int,
-        ended: float,
+        ended: float, dealer_id: str | None = None,
     ) -> dict[str, Any]:
         return {
             "kind": "hand", "hand_id": hand_id, "venue": self.topics.venue,
             "table": self.topics.table, "hand_no": hand_no, "record_seq": seq,
-            "replayed": sent > 0, "ended_at": ended, "sent_at": time.time(), "ohh": ohh,
+            "replayed": sent > 0, "ended_at": ended, "sent_at": time.time(),
+            "dealer_id": dealer_id, "ohh": ohh,
         }
 
     def envelope(self, rec: OutboxRecord) -> dict[str, Any]:
         return self._envelope_of(
             rec.hand_id, rec.hand_no, rec.ohh, seq=rec.record_seq, sent=rec.sent_count,
-            ended=rec.ended_at,
+            ended=rec.ended_at, dealer_id=rec.dealer_id,
         )
 
     async def _sender(self, client: aiomqtt.Client) -> None:

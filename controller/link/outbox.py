@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (acked_at, record_seq);
 CREATE TABLE IF NOT EXISTS link_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
+_DEALER_COLUMN = "ALTER TABLE outbox ADD COLUMN dealer_id TEXT;"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class OutboxRecord:
     ohh: dict[str, Any]
     sent_count: int
     acked: bool
+    dealer_id: str | None = None
 
 
 def _canonical(ohh: dict[str, Any]) -> str:
@@ -57,14 +59,19 @@ class Outbox:
     ) -> None:
         self.db = Database(path, busy_timeout=busy_timeout, max_bytes=max_bytes)
         self.db.script(_SCHEMA, "creating the outbox tables")
+        cols = {str(r[1]) for r in self.db.query("PRAGMA table_info(outbox)")}
+        if "dealer_id" not in cols:  # an outbox of an older version
+            self.db.script(_DEALER_COLUMN, "adding the dealer_id column")
 
     def set_size_cap(self, max_bytes: int | None) -> None:
         self.db.set_size_cap(max_bytes)
 
     def add(
-        self, hand_id: str, hand_no: int, ohh: dict[str, Any], ended_at: float | None = None
+        self, hand_id: str, hand_no: int, ohh: dict[str, Any], ended_at: float | None = None,
+        *, dealer_id: str | None = None,
     ) -> OutboxRecord:
         """Store a completed hand durably; idempotent for the same ``hand_id`` and content.
+        ``dealer_id``: the dealer's badge id (sent in the envelope; OHH has no field for it).
 
         Raises BadInput if ``hand_id`` is already stored with different content, and
         StoreFull / StoreLocked / StoreError if the commit failed (nothing was stored).
@@ -81,8 +88,9 @@ class Outbox:
                 seq = int(row[0])
             else:
                 cur = con.execute(
-                    "INSERT INTO outbox (hand_id, hand_no, ended_at, ohh) VALUES (?, ?, ?, ?)",
-                    (hand_id, hand_no, when, body),
+                    "INSERT INTO outbox (hand_id, hand_no, ended_at, ohh, dealer_id)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (hand_id, hand_no, when, body, dealer_id),
                 )
                 seq = int(cur.lastrowid or 0)
         rec = self.get(seq)
@@ -91,7 +99,7 @@ class Outbox:
 
     def get(self, record_seq: int) -> OutboxRecord | None:
         rows = self.db.query(
-            "SELECT record_seq, hand_id, hand_no, ended_at, ohh, sent_count, acked_at"
+            "SELECT record_seq, hand_id, hand_no, ended_at, ohh, sent_count, acked_at, dealer_id"
             " FROM outbox WHERE record_seq = ?",
             (record_seq,),
         )
@@ -100,7 +108,7 @@ class Outbox:
     def pending(self, limit: int = 100, after: int = 0) -> list[OutboxRecord]:
         """Unacknowledged records with ``record_seq > after``, oldest first."""
         rows = self.db.query(
-            "SELECT record_seq, hand_id, hand_no, ended_at, ohh, sent_count, acked_at"
+            "SELECT record_seq, hand_id, hand_no, ended_at, ohh, sent_count, acked_at, dealer_id"
             " FROM outbox WHERE acked_at IS NULL AND record_seq > ?"
             " ORDER BY record_seq LIMIT ?",
             (after, limit),
@@ -176,7 +184,7 @@ class Outbox:
 
 
 def _record(row: Any) -> OutboxRecord:
-    seq, hand_id, hand_no, ended_at, ohh, sent, acked_at = row
+    seq, hand_id, hand_no, ended_at, ohh, sent, acked_at, dealer = row
     return OutboxRecord(
         record_seq=int(seq),
         hand_id=str(hand_id),
@@ -185,4 +193,5 @@ def _record(row: Any) -> OutboxRecord:
         ohh=json.loads(str(ohh)),
         sent_count=int(sent),
         acked=acked_at is not None,
+        dealer_id=None if dealer is None else str(dealer),
     )

@@ -60,8 +60,9 @@ async def _scenario(tmp: Path, fault: str) -> Seen:
             n_alerts = len(alerts(rig))
             d = rig.daemon
             locker = None
+            dbs = [d.store.db, d.link.outbox.db, d.writer_store.db, d.writer_outbox.db]
             if fault == "full":
-                for db in (d.store.db, d.link.outbox.db):
+                for db in dbs:
                     db.set_size_cap(Path(db.path).stat().st_size)
             else:
                 locker = sqlite3.connect(d.cfg.outbox_db, isolation_level=None)
@@ -73,12 +74,12 @@ async def _scenario(tmp: Path, fault: str) -> Seen:
                 except DemoFailure as exc:
                     seen.failures.append(str(exc))
                     await rig.table._clear_table()
-                seen.held_max = max(seen.held_max, d.link.held_count)
+                seen.held_max = max(seen.held_max, d.unstored)
             await asyncio.sleep(0.5)
-            seen.held_max = max(seen.held_max, d.link.held_count)
+            seen.held_max = max(seen.held_max, d.unstored)
             seen.alerts = alerts(rig)[n_alerts:]
             if fault == "full":
-                for db in (d.store.db, d.link.outbox.db):
+                for db in dbs:
                     db.set_size_cap(None)
             else:
                 assert locker is not None
@@ -116,7 +117,7 @@ def _no_record_lost(seen: Seen) -> None:
 
 def _storage_alert(seen: Seen) -> bool:
     return any(any(w in str(a.get("remedy", "")).lower() for w in STORAGE_WORDS)
-               or a.get("code") in ("STORAGE", "STORE_FULL", "STORE_LOCKED", "DISK_FULL")
+               or a.get("code") in ("STORAGE_FAULT", "STORE_FULL", "STORE_LOCKED", "DISK_FULL")
                for a in seen.alerts)  # fmt: skip
 
 
@@ -124,10 +125,6 @@ FAULTS = [
     "full",
     pytest.param("locked", marks=pytest.mark.slow),  # each write waits out the busy timeout
 ]
-NO_ALERT = (
-    "daemon: on StoreFull/StoreLocked the outbox task only logs 'record not queued' "
-    "(controller/daemon/service.py, _outbox_task); no alert reaches the venue or the dealer"
-)
 
 
 @pytest.fixture(scope="module", params=FAULTS)
@@ -141,6 +138,7 @@ def test_storage_fault_loses_no_record(seen: Seen) -> None:
     _no_record_lost(seen)
 
 
-@pytest.mark.xfail(strict=True, reason=NO_ALERT)
 def test_storage_fault_raises_a_clear_alert(seen: Seen) -> None:
     assert _storage_alert(seen), f"no alert about storage: {seen.alerts}"
+    fault = [a for a in seen.alerts if a.get("code") == "STORAGE_FAULT"]
+    assert len(fault) == 1 and fault[0]["severity"] == "critical"  # one per outage
