@@ -13,7 +13,9 @@ loses nothing, and how it rebuilds the table from it.
   second restart replays the same ruling), the cards are gathered and the same hand
   number is dealt again (G1).
 - :class:`Reconciler` sits between the reader and the core for the first scan cycles
-  after a start: the board reports every tag on the table as newly placed; tags the core
+  after a start, counted from the first complete snapshot (every mapped antenna reported;
+  a ``changes_only`` board is asked for one with GET_SNAPSHOT): the board reports every
+  tag on the table as newly placed; tags the core
   already has where they are dropped, chips already counted are dropped, cards of a
   finished hand are ignored until they move, and tags the core has that the board no
   longer sees become removals.
@@ -24,6 +26,7 @@ Hole cards are in the event log: it stays on the table's own disk (``table.db``)
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -237,21 +240,58 @@ def _at(ev: Event, t: float) -> Event:
 
 
 class Reconciler:
-    """Filters reader events during the first cycles after a start (module docstring)."""
+    """Filters reader events during the first cycles after a start (module docstring).
+
+    The window opens once every mapped antenna has reported since the start (a complete
+    snapshot: with ``changes_only`` the daemon asks for one with GET_SNAPSHOT when the board
+    comes online), or ``patience`` seconds after the first frame if some antenna never
+    reports (a dead antenna: its tags count as gone). From there it runs ``debounce + 1``
+    scan cycles in which re-read tags are matched against the core, then ``removal`` more
+    before the tags the board no longer sees become removals. With ``hold`` (a
+    ``changes_only`` board: an antenna without a frame is unchanged) the cycles after the
+    matching part also count by elapsed scan periods, since a quiet board sends no frames.
+    """
 
     def __init__(
-        self, core: TableCore, *, hand_restored: bool, debounce: int, removal: int
-    ) -> None:
+        self, core: TableCore, *, hand_restored: bool, debounce: int, removal: int,
+        antennas: Iterable[int] = (), period: float = 0.05, hold: bool = False,
+        patience: float = 1.0,
+    ) -> None:  # fmt: skip
         self.known: dict[str, tuple[ZoneKind, int]] = dict(core.where)
         self.hand_restored = hand_restored
         self.initial_cycles = debounce + 1  # the board's first report of what lies there
         self.cycles = debounce + removal + 1
+        self.period = period
+        self.hold = hold
+        self.patience = patience
         self.initial = True
-        self.first_cycle: int | None = None
+        self.waiting: set[int] = set(antennas)  # mapped antennas not reported since the start
+        self.first_frame: float | None = None
+        self.start: tuple[int, float] | None = None  # tracker cycles and time of completeness
         self.seen: set[str] = set()
         self.stale: set[str] = set()
         self.active = True
         self.dropped = 0
+
+    @property
+    def pending(self) -> bool:
+        """Frames have come and the window is not closed yet: the caller must keep calling
+        :meth:`cycle` even while the board is quiet."""
+        return self.active and self.first_frame is not None
+
+    def board_antennas(self, count: int) -> None:
+        """The board has ``count`` antennas: mapped ones beyond it will never report."""
+        self.waiting = {a for a in self.waiting if a < count}
+
+    def reported(self, antenna: int, cycles: int, t: float) -> None:
+        """A frame for ``antenna`` was fed to the tracker (``cycles`` processed so far)."""
+        if not self.active or self.start is not None:
+            return
+        if self.first_frame is None:
+            self.first_frame = t
+        self.waiting.discard(antenna)
+        if not self.waiting:
+            self.start = (cycles, t)
 
     def filter(self, events: list[Event]) -> list[Event]:
         out: list[Event] = []
@@ -280,15 +320,24 @@ class Reconciler:
         return out
 
     def cycle(self, cycles: int, t: float) -> list[Event]:
-        """Called after each scan cycle; at the end of the window, the removals of tags the
-        board no longer sees (cards moved or taken while the controller was down)."""
-        if not self.active:
+        """Called after each scan cycle and, while :attr:`pending`, every scan period; at the
+        end of the window, the removals of tags the board no longer sees (cards moved or
+        taken while the controller was down)."""
+        if not self.active or self.first_frame is None:
             return []
-        if self.first_cycle is None:
-            self.first_cycle = cycles
-        if cycles - self.first_cycle >= self.initial_cycles:
+        if self.start is None:
+            if t - self.first_frame < self.patience:
+                return []
+            log.warning("restart reconciliation: antennas %s never reported; their tags "
+                        "count as gone", sorted(self.waiting))  # fmt: skip
+            self.start = (cycles, t)
+        first, t0 = self.start
+        n = cycles - first
+        if n >= self.initial_cycles:
             self.initial = False
-        if cycles - self.first_cycle < self.cycles:
+            if self.hold:  # every re-read tag is confirmed; quiet periods are unchanged cycles
+                n = max(n, int((t - t0) / self.period))
+        if n < self.cycles:
             return []
         self.active = False
         gone = [CardRemoved(t, z, tag, s) for tag, (z, s) in sorted(self.known.items())

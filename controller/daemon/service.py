@@ -160,9 +160,12 @@ class Daemon:
         self.interrupted: list[int] = []
         self.interrupt_outcome = ""
         self._restore()
+        refresh = board.full_refresh_cycles if board is not None and board.changes_only else 1
         self.reconciler = recovery.Reconciler(
             self.core, hand_restored=self.core.hand is not None,
             debounce=cfg.debounce_cycles, removal=cfg.removal_cycles,
+            antennas=cfg.zones.antennas, period=self.scan_period, hold=self.tracker_changes,
+            patience=(refresh + cfg.debounce_cycles + 2) * self.scan_period,
         )  # fmt: skip
 
     # ------------------------------------------------------------------ start-up
@@ -324,7 +327,7 @@ class Daemon:
         quiet = (max(self.cfg.debounce_cycles, self.cfg.removal_cycles) + 3) * self.scan_period
         try:
             while True:  # a cycle that lost a frame closes half a period after it began...
-                if time.monotonic() - self._last_frame > quiet:
+                if time.monotonic() - self._last_frame > quiet and not self.reconciler.pending:
                     self._frame.clear()
                     await self._frame.wait()
                 await asyncio.sleep(self.scan_period)
@@ -333,6 +336,7 @@ class Daemon:
                 # ...and after a whole cycle's frames (24 bytes each) had time on the UART
                 wire = antennas * 24 * 10 / self.cfg.link.baudrate
                 self._tracker_out(self.tracker.tick(time.monotonic() - wire))
+                self._reconcile()
         finally:
             await link.stop()
 
@@ -340,6 +344,11 @@ class Daemon:
         self._last_frame = time.monotonic()
         self._frame.set()
         self._tracker_out(self.tracker.feed(snap))
+        if self.reconciler.active:
+            self.reconciler.reported(snap.antenna, self.tracker.cycles, self._last_frame)
+            self._reconcile()
+
+    def _reconcile(self) -> None:
         if self.reconciler.active:
             for ev in self.reconciler.cycle(self.tracker.cycles, time.monotonic()):
                 self._put(ev, "restart")
@@ -367,6 +376,7 @@ class Daemon:
             task = asyncio.get_running_loop().create_task(reader.request_snapshot())
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
         if change.status is LinkStatus.ONLINE and info is not None:
+            self.reconciler.board_antennas(info.antenna_count)
             missing = [a for a in self.cfg.zones.antennas if a >= info.antenna_count]
             if missing:
                 log.error("reader: zone map uses antennas %s; the board has %d", missing,
@@ -583,8 +593,10 @@ class Daemon:
         while True:
             now = time.monotonic()
             reader_ok = self.reader is not None and self.reader.status is LinkStatus.ONLINE
+            # ready once the table on the board and the restored core agree (reconciled)
+            settled = reader_ok and not self.reconciler.active
             if not self.ready.is_set() and (
-                (reader_ok and self.link.connected) or now - started > self.cfg.ready_timeout
+                (settled and self.link.connected) or now - started > self.cfg.ready_timeout
             ):
                 self._flag_interrupted()
                 self.ready.set()
