@@ -45,6 +45,13 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="full system: mqtt://HOST:PORT of an existing broker (default: a private mosquitto)",
     )
+    p.add_argument(
+        "--tables",
+        type=int,
+        default=None,
+        help="full system: tables dealing at once, each a process with its own board and "
+        "daemon, on one broker and one venue logger (default 4)",
+    )
 
 
 @command("replay", _replay_args)
@@ -67,6 +74,9 @@ def replay(args: argparse.Namespace) -> int:
     if args.speed < 0:
         print("railguard replay: --speed must not be negative (0: as fast as possible)")
         return 2
+    if args.tables is not None and args.tables < 1:
+        print(f"railguard replay: --tables must be at least 1, not {args.tables}")
+        return 2
     if args.broker is not None:
         from controller.demo import _parse_broker
 
@@ -87,9 +97,12 @@ def replay(args: argparse.Namespace) -> int:
         logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s",
                             force=True)  # fmt: skip
 
+        from controller.replay_system import DEFAULT_TABLES
+
         results = system_replay(
-            args.paths, args.profile, inject=args.inject, speed=args.speed, broker=args.broker
-        )
+            args.paths, args.profile, inject=args.inject, speed=args.speed, broker=args.broker,
+            tables=args.tables or DEFAULT_TABLES,
+        )  # fmt: skip
     passed = failed = skipped = 0
     try:
         for r in results:

@@ -1,20 +1,22 @@
 """Replay recorded hands (PHH) through the whole system: the virtual dealer places card and
 chip tags on the simulated reader board (pty), moves the button puck and presses console
-buttons (MockFactory GPIO); the daemon runs in-process; hand records come back over a real
-MQTT broker (a private mosquitto, or ``--broker``) with a venue logger online; each record's
-finishing stacks are compared with the file's.
+buttons (MockFactory GPIO); the daemon runs in the table's process; hand records come back
+over a real MQTT broker (a private mosquitto, or ``--broker``) with a venue logger online;
+each record's finishing stacks are compared with the file's.
 
-One daemon, one broker and one table for the whole run: hands are dealt back to back, the
-players re-seated and the puck moved between hands. Time is compressed: the board's scan
-period, the tag debounce, the GPIO settle times and the dealer's pace all scale with
-``speed`` (0: as fast as the pipeline keeps up - the dealer waits on conditions, never on
-fixed delays)."""
+Several tables deal at once, as in a venue: each table is a process of its own (its board on
+its own pty, its daemon, its table id), all on one broker with one venue logger; the hands
+are handed out to the tables as they have room and the results come out in file order. At a
+table, hands are dealt back to back, the players re-seated and the puck moved between hands.
+Time is compressed: the board's scan period, the tag debounce, the GPIO settle times and the
+dealer's pace all scale with ``speed`` (0: as fast as the pipeline keeps up - the dealer
+waits on conditions, never on fixed delays)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import queue
 import re
 import tempfile
 import threading
@@ -24,10 +26,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from controller.replay import ReplayResult, load_hand
-from controller.rules.errors import BadInput
+from controller.link.config import BrokerConfig
+from controller.replay import ReplayResult
 from controller.rules.profile import AnteStyle, get_profile
-from hwsim.dealer import plan_hand
+from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.inject import Injection, parse_kind
 from hwsim.phh import HandHistory, iter_phh_paths
 
@@ -35,6 +37,7 @@ log = logging.getLogger(__name__)
 
 REAL_SCAN_MS = 50.0  # the board's scan period at real speed (the daemon's default)
 MIN_SCAN_MS = 10  # the fastest scan the daemon configures
+DEFAULT_TABLES = 4  # tables dealing at once (see docs/replay.md, figures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,7 @@ class Pace:
 class _Pending:
     """A hand dealt whose record has not come back over MQTT yet."""
 
+    index: int  # in the run: results are printed in this order
     name: str
     hh: HandHistory | None  # None: a file with no hand (result known at once)
     seats: tuple[int, ...]
@@ -86,113 +90,68 @@ def system_replay(
     speed: float = 0.0,
     broker: str | None = None,
     timeout: float = 10.0,
+    tables: int = DEFAULT_TABLES,
 ) -> Iterator[ReplayResult]:
-    """Results in file order, as the hands complete (the system runs in a worker thread)."""
+    """Results in file order, as the hands complete, dealt at ``tables`` tables at once
+    (each a process of its own; fewer when there are fewer files)."""
     get_profile(profile)  # a bad profile is refused before anything starts
     if inject is not None:
         parse_kind(inject)
-    out: queue.Queue[ReplayResult | BaseException | None] = queue.Queue()
-    stop = threading.Event()
-
-    def worker() -> None:
-        try:
-            asyncio.run(_run(list(paths), profile, inject, Pace.of(speed), broker, timeout,
-                             out, stop))  # fmt: skip
-        except BaseException as exc:  # handed to the caller's thread
-            out.put(exc)
-        out.put(None)  # (again: _run said it is done before the loop's own shutdown)
-
-    th = threading.Thread(target=worker, name="railguard-replay", daemon=True)
-    th.start()
-    try:
-        while True:
-            try:
-                item = out.get(timeout=1.0)
-            except queue.Empty:
-                if not th.is_alive():
-                    raise RuntimeError("the replay stopped without a word") from None
-                continue
-            if item is None:
-                break
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        th.join(timeout=30)  # the worker stops the daemon, the board and its broker
-
-
-async def _run(
-    paths: list[str],
-    profile: str,
-    inject: str | None,
-    pace: Pace,
-    broker: str | None,
-    timeout: float,
-    out: queue.Queue[ReplayResult | BaseException | None],
-    stop: threading.Event,
-) -> None:
+    if tables < 1:
+        raise ValueError(f"tables must be at least 1, not {tables}")
+    files = list(iter_phh_paths(paths))
+    if not files:
+        return
     from controller.demo import broker_for
-    from controller.replay_system.table import ReplayTable
+    from controller.replay_system.tables import TablePool
+    from controller.replay_system.worker import TableSpec
 
-    prof = get_profile(profile)
+    n = min(tables, len(files))
     shm = Path("/dev/shm")
     tmp_root = str(shm) if shm.is_dir() else None  # the daemon's stores: fsync costs nothing
     workdir = tempfile.TemporaryDirectory(prefix="railguard-replay-", dir=tmp_root)
-    with broker_for(broker, nodelay=True) as (host, port, table_id), workdir as tmp:
-        tables = 0
-        table: ReplayTable | None = None
-
-        async def fresh(style: AnteStyle) -> ReplayTable:
-            """A new table (daemon, board, GPIO, subscribers) whose profile antes ``style``."""
-            nonlocal tables
-            tables += 1
-            where = Path(tmp) / f"table-{tables}"
-            where.mkdir()
-            name = profile if style is prof.ante_style else _variant(profile, style, where)
-            tid = table_id if tables == 1 else f"{table_id}-{tables}"
-            t = ReplayTable(host, port, tid, name, pace, where, timeout)
-            t.ante_style = style
-            await t.start()
-            return t
-
+    with broker_for(broker, nodelay=True) as (host, port, table_id), workdir as tmp, \
+            _venue_logger(host, port, Path(tmp) / "venue.db"):  # fmt: skip
+        if table_id == "t1":  # the private broker: t1, t2 ...
+            ids = [f"t{k + 1}" for k in range(n)]
+        else:  # a fresh id on a shared broker: ID-1, ID-2 ...
+            ids = [f"{table_id}-{k + 1}" for k in range(n)]
+        spec = TableSpec(host, port, ids[0], profile, inject, Pace.of(speed), timeout, tmp,
+                         logging.getLogger().getEffectiveLevel())  # fmt: skip
+        pool = TablePool(spec, n, ids)
         try:
-            for path in iter_phh_paths(paths):
-                if stop.is_set():
-                    return
-                hh, early = load_hand(path)
-                name = str(path)
-                plan = None
-                if hh is not None:
-                    try:
-                        plan = plan_hand(hh, prof)
-                    except BadInput as exc:
-                        early = _failed(name, hh, str(exc))
-                if plan is None or hh is None:
-                    assert early is not None
-                    if table is None:
-                        out.put(early)
-                    else:
-                        await table.emit(early, out)
-                    continue
-                style = plan.profile.ante_style
-                if table is not None and (table.broken or table.ante_style is not style):
-                    await table.drain(out)  # one table's records before the next table's
-                    await table.stop()
-                    table = None
-                if table is None:
-                    table = await fresh(style)
-                inj = None
-                if inject is not None:
-                    kind, n = parse_kind(inject)
-                    inj = Injection(plan, kind, n)
-                await table.play(name, hh, plan, inj, out)
-            if table is not None:
-                await table.drain(out)
+            yield from pool.run(files)
         finally:
-            if table is not None:
-                await table.stop()
-    out.put(None)  # every result is out; the worker's loop may still be shutting down
+            pool.close()
+
+
+@contextlib.contextmanager
+def _venue_logger(host: str, port: int, db: Path) -> Iterator[VenueLogger]:
+    """The run's venue logger (every table's records), online before the first hand, on an
+    event loop of its own in a thread."""
+    broker = BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True)
+    logger = VenueLogger(broker, SqliteHandStore(db))
+    loop = asyncio.new_event_loop()
+    th = threading.Thread(target=loop.run_forever, name="railguard-replay-logger", daemon=True)
+    th.start()
+
+    async def up() -> None:
+        logger.start()
+        await logger.wait_connected(15)
+
+    try:
+        try:
+            asyncio.run_coroutine_threadsafe(up(), loop).result(20)
+        except TimeoutError:
+            raise RuntimeError(f"the venue logger could not connect to {host}:{port}") from None
+        yield logger
+    finally:
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(logger.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        th.join(10)
+        if not th.is_alive():
+            loop.close()
 
 
 def _variant(profile: str, style: AnteStyle, where: Path) -> str:

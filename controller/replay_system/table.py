@@ -1,19 +1,19 @@
-"""The table of the full-system replay: the simulated reader board and GPIO, the daemon
-in-process, a venue subscriber and a venue logger on one broker; :meth:`ReplayTable.play`
-deals one planned hand (with an injected dealer error if asked) physically and queues its
-result until its record comes back over MQTT."""
+"""One table of the full-system replay: the simulated reader board and GPIO, the daemon
+in-process and a venue subscriber on the run's broker (the venue logger is the run's, shared
+by every table); :meth:`ReplayTable.play` deals one planned hand (with an injected dealer
+error if asked) physically and hands its result to ``out`` when its record comes back over
+MQTT (results of one table may come out of order: the caller orders them)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import functools
-import queue
 import time
 from collections import defaultdict, deque
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from controller.daemon import Daemon
 from controller.demo.table import (
@@ -32,7 +32,6 @@ from controller.demo.table import (
     split_chips,
     wait_until,
 )
-from controller.link.config import BrokerConfig
 from controller.replay import ReplayResult, compare_stacks
 from controller.replay_system import Pace, _failed, _Pending
 from controller.rules.cards import STANDARD_DECK
@@ -50,7 +49,6 @@ from controller.rules.events import (
     ZoneKind,
 )
 from controller.rules.profile import AnteStyle
-from controller.venuelog import SqliteHandStore, VenueLogger
 from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
 from hwsim.board import SimBoard
@@ -63,7 +61,12 @@ from hwsim.phh import HandHistory
 DENOMINATIONS = (5_000_000, 1_000_000, 500_000, 100_000, 25_000, 5000, 1000, 500, 100, 25, 5, 1)
 POOL = 160  # chips of each denomination
 POLL = 0.002  # seconds between two looks at the daemon's state
-Results = queue.Queue[ReplayResult | BaseException | None]
+
+
+class Results(Protocol):
+    """Where a table hands its results: (the hand's index in the run, its result)."""
+
+    def put(self, item: tuple[int, ReplayResult], /) -> None: ...
 
 
 class ChipPool:
@@ -92,9 +95,9 @@ class ChipPool:
 
 class ReplayTable:
     def __init__(self, host: str, port: int, table_id: str, profile: str, pace: Pace,
-                 workdir: Path, timeout: float) -> None:  # fmt: skip
+                 workdir: Path, timeout: float, out: Results) -> None:  # fmt: skip
         self.host, self.port, self.table_id, self.profile = host, port, table_id, profile
-        self.pace, self.workdir, self.timeout = pace, workdir, timeout
+        self.pace, self.workdir, self.timeout, self.out = pace, workdir, timeout, out
         self.pool = ChipPool()
         self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
         self.chips_on: list[bytes] = []
@@ -131,12 +134,8 @@ class ReplayTable:
         base = f"railguard/{VENUE}/{self.table_id}"
         self.venue = Venue(self.host, self.port, base, topics=("hands", "alerts", "cmd/response"),
                            record=False, on_message=self._on_message)  # fmt: skip
-        broker = BrokerConfig(host=self.host, port=self.port, tls=False, allow_plaintext=True)
-        self.logger = VenueLogger(broker, SqliteHandStore(self.workdir / "venue.db"))
         self._run = asyncio.create_task(self.daemon.run(self._stop))
-        self.logger.start()
         await self.venue.start()
-        await wait_until(lambda: self.logger.stats.connects > 0, "the venue logger")
         await asyncio.wait_for(self.daemon.ready.wait(), 15)
         cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
         await self.venue.do("enrol_deck", deck_id="A", cards=cards)
@@ -146,8 +145,6 @@ class ReplayTable:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._run, 10)
         await self.venue.stop()
-        with contextlib.suppress(Exception):
-            await self.logger.stop()
         await self.board.stop()
         self.factory.reset()
 
@@ -156,28 +153,25 @@ class ReplayTable:
             return
         if suffix == "hands" and isinstance(body.get("ohh"), dict):
             self.records.setdefault(int(body.get("hand_no") or 0), body["ohh"])
+            self._flush()
         elif suffix == "alerts":
             self.alerts.append(body)
             self.alerts_by_hand[int(body.get("hand_no") or 0)].append(str(body["code"]).lower())
 
-    # ---------------------------------------------------------------- results in order
+    # ---------------------------------------------------------------- results
 
-    async def emit(self, result: ReplayResult, out: Results) -> None:
-        """A result known without dealing (a skipped or malformed file), kept in order."""
-        pending = _Pending(result.file, None, (), 0, None, result)
-        self.fifo.append(pending)
-        self._flush(out)
-
-    def _flush(self, out: Results) -> None:
-        while self.fifo:
-            head = self.fifo[0]
-            if head.result is None:
-                ohh = self.records.pop(head.hand_no, None)
+    def _flush(self) -> None:
+        """Every hand whose result is known (its record came, or it failed) goes out."""
+        left: deque[_Pending] = deque()
+        for p in self.fifo:
+            if p.result is None:
+                ohh = self.records.pop(p.hand_no, None)
                 if ohh is None:
-                    return
-                head.result = self._result(head, ohh)
-            out.put(head.result)
-            self.fifo.popleft()
+                    left.append(p)
+                    continue
+                p.result = self._result(p, ohh)
+            self.out.put((p.index, p.result))
+        self.fifo = left
 
     def _result(self, p: _Pending, ohh: dict[str, Any]) -> ReplayResult:
         assert p.hh is not None
@@ -194,7 +188,12 @@ class ReplayTable:
         return ReplayResult(p.name, hand, ok and not problem, exp, got, odd, error=problem,
                             alerts=alerts, **extra)  # fmt: skip
 
-    async def drain(self, out: Results) -> None:
+    @property
+    def pending(self) -> bool:
+        """A hand dealt whose record has not come yet."""
+        return bool(self.fifo)
+
+    async def drain(self) -> None:
         """Wait for the records still on their way; a hand without one fails."""
         want = {p.hand_no for p in self.fifo if p.result is None}
         with contextlib.suppress(DemoFailure):
@@ -203,27 +202,27 @@ class ReplayTable:
             if p.result is None and p.hand_no not in self.records:
                 assert p.hh is not None
                 p.result = _failed(p.name, p.hh, "no hand record came over MQTT", p.inj)
-        self._flush(out)
+        self._flush()
 
     # ---------------------------------------------------------------- one hand
 
-    async def play(self, name: str, hh: HandHistory, plan: PlannedHand, inj: Injection | None,
-                   out: Results) -> None:  # fmt: skip
+    async def play(self, index: int, name: str, hh: HandHistory, plan: PlannedHand,
+                   inj: Injection | None) -> None:  # fmt: skip
         d = self.daemon
         try:
             await self._setup(plan)
             before = len(d.records)
             await self._deal(plan, inj)
             await self._finish(before)
-            pending = _Pending(name, hh, plan.seats, d.core.hand_no, inj)
+            pending = _Pending(index, name, hh, plan.seats, d.core.hand_no, inj)
         except DemoFailure as exc:
-            pending = _Pending(name, hh, plan.seats, 0, inj, _failed(name, hh, str(exc), inj))
-            self.fifo.append(pending)
+            failed = _failed(name, hh, str(exc), inj)
+            self.fifo.append(_Pending(index, name, hh, plan.seats, 0, inj, failed))
             await self._recover()
         else:
             self.fifo.append(pending)
             await self._clear_table()
-        self._flush(out)
+        self._flush()
 
     async def _setup(self, plan: PlannedHand) -> None:
         core = self.daemon.core
