@@ -1,10 +1,14 @@
 """Idle CPU and resident memory of the daemon process, beside a bare baseline in the same run.
 
 The daemon (``railguard run --config``, production reader defaults: 50 ms scan, 1 s
-heartbeat, MQTT keepalive 15 s) is connected to a SimBoard on a pty and to mosquitto, with
-nothing on the table: the board still reports every antenna every scan, as a real board
-does. The baseline (bench/idle_baseline.py) reads the same kind of board's byte stream and
-holds an aiomqtt connection, nothing else. Both are sampled with psutil over the same window.
+heartbeat, changes-only reporting with a full refresh every 20 scans, MQTT keepalive 15 s)
+is connected to a SimBoard on a pty and to mosquitto, with nothing on the table: the board
+sends an antenna only when its tags change, so on an idle table only the full refresh
+(every antenna once a second) and the heartbeat reach the daemon. The baseline
+(bench/idle_baseline.py) reads a SimBoard's byte stream at the board's power-on defaults,
+i.e. every antenna every scan (it sends no SET_CONFIG), and holds an aiomqtt connection,
+nothing else; it reads more bytes than the daemon does, so it is a generous floor. Both are
+sampled with psutil over the same window.
 """
 
 from __future__ import annotations

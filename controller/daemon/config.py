@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +116,17 @@ class DaemonConfig:
     chips: dict[bytes, int]
     log_level: str
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    changes_only: bool = False  # reader.changes_only: the daemon's board reports changes only
+
+    # ``link`` has the board report every antenna every scan: the tools (enroll, calibrate,
+    # doctor) count reads per frame. The daemon, whose tracker holds unreported antennas as
+    # unchanged, uses ``daemon_link`` (reader.changes_only).
+    @property
+    def daemon_link(self) -> LinkConfig:
+        board = self.link.board_config
+        if board is None or board.changes_only == self.changes_only:
+            return self.link
+        return replace(self.link, board_config=replace(board, changes_only=self.changes_only))
 
     @property
     def table_db(self) -> Path:
@@ -195,8 +206,8 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
     try:
         board = SetConfig(
             scan_period_ms=r["scan_period_ms"], heartbeat_interval_ms=r["heartbeat_ms"],
-            changes_only=r["changes_only"], full_refresh_cycles=r["full_refresh_cycles"],
-        )
+            changes_only=False, full_refresh_cycles=r["full_refresh_cycles"],
+        )  # every scan for the tools; the daemon's own is DaemonConfig.daemon_link
         if problems := board.problems():
             raise ConfigError("; ".join(problems))
         link = LinkConfig(
@@ -284,6 +295,7 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
         chips=chips,
         log_level=lg["level"].upper(),
         raw=dict(raw),
+        changes_only=r["changes_only"],
     )
 
 

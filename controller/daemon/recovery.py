@@ -1,12 +1,15 @@
 """Restart recovery: what the daemon writes so that a ``kill -9`` or a power cut mid-hand
 loses nothing, and how it rebuilds the table from it.
 
-- Between hands the button position (``positions``) is a table-store value next to the
-  seating, stacks, level, hand counter and decks.
+- Between hands the button position (``positions``) and the core's level state
+  (``levels``: the level in force, a pending one and whether it waits one more hand, G11)
+  are table-store values next to the seating, stacks, last commanded level, hand counter and
+  decks. Chips already in the betting zones (``posted``) are read again from the board.
 - When a hand starts, a ``_start`` record (the core's table state just before the first
-  card: seats with their status, level, positions, posted blinds, deal numbers, dealer,
-  profile, wall-clock start) is the first entry of the hand's event log; every physical
-  event of the hand follows (``TableStore.append_hand_event``, ``synchronous=FULL``).
+  card: seats with their status, level state, positions, posted blinds and which of them
+  were sensed by presence only, deal numbers, dealer, profile, wall-clock start) is the
+  first entry of the hand's event log; every physical event of the hand follows
+  (``TableStore.append_hand_event``, ``synchronous=FULL``).
 - On start, :func:`replay_hand` rebuilds that hand in a fresh core (times shifted to the
   new monotonic clock). The profile's ``interrupted_hand`` decides what follows: ``resume``
   plays on; ``misdeal`` rules a misdeal (a ``_misdeal`` marker is appended so that a
@@ -82,6 +85,40 @@ def apply_positions(core: TableCore, data: Any) -> None:
     core.button_set = bool(data.get("button_set", False))
 
 
+# ---------------------------------------------------------------------------- level state
+
+
+def _lvl(level: Level | None) -> list[int] | None:
+    return None if level is None else [level.small_blind, level.big_blind, level.ante]
+
+
+def levels_data(core: TableCore) -> dict[str, Any]:
+    """The level in force, the pending one and G11's wait (``levels`` between hands)."""
+    return {"level": _lvl(core.level), "pending": _lvl(core.pending_level),
+            "waits": core.level_waits}  # fmt: skip
+
+
+def apply_levels(core: TableCore, data: Any, last_set: tuple[int, int, int] | None) -> bool:
+    """Restore :func:`levels_data`; only if it already has the last commanded level
+    (``last_set``, from the table store), otherwise that newer command is not in it and the
+    caller applies the command. False if nothing was restored."""
+    if not isinstance(data, dict):
+        return False
+    try:
+        level = Level(*(int(x) for x in data["level"]))
+        pend = data.get("pending")
+        pending = None if pend is None else Level(*(int(x) for x in pend))
+        waits = bool(data.get("waits", False))
+    except (KeyError, TypeError, ValueError) as exc:
+        log.error("restore: stored level state unreadable (%s); using the last level set", exc)
+        return False
+    newest = pending or level
+    if last_set is not None and (newest.small_blind, newest.big_blind, newest.ante) != last_set:
+        return False
+    core.level, core.pending_level, core.level_waits = level, pending, waits and bool(pending)
+    return True
+
+
 # ---------------------------------------------------------------------------- the _start record
 
 
@@ -100,8 +137,10 @@ def capture(core: TableCore, started_at: str) -> dict[str, Any]:
                   for s, x in core.seats.items()},
         "level": [lvl.small_blind, lvl.big_blind, lvl.ante],
         "pending_level": None if pend is None else [pend.small_blind, pend.big_blind, pend.ante],
+        "level_waits": core.level_waits,
         "positions": positions_data(core),
         "posted": {str(s): a for s, a in core.posted.items()},
+        "presence_posts": sorted(core.presence_posts),
         "dealer": core.dealer,
         "where": {t: [z.value, s] for t, (z, s) in core.where.items()},
         "cards": {t: None if c is None else str(c) for t, c in core.card_of.items()},
@@ -118,9 +157,11 @@ def restore_start(core: TableCore, d: dict[str, Any], offset: float) -> None:
     core.level = Level(*(int(x) for x in d["level"]))
     pend = d.get("pending_level")
     core.pending_level = None if pend is None else Level(*(int(x) for x in pend))
+    core.level_waits = bool(d.get("level_waits", False)) and core.pending_level is not None
     core.positions = None
     apply_positions(core, d.get("positions"))
     core.posted = {int(s): int(a) for s, a in d["posted"].items()}
+    core.presence_posts = {int(s) for s in d.get("presence_posts", ()) if int(s) in core.posted}
     core.dealer = str(d.get("dealer", ""))
     core.where = {t: (ZoneKind(z), int(s)) for t, (z, s) in d.get("where", {}).items()}
     core.card_of = {t: None if c is None else Card.parse(c) for t, c in d.get("cards", {}).items()}

@@ -131,7 +131,7 @@ class Daemon:
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.input = ReaderInput()
-        board = cfg.link.board_config
+        board = cfg.daemon_link.board_config
         self.scan_period = board.scan_period_ms / 1000 if board is not None else 0.05
         self.tracker_changes = board is not None and board.changes_only
         self.tracker = SnapshotTracker(
@@ -157,6 +157,7 @@ class Daemon:
         self.badge_reader: str | None = None  # PC/SC status (None: pcsc disabled)
         self.tick_interval = 1.0  # seconds between Ticks while a clock runs
         self._positions_saved: Any = None
+        self._levels_saved: Any = None
         self.interrupted: list[int] = []
         self.interrupt_outcome = ""
         self._restore()
@@ -193,8 +194,11 @@ class Daemon:
         for uid, value in self.cfg.chips.items():
             self.registry.add_chip(uid, value)
         lvl = self.store.level()
+        self._levels_saved = self.store.get("levels")
+        last = None if lvl is None else (lvl.small_blind, lvl.big_blind, lvl.ante)
         if lvl is not None:
             self.level_no = lvl.level
+        if not recovery.apply_levels(self.core, self._levels_saved, last) and lvl is not None:
             self._apply(SetLevel(t, lvl.small_blind, lvl.big_blind, lvl.ante))
         for seat, rec in self.store.seating().items():
             self.names[seat] = rec.name
@@ -318,7 +322,7 @@ class Daemon:
     async def _reader_task(self) -> None:
         link = SerialReaderLink(
             list(self.cfg.reader_ports), self._on_snapshot, on_status=self._on_reader_status,
-            on_error=self._on_reader_error, config=self.cfg.link,
+            on_error=self._on_reader_error, config=self.cfg.daemon_link,
         )  # fmt: skip
         self.reader = link
         await link.start()
@@ -507,10 +511,15 @@ class Daemon:
                          f"hand={self.hand_id(hand_no)} event log")  # fmt: skip
 
     def _save_positions(self) -> None:
+        """Button position and level state, when they changed (see recovery)."""
         pos = recovery.positions_data(self.core)
         if pos != self._positions_saved:
             self.table_write(lambda st: st.put("positions", pos, durable=True), "button position")
             self._positions_saved = pos
+        levels = recovery.levels_data(self.core)
+        if levels != self._levels_saved:
+            self.table_write(lambda st: st.put("levels", levels, durable=True), "level state")
+            self._levels_saved = levels
 
     def apply_pending_profile(self) -> bool:
         """A profile set at runtime takes effect between hands."""
