@@ -50,7 +50,7 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="full system: tables dealing at once, each a process with its own board and "
-        "daemon, on one broker and one venue logger (default 4)",
+        "daemon, on one broker and one venue logger (default 12)",
     )
 
 

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 REAL_SCAN_MS = 50.0  # the board's scan period at real speed (the daemon's default)
 MIN_SCAN_MS = 10  # the fastest scan the daemon configures
-DEFAULT_TABLES = 4  # tables dealing at once (see docs/replay.md, figures)
+DEFAULT_TABLES = 12  # tables dealing at once (see docs/replay.md, figures)
 
 
 @dataclass(frozen=True, slots=True)
