@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.daemon import inputs, recovery, storage
+from controller.daemon import inputs, reader, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
 from controller.daemon.sdnotify import notify, watchdog_interval
@@ -62,12 +62,10 @@ from controller.rules.events import (
 from controller.rules.hand import Phase
 from controller.rules.profile import InterruptedHand, Profile
 from controller.rules.state import TableState
-from firmware_bridge.antennas import Collision, SnapshotTracker, StrayTag
+from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 from firmware_bridge.gpio import Indicators
-from firmware_bridge.protocol import ErrorReport
-from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
-from firmware_bridge.snapshots import AntennaSnapshot
+from firmware_bridge.serial_link import LinkStatus, SerialReaderLink
 
 log = logging.getLogger("railguard.daemon")
 
@@ -144,8 +142,8 @@ class Daemon:
             command_key=cfg.command_key,
         )  # fmt: skip
         self.reader: SerialReaderLink | None = None
-        self._frame = asyncio.Event()  # set by every frame from the board
-        self._last_frame = 0.0
+        self.frame = asyncio.Event()  # set by every frame from the board
+        self.last_frame = 0.0
         self.indicators: Indicators = _NullIndicators()
         self.ready = asyncio.Event()
         self.stats = DaemonStats()
@@ -291,7 +289,7 @@ class Daemon:
         try:
             async with asyncio.TaskGroup() as tg:
                 tasks = [
-                    tg.create_task(self._reader_task(), name="reader"),
+                    tg.create_task(reader.reader_task(self), name="reader"),
                     tg.create_task(inputs.gpio_task(self), name="gpio"),
                     tg.create_task(inputs.pcsc_task(self), name="pcsc"),
                     tg.create_task(self._core_task(), name="core"),
@@ -318,77 +316,6 @@ class Daemon:
         self.queue.put_nowait(_Item(ev, source))
 
     _put = put
-
-    async def _reader_task(self) -> None:
-        link = SerialReaderLink(
-            list(self.cfg.reader_ports), self._on_snapshot, on_status=self._on_reader_status,
-            on_error=self._on_reader_error, config=self.cfg.daemon_link,
-        )  # fmt: skip
-        self.reader = link
-        await link.start()
-        # with no frame for this long the tracker has nothing left to close (changes_only:
-        # its idle cycles are done): wait for the next frame instead of ticking every scan
-        quiet = (max(self.cfg.debounce_cycles, self.cfg.removal_cycles) + 3) * self.scan_period
-        try:
-            while True:  # a cycle that lost a frame closes half a period after it began...
-                if time.monotonic() - self._last_frame > quiet and not self.reconciler.pending:
-                    self._frame.clear()
-                    await self._frame.wait()
-                await asyncio.sleep(self.scan_period)
-                info = link.board_info
-                antennas = info.antenna_count if info is not None else 32
-                # ...and after a whole cycle's frames (24 bytes each) had time on the UART
-                wire = antennas * 24 * 10 / self.cfg.link.baudrate
-                self._tracker_out(self.tracker.tick(time.monotonic() - wire))
-                self._reconcile()
-        finally:
-            await link.stop()
-
-    def _on_snapshot(self, snap: AntennaSnapshot) -> None:
-        self._last_frame = time.monotonic()
-        self._frame.set()
-        self._tracker_out(self.tracker.feed(snap))
-        if self.reconciler.active:
-            self.reconciler.reported(snap.antenna, self.tracker.cycles, self._last_frame)
-            self._reconcile()
-
-    def _reconcile(self) -> None:
-        if self.reconciler.active:
-            for ev in self.reconciler.cycle(self.tracker.cycles, time.monotonic()):
-                self._put(ev, "restart")
-
-    def _tracker_out(self, outputs: list[Any]) -> None:
-        events = []
-        for out in outputs:
-            if isinstance(out, CardPlaced | CardRemoved | ChipsIn | ChipsOut):
-                events.append(out)
-            elif isinstance(out, Collision):
-                log.warning("reader: collision on antenna %d (%s)", out.antenna, out.zone)
-            elif isinstance(out, StrayTag):
-                log.warning("reader: stray tag on %s: %s", out.zone, out.reason)
-        for ev in self.reconciler.filter(self.input.batch(events)):
-            self._put(ev, "reader")
-
-    def _on_reader_status(self, change: StatusChange) -> None:
-        info = self.reader.board_info if self.reader is not None else None
-        antennas = info.antenna_count if info is not None else 0
-        log.info("reader: %s -> %s (%s) port=%s antennas=%d", change.previous.value,
-                 change.status.value, change.detail, change.port, antennas)  # fmt: skip
-        if change.status is LinkStatus.ONLINE and self.reader is not None and self.tracker_changes:
-            # changes_only: the board reports only changes; ask for every antenna at once
-            reader = self.reader
-            task = asyncio.get_running_loop().create_task(reader.request_snapshot())
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        if change.status is LinkStatus.ONLINE and info is not None:
-            self.reconciler.board_antennas(info.antenna_count)
-            missing = [a for a in self.cfg.zones.antennas if a >= info.antenna_count]
-            if missing:
-                log.error("reader: zone map uses antennas %s; the board has %d", missing,
-                          info.antenna_count)  # fmt: skip
-
-    def _on_reader_error(self, err: ErrorReport) -> None:
-        log.warning("reader: board error %s antenna=%s detail=%d", err.code, err.antenna,
-                    err.detail)  # fmt: skip
 
     def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
         inputs.acknowledge(self, alert_ids, by=by, publish=publish)
