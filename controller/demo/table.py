@@ -117,8 +117,11 @@ def daemon_config(
     gpio_extra = {k: v for k, v in timing.items() if k.endswith("_s")}
     return config.from_mapping({
         "table": {"id": table, "venue": VENUE, "profile": profile},
+        # the simulated board's pty carries frames at memory speed, not at a UART's 115200
+        # baud: say so, or the daemon waits for a full scan's worth of UART time before it
+        # closes each scan cycle (921600 is a standard rate; a USB reader is faster still)
         "reader": {"ports": [port_path], "scan_period_ms": scan_period_ms, "heartbeat_ms": 200,
-                   "ready_timeout_s": 10.0, **reader_extra},
+                   "ready_timeout_s": 10.0, "baudrate": 921600, **reader_extra},
         "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
                   "board": BOARD, "burn": BURN, "muck": MUCK,
                   "bet": {str(s): a for s, a in BET.items()}},
