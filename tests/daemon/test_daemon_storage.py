@@ -19,7 +19,8 @@ from controller.rules.cards import Card
 from tests.brokers import plain_broker
 from tests.daemon.daemon_rig import Rig, running, wait_for
 
-pytestmark = pytest.mark.timeout(90)
+# generous: a daemon stop with a locked database waits out busy timeouts
+pytestmark = pytest.mark.timeout(280)
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +104,7 @@ async def _locked_hand(tmp: Path, port: int) -> None:
 
 
 def test_locked_outbox_alerts_and_the_loop_goes_on(tmp_path: Path, mqtt_port: int) -> None:
-    asyncio.run(asyncio.wait_for(_locked_hand(tmp_path, mqtt_port), 80))
+    asyncio.run(asyncio.wait_for(_locked_hand(tmp_path, mqtt_port), 240))
 
 
 async def _restart(tmp: Path, port: int, next_hand: bool) -> list[str]:
@@ -153,5 +154,5 @@ async def _restart(tmp: Path, port: int, next_hand: bool) -> list[str]:
 def test_restart_while_storage_fails_keeps_the_record(
     tmp_path: Path, mqtt_port: int, next_hand: bool
 ) -> None:
-    stored = asyncio.run(asyncio.wait_for(_restart(tmp_path, mqtt_port, next_hand), 80))
+    stored = asyncio.run(asyncio.wait_for(_restart(tmp_path, mqtt_port, next_hand), 240))
     assert stored == ["v1-t1-1"]
