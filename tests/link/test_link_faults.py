@@ -44,6 +44,9 @@ def test_broker_down_for_several_hands(tmp_path: Path) -> None:
             for n in range(1, 4):
                 link.submit_hand(f"v1-t1-{n}", n, samples.ohh(n))
             await until(lambda: hands.count() == 3, what="first 3")
+            # stored at the logger is not yet acknowledged at the table: wait for the acks,
+            # or the third may still be pending when the broker dies (then 7, not 6, below)
+            await until(lambda: link.outbox.pending_count() == 0, what="first 3 acknowledged")
 
             b.kill()  # broker gone: no clean disconnects
             await until(lambda: not link.connected and not logger.connected, what="down")
