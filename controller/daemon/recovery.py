@@ -166,7 +166,7 @@ def restore_start(core: TableCore, d: dict[str, Any], offset: float) -> None:
     core.where = {t: (ZoneKind(z), int(s)) for t, (z, s) in d.get("where", {}).items()}
     core.card_of = {t: None if c is None else Card.parse(c) for t, c in d.get("cards", {}).items()}
     core.hand = None
-    core.phase = Phase.IDLE
+    core.enter(Phase.IDLE)
 
 
 def profile_named(name: str, fallback: Profile) -> Profile:

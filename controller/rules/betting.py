@@ -30,7 +30,10 @@ def _order_from(h: Hand, seat: int, n: int) -> list[Player]:
 
 
 def needs_action(h: Hand, p: Player) -> bool:
-    return p.can_act and (not p.acted or p.street_bet < h.current_bet)
+    # p.can_act, inlined: this is on the path of every action
+    return not (p.folded or p.dead or p.all_in) and (
+        not p.acted or p.street_bet < h.current_bet
+    )
 
 
 def _next_to_act(core: TableCore, h: Hand, after: int) -> int:
@@ -82,7 +85,7 @@ def after_change(core: TableCore) -> None:
     """Re-evaluate the round: the hand is won, the round is closed, or someone is to act."""
     h = core.hand
     assert h is not None
-    live = [p for p in h.players.values() if p.live]
+    live = [p for p in h.players.values() if not (p.folded or p.dead)]  # p.live, inlined
     if len(live) == 1:
         core.finish_hand()
         return

@@ -182,7 +182,7 @@ def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | 
         # came in the same scan (a move) or earlier (the player lifted the cards first).
         h = core.hand
         if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
-            p = next((q for q in h.players.values() if e.tag in q.hole), None)
+            p = hole_owner(h, e.tag)
             if p is not None and p.live:
                 betting.fold(core, p.seat, e.tag)
             elif p is None and prev is None:
@@ -206,6 +206,14 @@ def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | 
         board.on_board(core, e)
     else:
         board.on_burn(core, e)
+
+
+def hole_owner(h: Hand, tag: str) -> Player | None:
+    """The player whose hole cards include ``tag``."""
+    for q in h.players.values():
+        if tag in q.hole:
+            return q
+    return None
 
 
 def on_card_removed(core: TableCore, e: CardRemoved) -> None:
@@ -409,7 +417,7 @@ def late_hole(core: TableCore, e: CardPlaced) -> None:
     if e.seat in h.replace and h.replace[e.seat] not in p.cards:
         _replacement(core, h, p, e.tag)
         return
-    owner = next((q for q in h.players.values() if e.tag in q.hole), None)
+    owner = hole_owner(h, e.tag)
     if owner is not None and owner.seat != e.seat:
         return  # a card read by the neighbouring antenna while it moves; not a new card
     if e.tag in p.hole:

@@ -112,6 +112,9 @@ class TableCore:
         self.redeal_pending = False
         self.hand: Hand | None = None
         self.phase = Phase.IDLE
+        self._accepts = ACCEPTS[Phase.IDLE]
+        # the Step of an event that decided nothing, reused while phase and hand stay the same
+        self._quiet = Step(Phase.IDLE, hand_no)
         self.where: dict[str, tuple[ZoneKind, int]] = {}
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
@@ -145,7 +148,7 @@ class TableCore:
         """Apply one event. Never raises for anything the table can produce."""
         self.out = []
         kind = type(event)
-        if kind not in ACCEPTS[self.phase]:
+        if kind not in self._accepts:
             return self._reject(
                 TableError("not_now", f"{kind.__name__} is not accepted while {self.phase.value}")
             )
@@ -173,11 +176,16 @@ class TableCore:
                 # event itself is rejected (it changed nothing)
                 return Step(self.phase, self.hand_no, clock, err)
             return self._reject(err)
-        return Step(self.phase, self.hand_no, tuple(self.out) if self.out else ())
+        if self.out:
+            return Step(self.phase, self.hand_no, tuple(self.out))
+        quiet = self._quiet
+        if quiet.phase is not self.phase or quiet.hand_no != self.hand_no:
+            quiet = self._quiet = Step(self.phase, self.hand_no)
+        return quiet
 
     def can(self, event: Event) -> bool:
         """Would this event be accepted in the current phase? (No side effects.)"""
-        return type(event) in ACCEPTS[self.phase] and event.t >= self.t
+        return type(event) in self._accepts and event.t >= self.t
 
     def snapshot(self) -> TableState:
         return snapshot_of(self)
@@ -186,6 +194,7 @@ class TableCore:
 
     def enter(self, phase: Phase) -> None:
         self.phase = phase
+        self._accepts = ACCEPTS[phase]
 
     def alert(
         self,

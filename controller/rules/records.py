@@ -16,7 +16,8 @@ __all__ = ["HandRecord", "build", "complete"]
 
 
 def _cards(core: TableCore, tags: list[str]) -> tuple[Card, ...]:
-    return tuple(c for c in (core.card_of.get(t) for t in tags) if isinstance(c, Card))
+    card_of = core.card_of
+    return tuple([c for t in tags if (c := card_of.get(t)) is not None])
 
 
 def build(core: TableCore, h: Hand) -> HandRecord:

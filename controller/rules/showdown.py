@@ -3,6 +3,9 @@ uncalled bets, and the showdown order."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card
@@ -32,13 +35,18 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     return 0
 
 
+@functools.cache
+def _order_from_button(button: int, max_seats: int) -> Mapping[int, int]:
+    """seat -> its place clockwise after the button (the button last); read-only, cached."""
+    return MappingProxyType({s: i for i, s in enumerate(clockwise(button, max_seats))})
+
+
 def award(core: TableCore, h: Hand) -> list[PotRecord]:
     live = frozenset(s for s, p in h.players.items() if p.live)
     contrib = {s: p.total for s, p in h.players.items()}
     pots = build_pots(contrib, live)
     board = [c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)]
-    n = core.profile.max_seats
-    order = {s: i for i, s in enumerate(clockwise(h.pos.button, n))}
+    order = _order_from_button(h.pos.button, core.profile.max_seats)
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
     cards: dict[int, list[Card]] = {}
     if len(live) > 1 and len(board) == 5:
