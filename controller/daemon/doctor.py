@@ -11,6 +11,7 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller.core_build import core_build
 from controller.daemon.config import DaemonConfig, load
 from controller.rules.errors import RailguardError
 
@@ -129,6 +130,7 @@ async def run_checks(path: str | Path, timeout: float = 5.0) -> list[Check]:
         return [Check("config", False, str(exc), "fix the key named above")]
     checks = [Check("config", True, f"{path}: table {cfg.venue}/{cfg.table}, "
                     f"profile {cfg.profile.name}")]  # fmt: skip
+    checks.append(Check("core", True, f"rules core: {core_build()}"))  # information only
     checks.append(await _reader(cfg, timeout))
     checks.append(_gpio(cfg))
     checks.append(await _pcsc(cfg, timeout))

@@ -1,0 +1,62 @@
+"""Build hook for the optional mypyc-compiled rules core; the metadata stays in pyproject.toml.
+
+By default this adds nothing: the package is pure Python, and ``pip install -e .`` (what
+scripts/setup.sh and the tests use) leaves no extension module that could shadow an edited
+source. With ``RAILGUARD_COMPILE_CORE=1`` the modules of ``controller/rules`` found at build
+time, less ``EXCLUDED``, are compiled with mypyc (about twice the speed, docs/performance.md).
+The wheel still carries every ``.py`` file and the profiles' TOML files beside the ``.so``.
+
+A compiled build needs mypy (which provides mypyc), a C compiler and the Python headers in
+the environment that builds, so it runs without build isolation::
+
+    .venv/bin/pip install mypy 'setuptools>=70.1'
+    RAILGUARD_COMPILE_CORE=1 .venv/bin/pip install --no-build-isolation .    # or: pip wheel ...
+
+Never combine it with ``-e``: the ``.so`` files would then sit beside the sources and run
+instead of any later edit. ``railguard doctor`` (controller/core_build.py) says which runs.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup  # type: ignore[import-untyped, unused-ignore]
+
+ROOT = Path(__file__).resolve().parent
+CORE = ROOT / "controller" / "rules"
+# Left in Python: errors.py (its exceptions also inherit ValueError/RuntimeError, which a
+# native class cannot), profile.py (loaded once per profile, not on the hot path, and it reads
+# its dataclass fields with typing.get_type_hints) and the package's __init__.py.
+EXCLUDED = frozenset({"__init__.py", "errors.py", "profile.py"})
+
+
+def core_modules() -> list[str]:
+    """Paths, relative to the project root, of the modules to compile: every ``.py`` file
+    of controller/rules at build time except ``EXCLUDED``."""
+    return sorted(
+        p.relative_to(ROOT).as_posix() for p in CORE.glob("*.py") if p.name not in EXCLUDED
+    )
+
+
+def ext_modules() -> list[Any]:
+    flag = os.environ.get("RAILGUARD_COMPILE_CORE", "").strip()
+    if flag in ("", "0"):
+        return []
+    if flag != "1":
+        raise SystemExit(f"RAILGUARD_COMPILE_CORE must be 1 or 0, not {flag!r}")
+    try:
+        from mypyc.build import mypycify
+    except ImportError as exc:
+        raise SystemExit(
+            "RAILGUARD_COMPILE_CORE=1 needs mypy (mypyc) in the build environment: "
+            "pip install mypy, then build with --no-build-isolation"
+        ) from exc
+    os.chdir(ROOT)  # mypycify takes the paths relative to the project root
+    # one shared library, railguard_core__mypyc.*.so at the top of site-packages, plus a small
+    # shim .so per module beside its .py
+    return list(mypycify(core_modules(), opt_level="3", group_name="railguard_core"))
+
+
+setup(ext_modules=ext_modules())
