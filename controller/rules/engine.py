@@ -324,18 +324,24 @@ class TableCore:
     # ------------------------------------------------------------------ cards
 
     def _card_placed(self, e: CardPlaced) -> None:
-        if e.zone is ZoneKind.HOLE and not 1 <= e.seat <= self.profile.max_seats:
-            raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
-        if e.zone is ZoneKind.HOLE and self.phase in _STARTS_HAND:
-            dealing.dealt_in(self)  # a hand must be able to start: else rejected, unchanged
-        prev = self.where.get(e.tag)
-        if prev == (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0):
-            raise TableError("already_there", f"{self.card_name(e.tag)} is already on that zone")
-        self.card_of[e.tag] = e.card
+        zone, tag = e.zone, e.tag
+        loc: tuple[ZoneKind, int]
+        if zone is ZoneKind.HOLE:
+            if not 1 <= e.seat <= self.profile.max_seats:
+                raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
+            if self.phase in _STARTS_HAND:
+                dealing.dealt_in(self)  # a hand must be able to start: else rejected, unchanged
+            loc = (zone, e.seat)
+        else:
+            loc = (zone, 0)
+        prev = self.where.get(tag)
+        if prev == loc:
+            raise TableError("already_there", f"{self.card_name(tag)} is already on that zone")
+        self.card_of[tag] = e.card
         if prev is not None:
             # A move: the removal may be reported late (L5), so the placement implies it.
-            self._card_removed(CardRemoved(e.t, prev[0], e.tag, prev[1]))
-        self.where[e.tag] = (e.zone, e.seat if e.zone is ZoneKind.HOLE else 0)
+            self._card_removed(CardRemoved(e.t, prev[0], tag, prev[1]))
+        self.where[tag] = loc
         if self.phase is Phase.DRAW:
             draw.draw_card(self, e)
             return
