@@ -391,8 +391,10 @@ class Daemon:
                 isinstance(x, HandComplete) for x in step.decisions
             ):
                 self._log_event(core.hand_no, encode_event(ev))
-        log.info("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
-                 step.phase.value)  # fmt: skip
+        # every accepted event, at DEBUG: a busy table makes a few a second, and the events
+        # themselves are kept (SQLite event log, hand records); decisions are logged at INFO
+        log.debug("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
+                  step.phase.value)  # fmt: skip
         completed = any(isinstance(d, HandComplete) for d in step.decisions)
         if core.hand_no != before:
             self._hand_start[core.hand_no] = datetime.now(UTC)
