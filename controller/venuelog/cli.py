@@ -11,10 +11,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import re
+import socket
 import sys
 from pathlib import Path
 
 from controller.commands import command
+
+
+def default_instance(hostname: str | None = None) -> str:
+    """The host's name as a logger instance id (1-32 letters, digits or '-'), else "main".
+
+    Two loggers with the same instance share an MQTT client id, and the broker keeps only
+    the newer connection: named by host, loggers on different hosts never collide; a second
+    logger on the same host needs its own ``--instance``."""
+    name = (socket.gethostname() if hostname is None else hostname).split(".")[0]
+    name = re.sub(r"[^A-Za-z0-9-]+", "-", name).strip("-")[:32].strip("-")
+    return name or "main"
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -30,7 +43,10 @@ def register(p: argparse.ArgumentParser) -> None:
     run.add_argument("--password-file", type=Path)
     run.add_argument("--allow-plaintext", action="store_true",
                      help="connect without TLS (lab brokers only)")
-    run.add_argument("--instance", default="main")
+    run.add_argument("--instance", default=default_instance(),
+                     help="this logger's name, distinct for every logger on the broker: it is "
+                          "in its MQTT client id and status topic (default: the host name, "
+                          "%(default)s)")  # fmt: skip
     run.add_argument("--group", default="venuelog")
     exp = sub.add_parser("export", help="write stored hands as OHH or PHH")
     exp.add_argument("--db", default="venue-hands.db")
