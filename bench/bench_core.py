@@ -5,24 +5,112 @@ folds into the muck) and judges it; pokerkit replays the same file's actions as 
 state. Both include reading the hand from its already-parsed form, not file I/O.
 Prints a table and, last, one JSON line. Target: ratio >= 20.
 
-    .venv/bin/python bench/bench_core.py [--hands N] [--repeat R]
+``--compiled`` also builds a mypyc-compiled wheel of the current sources into a temporary
+directory (controller/core_build.py; needs mypy, setuptools >= 70.1, gcc, the Python
+headers), unpacks it and times the compiled core in a worker process whose PYTHONPATH is the
+unpacked wheel (the worker checks that its engine is the ``.so``), interleaved with the pure
+core and pokerkit on the same hands. The JSON line then also carries the compiled figures
+and the compile time. ``--wheel W`` reuses an already built compiled wheel.
+
+    .venv/bin/python bench/bench_core.py [--hands N] [--repeat R] [--compiled [--wheel W]]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from controller.rules.engine import TableCore
 from controller.rules.profile import builtin_profile
-from hwsim.dealer import plan_hand
+from hwsim.dealer import PlannedHand, plan_hand
 from hwsim.phh import iter_phh_paths, load_phh
 
-PHH = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh" / "pluribus"
+ROOT = Path(__file__).resolve().parents[1]
+PHH = ROOT.parent / "shared" / "data" / "phh" / "pluribus"
+
+
+def load_plans(phh: str, hands: int) -> tuple[list[Path], list[PlannedHand]]:
+    paths = list(iter_phh_paths([phh]))[:hands]
+    profile = builtin_profile("tda-2024")
+    return paths, [plan_hand(load_phh(p), profile) for p in paths]
+
+
+def run_core(plans: list[PlannedHand]) -> float:
+    t0 = time.perf_counter()
+    for plan in plans:
+        core = TableCore(plan.profile)
+        for ev in plan.events:
+            core.handle(ev)
+    return time.perf_counter() - t0
+
+
+def worker(args: argparse.Namespace) -> int:
+    """The compiled side: started with PYTHONPATH at an unpacked compiled wheel. Says
+    ``ready N ENGINE_FILE``, then answers each ``run`` line on stdin with one timing."""
+    from controller.core_build import COMPILED, core_build
+    from controller.rules import engine
+
+    if core_build() != COMPILED:
+        print(f"error: the worker's engine is {engine.__file__}, not a compiled module")
+        return 1
+    _, plans = load_plans(args.phh, args.hands)
+    print(f"ready {len(plans)} {engine.__file__}", flush=True)
+    for line in sys.stdin:
+        if line.strip() != "run":
+            break
+        print(repr(run_core(plans)), flush=True)
+    return 0
+
+
+class Compiled:
+    """A compiled wheel of the current sources, unpacked, and its worker process."""
+
+    def __init__(self, args: argparse.Namespace, tmp: Path) -> None:
+        from controller.core_build import build_wheel, unpack_wheel
+
+        self.compile_s: float | None = None
+        if args.wheel:
+            wheel = Path(args.wheel)
+        else:
+            print("building the compiled core (mypyc) ...", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            wheel = build_wheel(ROOT, tmp / "wheel")
+            self.compile_s = time.perf_counter() - t0
+        site = unpack_wheel(wheel, tmp / "site")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--worker", "--hands", str(args.hands), "--phh", args.phh],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=tmp,
+        )  # fmt: skip
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
+        ready = self.stdout.readline().split(maxsplit=2)
+        if len(ready) != 3 or ready[0] != "ready":
+            self.close()
+            raise RuntimeError(f"compiled worker did not start: {' '.join(ready)!r}")
+        self.hands, self.engine = int(ready[1]), ready[2].strip()
+
+    def run(self) -> float:
+        self.stdin.write("run\n")
+        self.stdin.flush()
+        return float(self.stdout.readline())
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 def main() -> int:
@@ -30,25 +118,25 @@ def main() -> int:
     ap.add_argument("--hands", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--phh", default=str(PHH))
+    ap.add_argument("--compiled", action="store_true",
+                    help="also build and time the mypyc-compiled core")  # fmt: skip
+    ap.add_argument("--wheel", default=None, help="with --compiled: use this compiled wheel")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.worker:
+        return worker(args)
+    with tempfile.TemporaryDirectory(prefix="railguard-bench-core-") as tmp:
+        return measure(args, Path(tmp))
 
+
+def measure(args: argparse.Namespace, tmp: Path) -> int:
     from pokerkit import HandHistory as PkHistory
 
-    paths = list(iter_phh_paths([args.phh]))[: args.hands]
-    profile = builtin_profile("tda-2024")
-    plans = [plan_hand(load_phh(p), profile) for p in paths]
+    paths, plans = load_plans(args.phh, args.hands)
     pk_hands = []
     for p in paths:
         with open(p, "rb") as f:
             pk_hands.append(PkHistory.load(f))
-
-    def run_core() -> float:
-        t0 = time.perf_counter()
-        for plan in plans:
-            core = TableCore(plan.profile)
-            for ev in plan.events:
-                core.handle(ev)
-        return time.perf_counter() - t0
 
     def run_pokerkit() -> float:
         t0 = time.perf_counter()
@@ -57,10 +145,19 @@ def main() -> int:
                 pass
         return time.perf_counter() - t0
 
-    core_t, pk_t = [], []
-    for _ in range(args.repeat):  # interleaved, so both see the same machine noise
-        core_t.append(run_core())
-        pk_t.append(run_pokerkit())
+    compiled = Compiled(args, tmp) if args.compiled else None
+    try:
+        if compiled and compiled.hands != len(plans):
+            raise RuntimeError(f"compiled worker has {compiled.hands} hands, not {len(plans)}")
+        core_t, pk_t, comp_t = [], [], []
+        for _ in range(args.repeat):  # interleaved, so all see the same machine noise
+            core_t.append(run_core(plans))
+            pk_t.append(run_pokerkit())
+            if compiled:
+                comp_t.append(compiled.run())
+    finally:
+        if compiled:
+            compiled.close()
     n = len(plans)
     core_hps = n / statistics.median(core_t)
     pk_hps = n / statistics.median(pk_t)
@@ -69,16 +166,26 @@ def main() -> int:
     print(f"rules core : {core_hps:10.0f} hands/s")
     print(f"pokerkit   : {pk_hps:10.0f} hands/s")
     print(f"ratio      : {ratio:10.1f} (target >= 20)")
-    print(
-        json.dumps(
-            {
-                "core_hands_per_s": round(core_hps),
-                "pokerkit_hands_per_s": round(pk_hps),
-                "core_vs_pokerkit": round(ratio, 2),
-                "hands": n,
-            }
-        )
-    )
+    result: dict[str, object] = {
+        "core_hands_per_s": round(core_hps),
+        "pokerkit_hands_per_s": round(pk_hps),
+        "core_vs_pokerkit": round(ratio, 2),
+        "hands": n,
+    }
+    if compiled:
+        comp_hps = n / statistics.median(comp_t)
+        print(f"compiled   : {comp_hps:10.0f} hands/s ({compiled.engine})")
+        print(f"compiled vs pokerkit : {comp_hps / pk_hps:6.1f}")
+        print(f"compiled vs pure core: {comp_hps / core_hps:6.2f}")
+        if compiled.compile_s is not None:
+            print(f"compile (pip wheel)  : {compiled.compile_s:6.1f} s")
+        result.update({
+            "compiled_hands_per_s": round(comp_hps),
+            "compiled_vs_pokerkit": round(comp_hps / pk_hps, 2),
+            "compiled_vs_pure": round(comp_hps / core_hps, 2),
+            "compile_s": None if compiled.compile_s is None else round(compiled.compile_s, 1),
+        })  # fmt: skip
+    print(json.dumps(result))
     return 0
 
 
