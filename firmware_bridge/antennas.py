@@ -26,6 +26,12 @@ snapshots of one cycle, then for every tag:
   frame keeps its last reported tags, cycles with no frame at all are counted from the cycle
   numbers, and :meth:`SnapshotTracker.tick` (called every scan period) counts quiet periods
   as unchanged cycles so that debounce and removal complete without waiting for a frame.
+  A changes-only cycle has no end marker and usually not every antenna: the board sends its
+  frames back to back right after the scan, so :meth:`SnapshotTracker.settle` closes the
+  cycle once no frame has come for an inter-frame gap (:func:`burst_gap`, a few frames' UART
+  time); :meth:`SnapshotTracker.settle_due` says when to call it. A frame that comes after
+  its cycle was closed (a *late* frame) is still the antenna's newest state: it is carried
+  into the next cycle (the pending one, or the next quiet period counted), not dropped.
 
 Card tags on card zones (hole, board, burn, muck) become ``CardPlaced``/``CardRemoved``; an
 unregistered tag there is ``CardPlaced(card=None)`` (a foreign card). Chip tags on a betting
@@ -39,7 +45,12 @@ given the newer ``t``, which tells the rules core "order unknown" rather than a 
 
 Latency: a card is reported ``debounce_cycles - 1`` cycles after its first read, as soon as
 the last mapped antenna of that cycle has reported (or the next cycle begins, or
-:meth:`SnapshotTracker.tick` finds the cycle half a scan period old).
+:meth:`SnapshotTracker.tick` finds the cycle half a scan period old). With ``changes_only``
+a cycle closes :func:`burst_gap` after its last frame (via :meth:`SnapshotTracker.settle`),
+and each later cycle in which the board sent nothing is counted half a scan period after it
+was due (``HOLD_GRACE``): a card is reported ``debounce_cycles - 1`` scan periods plus half a
+period after its first frame on a quiet table, or one gap after the frames of the confirming
+cycle when that cycle has frames.
 """
 
 from __future__ import annotations
@@ -83,6 +94,26 @@ class StrayTag:
 
 
 LATE_WINDOW = 16  # cycles: a frame this far behind the last processed cycle is a straggler
+
+# changes_only: the end of a cycle's burst of frames. The board writes a cycle's frames back
+# to back right after its scan (docs/reader-protocol.md, "Report policy"), so once the line
+# has been silent for a few frames' time the burst is over. BURST_GAP_FRAMES frames of
+# FRAME_BYTES bytes (one 7-byte tag with RSSI, COBS and delimiter included) at 10 bits a byte
+# (8N1), never under BURST_GAP_FLOOR (host scheduling: the tty hands bytes over in chunks):
+# 6.25 ms at 115200 baud, the 2 ms floor from 460800 baud up. A frame later than that is not
+# lost: it is carried into the next cycle.
+FRAME_BYTES = 24
+BURST_GAP_FRAMES = 3
+BURST_GAP_FLOOR = 0.002  # seconds
+HOLD_GRACE = 0.5  # scan periods after a cycle was due before it counts as quiet (changes_only)
+
+
+def burst_gap(baudrate: int) -> float:
+    """Seconds of silence on the line after which a changes-only cycle's frames are all in."""
+    if baudrate <= 0:
+        raise LocalError("baudrate must be positive")
+    return max(BURST_GAP_FLOOR, BURST_GAP_FRAMES * FRAME_BYTES * 10 / baudrate)
+
 
 TrackerEvent = CardPlaced | CardRemoved | ChipsIn | ChipsOut
 Notice = Collision | CollisionCleared | StrayTag
@@ -147,6 +178,8 @@ class SnapshotTracker:
         self._changes_only = changes_only
         self._period = scan_period
         self._held: dict[int, AntennaSnapshot] = {}  # changes_only: last frame per antenna
+        self._carry: dict[int, AntennaSnapshot] = {}  # changes_only: late frames, next cycle
+        self._grace = scan_period * HOLD_GRACE
         self._idle = 0  # changes_only: cycles assumed unchanged since the last frame
         self._max_idle = max(debounce_cycles, removal_cycles) + 1
         self._last_cycle_t = -math.inf
@@ -161,10 +194,13 @@ class SnapshotTracker:
         self._collision: dict[int, int] = {}  # antenna → clean cycles since last flag
         self._pending: dict[int, AntennaSnapshot] = {}
         self._pending_cycle: int | None = None
+        self._frame_t = -math.inf  # receive time of the newest frame of the pending cycle
         self._last_cycle: int | None = None
         self._index = 0
         self._last_t = -math.inf
-        self.late_frames = 0  # frames for an already processed cycle (ignored)
+        # frames for an already processed cycle: ignored, or with changes_only carried into
+        # the next cycle
+        self.late_frames = 0
 
     @property
     def cycles(self) -> int:
@@ -181,12 +217,16 @@ class SnapshotTracker:
         """Take one antenna's snapshot; returns the outputs of any cycle it completes.
 
         A cycle is processed when every mapped antenna has reported for it, or when a
-        snapshot of another cycle arrives. Snapshots of unmapped antennas are ignored.
+        snapshot of another cycle arrives. Snapshots of unmapped antennas are ignored. A
+        snapshot of a cycle already processed is late: ignored, except with ``changes_only``
+        where it is the antenna's newest state and goes into the next cycle.
         """
         if snap.antenna not in self._antennas:
             return []
         if self._is_late(snap.cycle):
             self.late_frames += 1
+            if self._changes_only:
+                self._carry_late(snap)
             return []
         out: list[TrackerOutput] = []
         if self._pending and snap.cycle != self._pending_cycle:
@@ -202,19 +242,32 @@ class SnapshotTracker:
                 prev.collision or snap.collision,
             )
         self._pending[snap.antenna] = snap
+        self._frame_t = max(self._frame_t, snap.t)
         if len(self._pending) == len(self._antennas):
             out.extend(self.flush())
         return out
 
     def _is_late(self, cycle: int) -> bool:
-        """A frame of a cycle already processed (a straggler): ignored. A cycle number far
-        behind is a board reset, not a straggler. With ``changes_only`` every frame carries a
-        change, so none is ignored."""
-        if self._changes_only or self._last_cycle is None:
+        """A frame of a cycle already processed (a straggler). A cycle number far behind is a
+        board reset, not a straggler."""
+        if self._last_cycle is None:
             return False
         if self._pending and cycle == self._pending_cycle:
             return False
         return (self._last_cycle - cycle) % 2**32 <= LATE_WINDOW
+
+    def _carry_late(self, snap: AntennaSnapshot) -> None:
+        """changes_only: a late frame still carries the antenna's change (the board will not
+        send it again before its full refresh). Frames arrive in order, so it is the newest
+        state of its antenna unless the pending cycle already has a frame for the antenna: it
+        joins the pending cycle, or waits for the next one (frames or a quiet period)."""
+        if snap.antenna in self._pending:
+            return  # superseded by a frame of a later cycle
+        if self._pending:
+            self._frame_t = max(self._frame_t, snap.t)
+        else:  # at least one more quiet cycle, to take it
+            self._idle = min(self._idle, self._max_idle - 1)
+        self._carry[snap.antenna] = snap
 
     def feed_cycle(self, snaps: Iterable[AntennaSnapshot]) -> list[TrackerOutput]:
         """Take all snapshots of one cycle at once (hwsim, replays, tests)."""
@@ -229,7 +282,7 @@ class SnapshotTracker:
         if not self._pending:
             return []
         snaps, self._pending = self._pending, {}
-        t = min(s.t for s in snaps.values())
+        base = t = min(s.t for s in snaps.values())
         out: list[TrackerOutput] = []
         cycle = self._pending_cycle
         assert cycle is not None
@@ -238,38 +291,85 @@ class SnapshotTracker:
                 gap = (cycle - self._last_cycle - 1) % 2**32
                 for _ in range(min(gap, self._max_idle) if gap < 2**31 else 0):
                     out.extend(self._hold(self._last_cycle_t + self._period))
+            if self._carry:  # late frames not taken by a quiet cycle: in this one
+                carried = {a: s for a, s in self._carry.items() if a not in snaps}
+                self._carry = {}
+                if carried:
+                    t = min(t, *(s.t for s in carried.values()))
+                    snaps = {**carried, **snaps}
             self._held.update(snaps)
             self._idle = 0
             snaps = {**self._held, **snaps}
         self._last_cycle = cycle
-        self._last_cycle_t = t
+        self._last_cycle_t = base  # the clock of later quiet cycles: on-time frames only
         out.extend(self._process(snaps, t))
         return out
+
+    def settle(self, now: float, gap: float) -> list[TrackerOutput]:
+        """changes_only: close the pending cycle once no frame has come for ``gap`` seconds
+        (the board's burst for it is over, see :func:`burst_gap`), then count quiet periods
+        as :meth:`tick` does. Call it at :meth:`settle_due` (``now`` on the snapshots'
+        clock). Without ``changes_only`` every antenna reports every cycle and this does
+        nothing: cycles close when their last antenna reports, or by :meth:`tick`.
+        """
+        if not self._changes_only:
+            return []
+        out: list[TrackerOutput] = []
+        if self._pending and now >= self._frame_t + gap:
+            out = self.flush()
+        out.extend(self.tick(now))
+        return out
+
+    def settle_due(self, gap: float) -> float | None:
+        """When :meth:`settle` next has something to do (on the snapshots' clock): ``gap``
+        after the pending cycle's newest frame, or when the next quiet period counts. None
+        when only a new frame can change anything (or without ``changes_only``)."""
+        if not self._changes_only:
+            return None
+        if self._pending:
+            return self._frame_t + gap
+        if self._last_cycle is not None and self._idle < self._max_idle:
+            return self._last_cycle_t + self._period + self._grace
+        return None
 
     def tick(self, now: float) -> list[TrackerOutput]:
         """Let time pass (call it every scan period or so; ``now`` on the snapshots' clock).
 
-        Processes a pending cycle that is half a period old even if antennas are missing. With
-        ``changes_only`` (the board sends an antenna only when it changed, see
-        docs/reader-protocol.md) it also counts each elapsed scan period without frames as a
-        cycle in which nothing changed, so that debounce and removal complete on a quiet
-        table without waiting for the board's full refresh.
+        Processes a pending cycle that is half a period old even if antennas are missing
+        (with ``changes_only``: half a period after its newest frame, so that a long burst,
+        such as a full refresh at a low baud rate, is not cut; :meth:`settle` closes it
+        sooner). With ``changes_only`` (the board sends an antenna only when it changed, see
+        docs/reader-protocol.md) it also counts each scan period without frames as a cycle in
+        which nothing changed, half a period after that cycle was due, so that debounce and
+        removal complete on a quiet table without waiting for the board's full refresh.
         """
         out: list[TrackerOutput] = []
-        grace = self._period / 2
-        if self._pending and now >= min(s.t for s in self._pending.values()) + grace:
-            out.extend(self.flush())
-        if self._changes_only and self._last_cycle is not None:
+        grace = self._grace
+        if self._pending:
+            if self._changes_only:
+                since = self._frame_t
+            else:
+                since = min(s.t for s in self._pending.values())
+            if now >= since + grace:
+                out.extend(self.flush())
+        if self._changes_only and self._last_cycle is not None and not self._pending:
             while self._idle < self._max_idle and now >= self._last_cycle_t + self._period + grace:
                 out.extend(self._hold(self._last_cycle_t + self._period))
         return out
 
     def _hold(self, t: float) -> list[TrackerOutput]:
-        """A cycle with no frame (changes_only): every antenna as last reported."""
+        """A cycle with no frame (changes_only): every antenna as last reported, or as its
+        late frame, carried in, says."""
         assert self._last_cycle is not None
         self._last_cycle = (self._last_cycle + 1) % 2**32
         self._last_cycle_t = t
         self._idle += 1
+        if self._carry:  # the cycle's reads are the carried frames': their time
+            t = min(s.t for s in self._carry.values())
+            self._last_cycle_t = max(self._last_cycle_t, t)
+            self._held.update(self._carry)
+            self._carry = {}
+            self._idle = 1  # a change: count quiet cycles after it again
         return self._process(dict(self._held), t) if self._held else []
 
     # ------------------------------------------------------------ one cycle

@@ -13,11 +13,13 @@ from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.errors import LocalError
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, ZoneKind
 from firmware_bridge.antennas import (
+    BURST_GAP_FLOOR,
     Collision,
     CollisionCleared,
     SnapshotTracker,
     StrayTag,
     TrackerOutput,
+    burst_gap,
 )
 from firmware_bridge.decks import Deck, DeckRegistry, tag_hex
 from firmware_bridge.snapshots import AntennaSnapshot, TagRead
@@ -454,6 +456,174 @@ def test_without_changes_only_an_unreported_antenna_is_no_information() -> None:
     assert tr.present() == {}
 
 
+# ---------------------------------------------------------------- changes_only: the burst gap
+
+GAP = burst_gap(115200)  # 6.25 ms
+P = 0.05  # the trackers' scan period (T(n) steps by it)
+
+
+def at(n: int, antenna: int, dt: float, *tags: bytes) -> AntennaSnapshot:
+    """A frame of cycle ``n`` for ``antenna`` received ``dt`` after T(n)."""
+    return AntennaSnapshot(T(n) + dt, antenna, n, tuple(TagRead(u) for u in tags))
+
+
+def co_tracker(debounce: int = 2, removal: int = 3) -> SnapshotTracker:
+    tr = SnapshotTracker(ZONES, registry(), debounce_cycles=debounce, removal_cycles=removal,
+                         changes_only=True, scan_period=P)  # fmt: skip
+    tr.feed_cycle(snaps(0, {}))  # the board's first full report
+    return tr
+
+
+def settle_until(tr: SnapshotTracker, end: float) -> list[tuple[float, TrackerOutput]]:
+    """Call settle at every time settle_due names, up to ``end``: what the daemon's timer does.
+    Returns each output with the time it came out (to the microsecond)."""
+    got: list[tuple[float, TrackerOutput]] = []
+    due = tr.settle_due(GAP)
+    while due is not None and due <= end:
+        got.extend((round(due, 6), o) for o in tr.settle(due, GAP))
+        nxt = tr.settle_due(GAP)
+        assert nxt is None or nxt > due, "settle_due must move on once settled"
+        due = nxt
+    return got
+
+
+def test_burst_gap_is_a_few_frames_of_uart_time_with_a_floor() -> None:
+    assert burst_gap(115200) == pytest.approx(3 * 24 * 10 / 115200)  # 6.25 ms
+    assert burst_gap(921600) == BURST_GAP_FLOOR == 0.002  # 0.78 ms of UART time: the floor
+    assert burst_gap(9600) > burst_gap(115200)
+    with pytest.raises(LocalError):
+        burst_gap(0)
+
+
+def test_burst_closes_once_after_the_gap() -> None:
+    tr = co_tracker(debounce=1)
+    burst = [at(1, HOLE1, 0.0, AS), at(1, BOARD_A, 0.0005, KD), at(1, MUCK_A, 0.0011, C2)]
+    for s in burst:
+        assert tr.feed(s) == []
+    cycles = tr.cycles
+    last = burst[-1].t
+    assert tr.settle_due(GAP) == last + GAP
+    assert tr.settle(last + GAP * 0.9, GAP) == []  # the line may still be busy
+    assert tr.cycles == cycles
+    out = tr.settle(last + GAP, GAP)
+    assert tr.cycles == cycles + 1  # one cycle, with every frame of the burst
+    assert {e.tag for e in out if isinstance(e, CardPlaced)} == {tag_hex(AS), tag_hex(KD),
+                                                                 tag_hex(C2)}  # fmt: skip
+    assert {e.t for e in out} == {T(1)}  # the cycle's time: its first frame
+    assert tr.settle(last + GAP, GAP) == []
+    assert tr.cycles == cycles + 1
+    assert tr.settle_due(GAP) == pytest.approx(T(1) + 1.5 * P)  # next: a quiet period
+
+
+def test_a_frame_within_the_gap_keeps_the_cycle_open() -> None:
+    tr = co_tracker(debounce=1)
+    tr.feed(at(10, HOLE1, 0.0, AS))
+    tr.feed(at(10, HOLE2, GAP * 0.8, KD))  # the line was quiet for less than the gap
+    assert tr.settle(GAP * 1.2 + T(10), GAP) == []  # the gap counts from the newest frame
+    out = tr.settle(T(10) + GAP * 1.8, GAP)
+    assert [e.t for e in out] == [T(10), T(10)]
+
+
+def test_settle_is_for_changes_only() -> None:
+    tr = SnapshotTracker(ZONES, registry())
+    tr.feed(frame(10, HOLE1, AS))
+    assert tr.settle_due(GAP) is None
+    assert tr.settle(T(10) + 1, GAP) == []
+    assert tr.cycles == 0  # left to the last antenna, the next cycle or tick
+
+
+def test_quiet_periods_still_confirm_and_remove() -> None:
+    tr = co_tracker(debounce=2, removal=3)
+    tr.feed(at(10, HOLE1, 0.0, AS))
+    got = settle_until(tr, T(30))
+    # read in cycle 10 (closed by the gap), confirmed by the quiet cycle 11: counted half a
+    # period after the board would have sent it; t is the first read
+    assert got == [(round(T(10) + 1.5 * P, 6), placed(T(10), ZoneKind.HOLE, AS, 1))]
+    assert tr.settle_due(GAP) is None  # nothing left that a quiet period could change
+    tr.feed(at(40, HOLE1, 0.0))  # taken away
+    got = settle_until(tr, T(60))
+    # missed in 40 (the gap), 41 and 42 (quiet): removed, t the first miss
+    assert got == [(round(T(40) + 2.5 * P, 6), removed(T(40), ZoneKind.HOLE, AS, 1))]
+
+
+def test_frame_after_the_close_goes_into_the_next_cycle() -> None:
+    tr = co_tracker(debounce=2)
+    tr.feed(at(10, BOARD_A, 0.0, KD))
+    settle_until(tr, T(10) + GAP)  # cycle 10 closed: the burst looked over
+    cycles = tr.cycles
+    late = at(10, HOLE1, 0.02, AS)  # the same cycle's frame, after the gap
+    assert tr.feed(late) == []
+    assert tr.late_frames == 1
+    assert tr.cycles == cycles  # no extra cycle: a cycle is counted once
+    # the next cycle is a quiet one: it holds KD (confirmed) and takes AS (first read)
+    assert settle_until(tr, T(11) + 0.5 * P) == [
+        (round(T(11) + 0.5 * P, 6), placed(T(10), ZoneKind.BOARD, KD))
+    ]
+    assert tr.cycles == cycles + 1
+    # AS's t is the late frame's arrival; its second read is the next quiet cycle
+    assert settle_until(tr, T(12) + 0.5 * P) == [
+        (round(T(12) + 0.5 * P, 6), placed(late.t, ZoneKind.HOLE, AS, 1))
+    ]
+
+
+def test_late_frame_joins_the_next_cycle_with_frames() -> None:
+    tr = co_tracker(debounce=1)
+    tr.feed(at(10, BOARD_A, 0.0, KD))
+    tr.settle(T(10) + GAP, GAP)
+    late = at(10, HOLE1, 0.01, AS)
+    tr.feed(late)
+    tr.feed(at(11, MUCK_A, 0.0, C2))  # the board's next burst
+    out = tr.settle(T(11) + GAP, GAP)
+    # one cycle: its reads share its time, the earliest frame's (order unknown: by tag)
+    assert out == [placed(late.t, ZoneKind.MUCK, C2), placed(late.t, ZoneKind.HOLE, AS, 1)]
+    assert tr.present() == {KD: BOARD, AS: Zone.hole(1), C2: MUCK}
+
+
+def test_late_frame_is_not_lost_when_the_quiet_cycles_are_done() -> None:
+    tr = co_tracker(debounce=1)
+    tr.feed(at(10, BOARD_A, 0.0, KD))
+    settle_until(tr, T(30))
+    assert tr.settle_due(GAP) is None  # quiet: waiting for a frame
+    late = at(12, HOLE1, 0.0, AS)  # e.g. the answer to a GET_SNAPSHOT, numbered as a past cycle
+    assert tr.feed(late) == []
+    assert tr.late_frames == 1
+    due = tr.settle_due(GAP)
+    assert due is not None
+    out = tr.settle(max(due, late.t), GAP)
+    assert out == [placed(late.t, ZoneKind.HOLE, AS, 1)]  # its own time, not a stale one
+
+
+def test_no_quiet_cycle_is_counted_while_a_cycle_is_pending() -> None:
+    tr = co_tracker(debounce=3)
+    tr.feed(at(10, HOLE1, 0.0, AS))
+    tr.settle(T(10) + GAP, GAP)
+    cycles = tr.cycles
+    tr.feed(at(11, HOLE1, 0.012, AS, KD))  # cycle 11 came late (jitter) ...
+    assert tr.tick(T(10) + 1.5 * P + 0.001) == []  # ... the quiet cycle 11 was due now
+    assert tr.cycles == cycles  # pending 11 is not counted twice
+    tr.settle(T(11) + 0.012 + GAP, GAP)
+    assert tr.cycles == cycles + 1
+
+
+def test_tick_does_not_cut_a_long_changes_only_burst() -> None:
+    tr = co_tracker(debounce=1)
+    sent = ANTENNAS[:-1]  # (a frame lost: with all of them the cycle closes at the last)
+    for i, a in enumerate(sent):  # a long burst at a slow baud rate: 20 ms a frame
+        assert tr.tick(T(1) + 0.02 * i) == []
+        tr.feed(at(1, a, 0.02 * i, *([AS] if a == HOLE1 else [])))
+    assert tr.cycles == 1  # still open, though its first frame is long past half a period
+    end = T(1) + 0.02 * (len(sent) - 1)
+    assert tr.tick(end + 0.4 * P) == []
+    assert tr.tick(end + 0.5 * P) == [placed(T(1), ZoneKind.HOLE, AS, 1)]
+
+
+CO_BASE = 1000.0
+
+
+def cycle_of(t: float) -> int:
+    return round((t - CO_BASE) / P)
+
+
 # ---------------------------------------------------------------- property
 
 
@@ -550,4 +720,53 @@ def test_property_events_equal_true_timeline(case: Plan) -> None:
     for tag, _ in plan:  # per tag: removed before placed, in timeline order
         mine = [e for e in out if isinstance(e, CardPlaced | CardRemoved) and e.tag == tag_hex(tag)]
         assert [type(e) for e in mine] == [CardPlaced, CardRemoved] * (len(mine) // 2)
+    assert tr.present() == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(timelines(), st.sampled_from([1, 3, 20]))
+def test_property_changes_only_by_the_gap_equals_every_scan(case: Plan, refresh: int) -> None:
+    """The same timelines as a changes-only board sends them (an antenna when its tags changed,
+    every antenna every ``refresh`` cycles), each burst closed by the gap and quiet periods
+    counted when settle_due says: the same events, in the same cycles."""
+    debounce, removal, plan = case
+    last = max(seg.end for _, segs in plan for seg in segs) + removal + debounce + 2
+    reads: list[dict[int, list[tuple[bytes, int]]]] = [{} for _ in range(last)]
+    expected: list[tuple[int, str, str, bytes]] = []
+    for tag, segs in plan:
+        for seg in segs:
+            for n in seg.reads:
+                reads[n].setdefault(seg.antenna, []).append((tag, -40))
+            if seg.xtalk is not None:
+                for n in seg.xreads:
+                    reads[n].setdefault(seg.xtalk, []).append((tag, seg.xrssi))
+            zone, _ = ZONE_OF[seg.antenna]
+            expected.append((seg.start, "placed", zone.value, tag))
+            expected.append((seg.end + 1, "removed", zone.value, tag))
+    tr = SnapshotTracker(ZONES, registry(), debounce_cycles=debounce, removal_cycles=removal,
+                         changes_only=True, scan_period=P)  # fmt: skip
+    sent: dict[int, frozenset[bytes]] = {}
+    out: list[TrackerOutput] = []
+    for n in range(last):
+        burst: list[AntennaSnapshot] = []
+        for a in ANTENNAS:
+            tags = frozenset(u for u, _ in reads[n].get(a, ()))
+            if n % refresh == 0 or sent.get(a) != tags:
+                sent[a] = tags
+                rs = tuple(TagRead(u, r) for u, r in reads[n].get(a, ()))
+                burst.append(AntennaSnapshot(CO_BASE + P * n + 0.0004 * len(burst), a, n, rs))
+        if burst:
+            out.extend(o for _, o in settle_until(tr, burst[0].t))
+        for s in burst:
+            out.extend(tr.feed(s))
+    out.extend(o for _, o in settle_until(tr, CO_BASE + P * (last + 50)))
+    assert tr.settle_due(GAP) is None
+    times = [e.t for e in out]
+    assert times == sorted(times)
+    got = []
+    for e in out:
+        assert isinstance(e, CardPlaced | CardRemoved)
+        kind = "placed" if isinstance(e, CardPlaced) else "removed"
+        got.append((cycle_of(e.t), kind, e.zone.value, bytes.fromhex(e.tag)))
+    assert sorted(got) == sorted(expected)
     assert tr.present() == {}
