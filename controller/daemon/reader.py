@@ -4,19 +4,26 @@
 
 With ``reader.changes_only`` (the default) the board sends an antenna only when its tags
 change, plus a full refresh every ``full_refresh_cycles`` scans: the tracker holds an
-unreported antenna as unchanged, the task ticks it every scan period while something is
-left to close, and a GET_SNAPSHOT is asked for whenever the board comes online.
+unreported antenna as unchanged, and a GET_SNAPSHOT is asked for whenever the board comes
+online. Such a cycle has no end marker and seldom every antenna, so a timer, armed on every
+frame, closes it once the line has been quiet for the burst gap
+(:func:`~firmware_bridge.antennas.burst_gap` of ``reader.baudrate``: a few frames' UART
+time, at least 2 ms) and then counts the quiet scan periods when they are due
+(:meth:`~firmware_bridge.antennas.SnapshotTracker.settle`). The task also ticks the tracker
+every scan period while something is left to close: the fallback, and all there is without
+``changes_only``, where a cycle closes when its last antenna reports.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut
-from firmware_bridge.antennas import Collision, StrayTag
+from firmware_bridge.antennas import FRAME_BYTES, Collision, StrayTag, burst_gap
 from firmware_bridge.protocol import ErrorReport
 from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
@@ -27,9 +34,51 @@ if TYPE_CHECKING:
 log = logging.getLogger("railguard.daemon")
 
 
+class Settler:
+    """changes_only: one timer on the event loop, due when the tracker next has something to
+    settle (:meth:`SnapshotTracker.settle_due`): ``gap`` after a cycle's newest frame, or when a
+    quiet scan period counts. Armed after every frame; re-armed when it fires early (a frame
+    came in the meantime) or has more to do."""
+
+    def __init__(self, d: Daemon, gap: float) -> None:
+        self.d = d
+        self.gap = gap
+        self._timer: asyncio.TimerHandle | None = None
+        self._when = math.inf
+
+    def arm(self) -> None:
+        due = self.d.tracker.settle_due(self.gap)
+        if due is None or (self._timer is not None and self._when <= due):
+            return  # nothing to wait for, or the armed timer comes first and re-arms
+        if self._timer is not None:
+            self._timer.cancel()
+        self._when = due
+        delay = max(0.0, due - time.monotonic())
+        self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer, self._when = None, math.inf
+        d = self.d
+        tracker_out(d, d.tracker.settle(time.monotonic(), self.gap))
+        reconcile(d)
+        self.arm()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer, self._when = None, math.inf
+
+
 async def reader_task(d: Daemon) -> None:
+    settler = Settler(d, burst_gap(d.cfg.link.baudrate)) if d.tracker_changes else None
+
+    def snapshot(snap: AntennaSnapshot) -> None:
+        on_snapshot(d, snap)
+        if settler is not None:
+            settler.arm()
+
     link = SerialReaderLink(
-        list(d.cfg.reader_ports), lambda snap: on_snapshot(d, snap),
+        list(d.cfg.reader_ports), snapshot,
         on_status=lambda change: on_status(d, change), on_error=on_error,
         config=d.cfg.daemon_link,
     )  # fmt: skip
@@ -45,13 +94,20 @@ async def reader_task(d: Daemon) -> None:
                 d.frame.clear()
                 await d.frame.wait()
             await asyncio.sleep(d.scan_period)
-            info = link.board_info
-            antennas = info.antenna_count if info is not None else 32
-            # ...and after a whole cycle's frames (24 bytes each) had time on the UART
-            wire = antennas * 24 * 10 / d.cfg.link.baudrate
+            wire = 0.0
+            if settler is None:  # ...and after a whole cycle's frames had time on the UART
+                info = link.board_info
+                antennas = info.antenna_count if info is not None else 32
+                wire = antennas * FRAME_BYTES * 10 / d.cfg.link.baudrate
+            # (changes_only: the settler closes cycles by the burst gap; a long burst, such as
+            # a full refresh, holds the tick's fallback off by itself, see tracker.tick)
             tracker_out(d, d.tracker.tick(time.monotonic() - wire))
             reconcile(d)
+            if settler is not None:
+                settler.arm()
     finally:
+        if settler is not None:
+            settler.cancel()
         await link.stop()
 
 
