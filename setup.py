@@ -9,7 +9,7 @@ The wheel still carries every ``.py`` file and the profiles' TOML files beside t
 A compiled build needs mypy (which provides mypyc), a C compiler and the Python headers in
 the environment that builds, so it runs without build isolation::
 
-    .venv/bin/pip install mypy 'setuptools>=70.1'
+    .venv/bin/pip install mypy 'setuptools>=77'
     RAILGUARD_COMPILE_CORE=1 .venv/bin/pip install --no-build-isolation .    # or: pip wheel ...
 
 Never combine it with ``-e``: the ``.so`` files would then sit beside the sources and run

@@ -49,7 +49,7 @@ RAILGUARD_COMPILE_CORE=0 "$PREFIX/.venv/bin/pip" install -q "${PREFIX}[pi,pcsc]"
 # needs mypy and setuptools in the venv, gcc and python3-dev). On failure the pure install stays.
 if [ "$COMPILE_CORE" = 1 ]; then
     echo "   compiling the rules core with mypyc (minutes on a Pi; RAILGUARD_COMPILE_CORE=0 skips it)"
-    if ! { "$PREFIX/.venv/bin/pip" install -q mypy "setuptools>=70.1" &&
+    if ! { "$PREFIX/.venv/bin/pip" install -q mypy "setuptools>=77" &&
         RAILGUARD_COMPILE_CORE=1 "$PREFIX/.venv/bin/pip" install -q --no-build-isolation \
             --no-deps --force-reinstall "$PREFIX"; }; then
         echo "   WARNING: compiling the rules core failed (output above); the pure-Python core" \
