@@ -165,7 +165,21 @@ def load_hand(path: Path) -> tuple[HandHistory | None, ReplayResult | None]:
         return None, ReplayResult(
             name, hand, None, None, None, error=f"skipped: variant {hh.variant} is not NT"
         )
+    if hh.finishing_stacks is None and not _pokerkit_available():
+        return None, ReplayResult(
+            name, hand, None, None, None,
+            error="skipped: no finishing_stacks in the file, and pokerkit (the dev extra) is "
+                  "not installed to compute them",
+        )  # fmt: skip
     return hh, None
+
+
+def _pokerkit_available() -> bool:
+    try:
+        import pokerkit  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def result_of(
@@ -206,17 +220,11 @@ def replay_file(path: Path, profile: Profile, inject: str | None = None) -> Repl
         return result_of(hh, rec, seats, tuple(a.code.value for a in alerts), inj, str(path))
 
     name = str(path)
-    try:
-        hh = load_phh(path)
-    except UnsupportedVariant as exc:
-        return ReplayResult(name, path.stem, None, None, None, error=f"skipped: {exc}")
-    except BadInput as exc:
-        return ReplayResult(name, "", False, None, None, error=str(exc))
+    hh, skipped = load_hand(path)
+    if hh is None:
+        assert skipped is not None
+        return skipped
     hand = str(hh.hand) if hh.hand is not None else path.stem
-    if hh.variant != "NT":
-        return ReplayResult(
-            name, hand, None, None, None, error=f"skipped: variant {hh.variant} is not NT"
-        )
     try:
         rec, alerts = replay_core(hh, profile)
         seats = plan_hand(hh, profile).seats
