@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from controller.rules.engine import TableCore
 from controller.rules.profile import builtin_profile
@@ -48,6 +49,32 @@ def run_core(plans: list[PlannedHand]) -> float:
         core = TableCore(plan.profile)
         for ev in plan.events:
             core.handle(ev)
+    return time.perf_counter() - t0
+
+
+class _DispatchOnly:
+    """The floor under any core fed these events: a new table per hand, each event's time
+    kept and the event dispatched on its type to a method that judges nothing."""
+
+    def __init__(self, kinds: frozenset[type]) -> None:
+        self.t = 0.0
+        self.handlers = dict.fromkeys(kinds, self._judge)
+
+    def _judge(self, event: object) -> None:
+        return None
+
+    def handle(self, event: Any) -> None:
+        self.t = event.t
+        self.handlers[type(event)](event)
+
+
+def run_floor(plans: list[PlannedHand]) -> float:
+    kinds = frozenset(type(ev) for plan in plans for ev in plan.events)
+    t0 = time.perf_counter()
+    for plan in plans:
+        table = _DispatchOnly(kinds)
+        for ev in plan.events:
+            table.handle(ev)
     return time.perf_counter() - t0
 
 
@@ -149,10 +176,11 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
     try:
         if compiled and compiled.hands != len(plans):
             raise RuntimeError(f"compiled worker has {compiled.hands} hands, not {len(plans)}")
-        core_t, pk_t, comp_t = [], [], []
+        core_t, pk_t, comp_t, floor_t = [], [], [], []
         for _ in range(args.repeat):  # interleaved, so all see the same machine noise
             core_t.append(run_core(plans))
             pk_t.append(run_pokerkit())
+            floor_t.append(run_floor(plans))
             if compiled:
                 comp_t.append(compiled.run())
     finally:
@@ -166,11 +194,18 @@ def measure(args: argparse.Namespace, tmp: Path) -> int:
     print(f"rules core : {core_hps:10.0f} hands/s")
     print(f"pokerkit   : {pk_hps:10.0f} hands/s")
     print(f"ratio      : {ratio:10.1f} (target >= 20)")
+    floor_hps = n / statistics.median(floor_t)
+    events = sum(len(plan.events) for plan in plans) / n
+    print(f"dispatch floor (same events, nothing judged): {floor_hps:.0f} hands/s, "
+          f"{floor_hps / pk_hps:.0f}x pokerkit; the core: "
+          f"{1e6 / core_hps / events:.2f} us per event ({events:.1f} events a hand)")  # fmt: skip
     result: dict[str, object] = {
         "core_hands_per_s": round(core_hps),
         "pokerkit_hands_per_s": round(pk_hps),
         "core_vs_pokerkit": round(ratio, 2),
         "hands": n,
+        "dispatch_floor_vs_pokerkit": round(floor_hps / pk_hps, 1),
+        "core_us_per_event": round(1e6 / core_hps / events, 2),
     }
     if compiled:
         comp_hps = n / statistics.median(comp_t)
