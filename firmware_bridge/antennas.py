@@ -101,7 +101,9 @@ LATE_WINDOW = 16  # cycles: a frame this far behind the last processed cycle is 
 # FRAME_BYTES bytes (one 7-byte tag with RSSI, COBS and delimiter included) at 10 bits a byte
 # (8N1), never under BURST_GAP_FLOOR (host scheduling: the tty hands bytes over in chunks):
 # 6.25 ms at 115200 baud, the 2 ms floor from 460800 baud up. A frame later than that is not
-# lost: it is carried into the next cycle.
+# lost: it is carried into the next cycle. The gap runs from the newest complete frame, so a
+# frame much longer than FRAME_BYTES (20 chips with RSSI: about 200 bytes, 17 ms at 115200
+# baud) can complete after it and then counts one cycle late.
 FRAME_BYTES = 24
 BURST_GAP_FRAMES = 3
 BURST_GAP_FLOOR = 0.002  # seconds
