@@ -6,7 +6,7 @@ state. Both include reading the hand from its already-parsed form, not file I/O.
 Prints a table and, last, one JSON line. Target: ratio >= 20.
 
 ``--compiled`` also builds a mypyc-compiled wheel of the current sources into a temporary
-directory (controller/core_build.py; needs mypy, setuptools >= 70.1, gcc, the Python
+directory (controller/core_build.py; needs mypy, setuptools >= 77, gcc, the Python
 headers), unpacks it and times the compiled core in a worker process whose PYTHONPATH is the
 unpacked wheel (the worker checks that its engine is the ``.so``), interleaved with the pure
 core and pokerkit on the same hands. The JSON line then also carries the compiled figures

@@ -6,7 +6,7 @@ Pi install does so by default (scripts/install-pi.sh). :func:`core_build` tells 
 at run time from where ``controller.rules.engine`` was loaded; ``railguard doctor`` prints it.
 
 :func:`build_wheel` builds a (by default compiled) wheel of a source tree, for
-bench/bench_core.py and the tests; a compiled build needs mypy and setuptools >= 70.1 in
+bench/bench_core.py and the tests; a compiled build needs mypy and setuptools >= 77 in
 this interpreter's environment, a C compiler and the Python headers.
 """
 
@@ -86,7 +86,7 @@ def build_wheel(
             capture_output=True, text=True, env=env, check=False,
         )  # fmt: skip
         if proc.returncode != 0:
-            needs = "mypy and setuptools>=70.1 in the environment, gcc and the Python headers"
+            needs = "mypy and setuptools>=77 in the environment, gcc and the Python headers"
             raise RuntimeError(
                 f"build failed (a compiled build needs {needs}):\n"
                 f"{(proc.stdout + proc.stderr)[-4000:]}"
