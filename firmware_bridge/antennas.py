@@ -103,7 +103,9 @@ LATE_WINDOW = 16  # cycles: a frame this far behind the last processed cycle is 
 # 6.25 ms at 115200 baud, the 2 ms floor from 460800 baud up. A frame later than that is not
 # lost: it is carried into the next cycle. The gap runs from the newest complete frame, so a
 # frame much longer than FRAME_BYTES (20 chips with RSSI: about 200 bytes, 17 ms at 115200
-# baud) can complete after it and then counts one cycle late.
+# baud) could complete after it; the daemon's timer (controller/daemon/reader.py, Settler)
+# therefore waits while the link holds part of a frame (SerialReaderLink.receiving), for at
+# most a longest frame's UART time.
 FRAME_BYTES = 24
 BURST_GAP_FRAMES = 3
 BURST_GAP_FLOOR = 0.002  # seconds

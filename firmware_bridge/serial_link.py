@@ -146,6 +146,9 @@ class ReaderBoard(Protocol):
     @property
     def board_info(self) -> Hello | None: ...
 
+    @property
+    def receiving(self) -> bool: ...
+
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
@@ -238,6 +241,11 @@ class SerialReaderLink:
     def board_info(self) -> Hello | None:
         """The HELLO of the board on the current connection (None before it)."""
         return self._hello
+
+    @property
+    def receiving(self) -> bool:
+        """Part of a frame has arrived and the rest has not (a long frame on a slow line)."""
+        return self._decoder.buffered > 0
 
     @property
     def port(self) -> str | None:

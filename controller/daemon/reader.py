@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut
 from firmware_bridge.antennas import FRAME_BYTES, Collision, StrayTag, burst_gap
-from firmware_bridge.protocol import ErrorReport
+from firmware_bridge.protocol import MAX_ENCODED_SIZE, ErrorReport
 from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
 
@@ -40,11 +40,14 @@ class Settler:
     quiet scan period counts. Armed after every frame; re-armed when it fires early (a frame
     came in the meantime) or has more to do."""
 
-    def __init__(self, d: Daemon, gap: float) -> None:
+    def __init__(self, d: Daemon, gap: float, baudrate: int) -> None:
         self.d = d
         self.gap = gap
         self._timer: asyncio.TimerHandle | None = None
         self._when = math.inf
+        # the UART time of the longest frame the protocol allows (docs/reader-protocol.md)
+        self.longest_frame = MAX_ENCODED_SIZE * 10 / baudrate
+        self._hold_start = math.inf  # when a partial frame first held the timer
 
     def arm(self) -> None:
         due = self.d.tracker.settle_due(self.gap)
@@ -59,9 +62,22 @@ class Settler:
     def _fire(self) -> None:
         self._timer, self._when = None, math.inf
         d = self.d
-        tracker_out(d, d.tracker.settle(time.monotonic(), self.gap))
+        now = time.monotonic()
+        if d.reader is not None and d.reader.receiving and now < self._held_until(now):
+            # a frame is still arriving (a long one on a slow line): the burst is not over;
+            # wait at most a longest frame's time, so stray bytes cannot hold the cycle open
+            self._when = now + self.gap
+            self._timer = asyncio.get_running_loop().call_later(self.gap, self._fire)
+            return
+        self._hold_start = math.inf
+        tracker_out(d, d.tracker.settle(now, self.gap))
         reconcile(d)
         self.arm()
+
+    def _held_until(self, now: float) -> float:
+        if self._hold_start == math.inf:
+            self._hold_start = now
+        return self._hold_start + self.longest_frame
 
     def cancel(self) -> None:
         if self._timer is not None:
@@ -70,7 +86,8 @@ class Settler:
 
 
 async def reader_task(d: Daemon) -> None:
-    settler = Settler(d, burst_gap(d.cfg.link.baudrate)) if d.tracker_changes else None
+    baud = d.cfg.link.baudrate
+    settler = Settler(d, burst_gap(baud), baud) if d.tracker_changes else None
 
     def snapshot(snap: AntennaSnapshot) -> None:
         on_snapshot(d, snap)
