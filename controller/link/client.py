@@ -50,6 +50,10 @@ from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import check_no_hole_cards, redact_state
 from controller.link.topics import TableTopics
 
+# The stamp (seq, bdseq, ts) a message is validated with before it is queued; sending stamps
+# it for real. ts is not integral so that the fast schema check applies (schemas.validate).
+_TS = 0.5
+
 log = logging.getLogger(__name__)
 
 CommandHandler = Callable[[Command], Awaitable[CommandResult]]
@@ -171,7 +175,7 @@ class VenueLink:
     def publish_state(self, state: Mapping[str, Any]) -> None:
         """Set the retained live state (redacted; RedactionError / SchemaViolation if not)."""
         clean = redact_state(state)
-        schemas.validate("state", {**clean, "seq": 0, "bdseq": 0, "ts": 0.0})
+        schemas.validate("state", {**clean, "seq": 0, "bdseq": 0, "ts": _TS})
         self._state = clean
         if self.connected:
             self._enqueue(("state", None))
@@ -180,7 +184,7 @@ class VenueLink:
         """Publish a live event (not retained). Dropped (returns False) while disconnected:
         the seq reset at the next birth tells the venue that it missed some."""
         check_no_hole_cards(data, f"event {kind}")
-        msg = {"seq": 0, "bdseq": 0, "ts": 0.0, "kind": kind, "hand_no": hand_no,
+        msg = {"seq": 0, "bdseq": 0, "ts": _TS, "kind": kind, "hand_no": hand_no,
                "data": dict(data)}
         schemas.validate("event", msg)
         if not self.connected:
@@ -192,7 +196,7 @@ class VenueLink:
     def publish_alert(self, alert: Mapping[str, Any]) -> str:
         """Publish a dealer-error alert; returns its ``alert_id`` (generated if absent).
         Alerts raised while disconnected are sent after the next birth."""
-        msg: dict[str, Any] = {"seat": None, **alert, "seq": 0, "bdseq": 0, "ts": 0.0}
+        msg: dict[str, Any] = {"seat": None, **alert, "seq": 0, "bdseq": 0, "ts": _TS}
         msg.setdefault("alert_id", uuid.uuid4().hex)
         check_no_hole_cards(msg, "alert")
         schemas.validate("alert", msg)
