@@ -27,7 +27,8 @@ from tests.link import samples
         ({"board": ["Jc", "joker"]}, "state.board[1]: 'joker' is not a card"),
         ({"seats": {1: {"seat": 1}}}, "state.seats: non-string key 1"),
         ({"x": {"TAG": "04a1"}}, "state.x.TAG: key names hole cards or tag ids; refused"),
-        ({"log": [[["10h"]]]}, "state.log[0][0][0]: card identity '10h' outside the board; refused"),
+        ({"log": [[["10h"]]]},
+         "state.log[0][0][0]: card identity '10h' outside the board; refused"),
     ],
 )  # fmt: skip
 def test_refused_with_the_path(payload: dict[str, Any], message: str) -> None:
