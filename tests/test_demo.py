@@ -69,3 +69,20 @@ def test_demo_rejects_a_bad_broker_url() -> None:
              timeout=60)  # fmt: skip
     assert r.returncode != 0
     assert "mqtt://" in r.stdout
+
+
+@needs_mosquitto
+def test_demo_dealer_makes_errors_of_several_kinds_and_each_raises_its_alert() -> None:
+    # every hand with a dealer error (error rate 1): hwsim.inject's kinds and their remedies
+    # through the whole table; the remedies keep every hand's result
+    res = _run("--hands", "8", "--seed", "5", "--error-rate", "1.0", "--source", "generated",
+               timeout=240)  # fmt: skip
+    assert res.returncode == 0, res.stdout
+    errors = re.findall(r"dealer error: (.+)", res.stdout)
+    assert len(errors) >= 5 and len(set(errors)) >= 3, errors
+    assert "remedy: " in res.stdout
+    summary = re.search(r"dealer errors injected: (\d+); alerts: (.*)", res.stdout)
+    assert summary is not None and int(summary.group(1)) == len(errors)
+    fired = dict(kv.split("=") for kv in summary.group(2).split(", "))
+    assert len(fired) >= 3, fired
+    assert re.search(r"demo: 8 hands played, 0 records missing, 0 mismatches", res.stdout)

@@ -24,9 +24,12 @@ from controller.demo.view import View
 from controller.link.config import BrokerConfig
 from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.events import (
+    ButtonPress,
     CardPlaced,
+    CardRemoved,
     ChipsIn,
     ConsoleButton,
+    Event,
     SeatPlayer,
     SetButton,
     SetLevel,
@@ -38,6 +41,7 @@ from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio, wired_factory
+from hwsim.inject import KINDS, Feedback, Injection
 
 SEATS = 6
 HOLE = {s: s - 1 for s in range(1, SEATS + 1)}
@@ -274,6 +278,10 @@ class Table:
         self.level: tuple[int, int, int] | None = None
         self.seated: set[int] = set()
         self.outcome = Outcome()
+        # an injected hand's chips (_do): the hand's index, the next chip, those in the zones
+        self.hand_index = 0
+        self.chip_i = 0
+        self.chips_on: list[bytes] = []
 
     async def setup(self) -> None:
         cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
@@ -337,8 +345,16 @@ class Table:
         d = self.daemon
         self.view.hand_start(index, hand)
         await self._table_setup(hand)
-        inject = self.rng.random() < self.error_rate
+        # a dealer error in this hand? one of hwsim.inject's kinds, each with its remedy
+        kind = self.rng.choice(sorted(KINDS)) if self.rng.random() < self.error_rate else ""
+        inject = kind == "wrong-first-seat"
         records_before = len(d.records)
+        if kind and not inject:
+            self.hand_index, self.chip_i, self.chips_on = index, 0, []
+            await self._deal_injected(Injection(hand.plan, kind, seed=self.rng.randrange(2**31)))
+            await self._ack_checks(records_before)
+            await self._end_hand(hand, records_before)
+            return
         chips_on: dict[int, list[bytes]] = {}
         chip_i = 0
         physical = [e for e in hand.plan.events if isinstance(e, ChipsIn | CardPlaced | Sweep)]
@@ -370,12 +386,21 @@ class Table:
                     chips_on = {}
                     await wait_until(self._no_chips, "a sweep")
                 elif i == len(physical) - 1:  # a checked-through last round: ACK each check
-                    for _ in range(SEATS * 2):
-                        if len(d.records) > records_before:
-                            break
-                        await self.gpio.press(ConsoleButton.ACK, 0.06)
-                        await asyncio.sleep(0.08)
+                    await self._ack_checks(records_before)
             await self._settled()
+        await self._end_hand(hand, records_before)
+
+    async def _ack_checks(self, records_before: int) -> None:
+        """A checked-through last round leaves no trace: the dealer confirms each check."""
+        await self._settled()
+        for _ in range(SEATS * 2):
+            if len(self.daemon.records) > records_before or self.daemon.core.hand is None:
+                break
+            await self.gpio.press(ConsoleButton.ACK, 0.06)
+            await asyncio.sleep(0.08)
+
+    async def _end_hand(self, hand: DemoHand, records_before: int) -> None:
+        d = self.daemon
         try:
             await wait_until(lambda: len(d.records) > records_before, "the hand record")
         except DemoFailure:
@@ -391,6 +416,67 @@ class Table:
             self.outcome.mismatches.append(f"{hand.label}: got {list(got)}, {problem}")
         self.view.result(hand, got, problem)
         await self._clear_table()
+
+    async def _deal_injected(self, inj: Injection) -> None:
+        """The hand as hwsim.inject's dealer plays it with one error and its remedy: each
+        event through the simulated hardware, the alerts it raised sent back to the dealer."""
+        gen = inj.events()
+        ev: Event | None = next(gen, None)
+        while ev is not None:
+            since = len(self.view.alerts)
+            await self._do(ev)
+            await self._settled()
+            feedback: Feedback | None = None
+            if inj.awaiting:
+                self.outcome.errors_injected += 1
+                what = KINDS[inj.kind][1].replace("the Nth card", f"card {inj.n} of the deal")
+                self.view.note(f"dealer error: {what}")
+                fired = functools.partial(self._alert_since, inj.expected.upper(), since)
+                with contextlib.suppress(DemoFailure):
+                    await wait_until(fired, "the alert", 3.0)
+                await self._settled()
+                feedback = tuple((str(a["code"]).lower(), str(a["severity"]))
+                                 for a in self.view.alerts[since:])  # fmt: skip
+            try:
+                ev = gen.send(feedback) if feedback is not None else next(gen)
+            except StopIteration:
+                ev = None
+        if inj.remedy:
+            self.view.note(f"remedy: {inj.remedy}")
+
+    def _alert_since(self, code: str, since: int) -> bool:
+        return any(a.get("code") == code for a in self.view.alerts[since:])
+
+    async def _do(self, ev: Event) -> None:
+        """One physical event of the dealer's through the board or the console."""
+        if isinstance(ev, ChipsIn):  # every chip of the action lands in one scan
+            uids = []
+            for _ in split_chips(ev.amount or 0):  # the order chip_table registered them in
+                uids.append(chip_uid(self.hand_index, self.chip_i))
+                self.chip_i += 1
+            for uid in uids:
+                self.board.place(BET[ev.seat], uid)
+                self.where[uid] = BET[ev.seat]
+                self.chips_on.append(uid)
+            await wait_until(functools.partial(self._all_present, uids), "chips read")
+        elif isinstance(ev, Sweep):
+            if self.chips_on:
+                for u in self.chips_on:
+                    self.board.remove(self.where.pop(u), u)
+                self.chips_on = []
+                await wait_until(self._no_chips, "a sweep")
+        elif isinstance(ev, CardPlaced):
+            assert ev.card is not None
+            ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
+                   ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]  # fmt: skip
+            await self._place(ant, card_uid(ev.card))
+        elif isinstance(ev, CardRemoved):
+            uid = card_uid(Card.parse(ev.tag.split("-", 1)[1]))  # hwsim.dealer.tag_of
+            if uid in self.where:
+                self.board.remove(self.where.pop(uid), uid)
+            await wait_until(lambda: uid not in self.daemon.tracker.present(), "a tag to leave")
+        elif isinstance(ev, ButtonPress):
+            await self.gpio.press(ev.button, 0.06)
 
     async def _misdeal(self, seat: int, uid: bytes) -> None:
         d = self.daemon
