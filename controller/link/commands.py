@@ -211,6 +211,8 @@ def _split_validators() -> tuple[Any, dict[str, Any]]:
 
 
 def _validate_command(obj: Any) -> None:
+    if schemas.fast_valid("command", obj):
+        return  # valid by the whole schema (envelope and args): nothing to explain
     envelope, per_command = _split_validators()
     schemas.validate("command", obj, envelope)
     try:

@@ -32,7 +32,12 @@ def _alert() -> dict[str, Any]:
     return {**samples.alert(), **STAMP, "alert_id": "a" * 32}
 
 
-BASES = {"state": _state, "event": _event, "alert": _alert}
+def _command() -> dict[str, Any]:
+    return samples.command("seat", {"seat": 4, "player_id": "p9", "name": "Negreanu",
+                                    "stack": 50000}, ts=1764489600.25)  # fmt: skip
+
+
+BASES = {"state": _state, "event": _event, "alert": _alert, "command": _command}
 
 json_leaf = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**40), 2**40),
