@@ -50,6 +50,16 @@ from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import check_no_hole_cards, redact_state
 from controller.link.topics import TableTopics
 
+
+def _cancel_if_asked(task: asyncio.Task[Any] | None) -> None:
+    """Raise CancelledError if ``task`` was asked to stop. On Python 3.11 asyncio.wait_for
+    (which aiomqtt's publish awaits) can swallow a cancellation that arrives as the publish
+    completes (CPython gh-86296, fixed in 3.12); the writer would then wait on its queue for
+    ever and the daemon's stop would hang."""
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 # The stamp (seq, bdseq, ts) a message is validated with before it is queued; sending stamps
 # it for real. ts is not integral so that the fast schema check applies (schemas.validate).
 _TS = 0.5
@@ -316,8 +326,10 @@ class VenueLink:
 
     async def _writer(self, client: aiomqtt.Client) -> None:
         t = self.topics
+        task = asyncio.current_task()
         while True:
             while self._queue:
+                _cancel_if_asked(task)
                 kind, body = self._queue[0]
                 if kind == "state":
                     if self._state is not None:
@@ -332,6 +344,7 @@ class VenueLink:
                 elif kind == "response":
                     await client.publish(t.responses, _dumps(body), 1, False)
                 self._queue.popleft()
+            _cancel_if_asked(task)
             self._queue_wake.clear()
             await self._queue_wake.wait()
 

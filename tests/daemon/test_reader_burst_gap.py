@@ -17,17 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon import config
 from controller.daemon.service import Daemon
 from firmware_bridge.antennas import burst_gap
 from firmware_bridge.protocol import Message, SetConfig
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
 from hwsim.broker import plain_broker
+from tests.daemon.reader_rig import BOARD_A, HOLE1, HOLE2, two_seat_config, until
 
 SCAN_MS = 200  # long against scheduling noise: the bounds below are fractions of it
 P = SCAN_MS / 1000
-HOLE1, HOLE2, BOARD_A = 0, 1, 2
 CARD_A = bytes.fromhex("04a1b2c3d4e5f6")
 CARD_B = bytes.fromhex("04a1b2c3d4e5f7")
 CARD_C = bytes.fromhex("04a1b2c3d4e5f8")
@@ -46,43 +45,19 @@ class TimedBoard(SimBoard):
         super()._send(message)
 
 
-def _config(port: str, mqtt_port: int, storage: Path) -> config.DaemonConfig:
-    return config.from_mapping({
-        "table": {"id": "t1", "venue": "v1", "size": 2},
-        # changes_only is the default; no full refresh in the few cycles the test watches
-        "reader": {"ports": [port], "scan_period_ms": SCAN_MS, "heartbeat_ms": 1000,
-                   "ready_timeout_s": 10.0, "debounce_cycles": 2, "removal_cycles": 3,
-                   "full_refresh_cycles": 255},
-        "zones": {"seats": 2, "hole": {"1": HOLE1, "2": HOLE2}, "board": BOARD_A, "burn": 3,
-                  "muck": 4, "bet": {}},
-        "gpio": {"pin_factory": "mock", "chip_sensors": {}, "puck_sensors": {}},
-        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False, "allow_plaintext": True},
-        "storage": {"path": str(storage)},
-    })  # fmt: skip
-
-
-async def _until(cond: object, timeout: float, what: str) -> float:
-    """Waits for ``cond``; returns the time it was first seen true (polled every 2 ms)."""
-    assert callable(cond)
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.002)
-    return time.monotonic()
-
-
 async def _next_cycle(board: SimBoard) -> int:
     """Waits until the board has just scanned (and written that cycle's frames)."""
     start = board.cycle
-    await _until(lambda: board.cycle != start, 2, "a scan cycle")
+    await until(lambda: board.cycle != start, 2, "a scan cycle")
     return board.cycle
 
 
 async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
     board = TimedBoard()
     port = await board.start_pty()
-    daemon = Daemon(_config(port, mqtt_port, tmp_path / "state"))
+    # changes_only is the default; no full refresh in the few cycles the test watches
+    daemon = Daemon(two_seat_config(port, mqtt_port, tmp_path / "state", scan_ms=SCAN_MS,
+                                    removal_cycles=3, full_refresh_cycles=255))
     assert daemon.tracker_changes, "the daemon should run its board changes-only"
     assert burst_gap(daemon.cfg.link.baudrate) < P / 20  # 6.25 ms at 115200 baud
     stop = asyncio.Event()
@@ -90,15 +65,15 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
     present = daemon.tracker.present
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        await _until(lambda: board.config.changes_only, 5, "the board set to changes only")
-        await _until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
+        await until(lambda: board.config.changes_only, 5, "the board set to changes only")
+        await until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
 
         # A busy table: the cycle that confirms CARD_A has a frame of its own (CARD_B)
         c0 = await _next_cycle(board)
         board.place(HOLE1, CARD_A)  # first read in c0+1, confirmed (debounce 2) in c0+2
         assert await _next_cycle(board) == c0 + 1
         board.place(HOLE2, CARD_B)  # the board's burst of c0+2 has HOLE2's frame
-        seen_a = await _until(lambda: CARD_A in present(), 3 * P, "CARD_A confirmed")
+        seen_a = await until(lambda: CARD_A in present(), 3 * P, "CARD_A confirmed")
         first_a = board.sent_at[(HOLE1, c0 + 1)]
         confirming = board.sent_at[(HOLE2, c0 + 2)]
         # closed by the gap after the confirming burst: a few ms (old rule: >= P/2 + UART time)
@@ -108,23 +83,23 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
         assert seen_a - first_a < 1 * P + P / 3, (seen_a - first_a, P)
 
         # CARD_B: nothing else changes in c0+3; the quiet cycle confirms it
-        seen_b = await _until(lambda: CARD_B in present(), 3 * P, "CARD_B confirmed")
+        seen_b = await until(lambda: CARD_B in present(), 3 * P, "CARD_B confirmed")
         first_b = board.sent_at[(HOLE2, c0 + 2)]
         assert 1.5 * P - 0.002 <= seen_b - first_b < 2 * P, (seen_b - first_b, P)
 
         # A quiet table from the start: one card, nothing else
-        await _until(lambda: daemon.tracker.settle_due(0.0) is None, 10 * P, "a quiet tracker")
+        await until(lambda: daemon.tracker.settle_due(0.0) is None, 10 * P, "a quiet tracker")
         c1 = await _next_cycle(board)
         board.place(BOARD_A, CARD_C)
         print(f"confirming burst -> A: {seen_a - confirming:.4f} s, first read -> A: "
               f"{seen_a - first_a:.4f} s, B: {seen_b - first_b:.4f} s", end="")  # fmt: skip
-        seen_c = await _until(lambda: CARD_C in present(), 4 * P, "CARD_C confirmed")
+        seen_c = await until(lambda: CARD_C in present(), 4 * P, "CARD_C confirmed")
         first_c = board.sent_at[(BOARD_A, c1 + 1)]
         # the quiet cycle c1+2 counts half a period after it was due: never sooner (that
         # would guess ahead of a late burst), and well before the board's cycle c1+3
         assert 1.5 * P - 0.002 <= seen_c - first_c < 2 * P, (seen_c - first_c, P)
         print(f", C: {seen_c - first_c:.4f} s (scan period {P} s)")
-        await _until(lambda: daemon.stats.events >= 3, 2, "the three CardPlaced in the core")
+        await until(lambda: daemon.stats.events >= 3, 2, "the three CardPlaced in the core")
     finally:
         stop.set()
         await asyncio.wait_for(run, 10)

@@ -7,22 +7,20 @@ Daemon."""
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
 
-from controller.daemon import config
 from controller.daemon.service import Daemon
 from firmware_bridge.antennas import burst_gap
 from firmware_bridge.protocol import Message, SetConfig
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
 from hwsim.broker import plain_broker
+from tests.daemon.reader_rig import HOLE1, HOLE2, two_seat_config, until
 
 SCAN_MS = 200
 P = SCAN_MS / 1000
-HOLE1, HOLE2 = 0, 1
 CARD_A = bytes.fromhex("04a1b2c3d4e5f6")
 CARD_B = bytes.fromhex("04a1b2c3d4e5f7")
 
@@ -64,53 +62,31 @@ class SlowLineBoard(SimBoard):
         self.split_done = True
 
 
-def _config(port: str, mqtt_port: int, storage: Path) -> config.DaemonConfig:
-    return config.from_mapping({
-        "table": {"id": "t1", "venue": "v1", "size": 2},
-        "reader": {"ports": [port], "scan_period_ms": SCAN_MS, "heartbeat_ms": 1000,
-                   "ready_timeout_s": 10.0, "debounce_cycles": 2, "removal_cycles": 3,
-                   "full_refresh_cycles": 255},
-        "zones": {"seats": 2, "hole": {"1": HOLE1, "2": HOLE2}, "board": 2, "burn": 3,
-                  "muck": 4, "bet": {}},
-        "gpio": {"pin_factory": "mock", "chip_sensors": {}, "puck_sensors": {}},
-        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False, "allow_plaintext": True},
-        "storage": {"path": str(storage)},
-    })  # fmt: skip
-
-
-async def _until(cond: object, timeout: float, what: str) -> None:
-    assert callable(cond)
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.001)
-
-
 async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
     gap = burst_gap(115200)  # the daemon's default line speed
     board = SlowLineBoard(pause=5 * gap)  # the frame's second part comes 5 gaps later
     port = await board.start_pty()
-    daemon = Daemon(_config(port, mqtt_port, tmp_path / "state"))
+    daemon = Daemon(two_seat_config(port, mqtt_port, tmp_path / "state", scan_ms=SCAN_MS,
+                                    removal_cycles=3, full_refresh_cycles=255))
     stop = asyncio.Event()
     run = asyncio.create_task(daemon.run(stop))
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
         assert daemon.reader is not None
-        await _until(lambda: board.config.changes_only, 5, "the board set to changes only")
-        await _until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
+        await until(lambda: board.config.changes_only, 5, "the board set to changes only")
+        await until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
         start = board.cycle
-        await _until(lambda: board.cycle != start, 2, "a scan cycle")
+        await until(lambda: board.cycle != start, 2, "a scan cycle")
         late = daemon.tracker.late_frames
         # one burst: HOLE1's frame, then HOLE2's frame, delivered in two parts
         board.split_next = True
         board.place(HOLE1, CARD_A)
         board.place(HOLE2, CARD_B)
-        await _until(lambda: daemon.reader is not None and daemon.reader.receiving, 2 * P,
+        await until(lambda: daemon.reader is not None and daemon.reader.receiving, 2 * P,
                      "the first part of HOLE2's frame")  # fmt: skip
-        await _until(lambda: board.split_done, 2 * P, "the rest of HOLE2's frame")
+        await until(lambda: board.split_done, 2 * P, "the rest of HOLE2's frame")
         present = daemon.tracker.present
-        await _until(lambda: CARD_A in present() and CARD_B in present(), 4 * P,
+        await until(lambda: CARD_A in present() and CARD_B in present(), 4 * P,
                      "both cards confirmed")  # fmt: skip
         assert not daemon.reader.receiving
         # HOLE2's frame was part of its own cycle, not a late frame carried into the next

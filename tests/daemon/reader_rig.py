@@ -1,0 +1,42 @@
+"""Shared by the reader-timing tests (test_reader_burst_gap, test_reader_slow_line,
+test_tracker_tick): a two-seat table config on one pty board, and a polling wait."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.daemon import config
+
+HOLE1, HOLE2, BOARD_A, BURN, MUCK = 0, 1, 2, 3, 4
+
+
+def two_seat_config(port: str, mqtt_port: int, storage: Path, *, scan_ms: int,
+                    muck: int = MUCK, **reader: Any) -> config.DaemonConfig:  # fmt: skip
+    """Seats 1 and 2 on antennas 0 and 1, the board on 2, the burn on 3, the muck on
+    ``muck``; no chips, mock GPIO, a plain broker on ``mqtt_port``. ``reader`` adds to or
+    overrides the [reader] settings."""
+    return config.from_mapping({
+        "table": {"id": "t1", "venue": "v1", "size": 2},
+        "reader": {"ports": [port], "scan_period_ms": scan_ms, "heartbeat_ms": 1000,
+                   "ready_timeout_s": 10.0, "debounce_cycles": 2, **reader},
+        "zones": {"seats": 2, "hole": {"1": HOLE1, "2": HOLE2}, "board": BOARD_A, "burn": BURN,
+                  "muck": muck, "bet": {}},
+        "gpio": {"pin_factory": "mock", "chip_sensors": {}, "puck_sensors": {}},
+        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False, "allow_plaintext": True},
+        "storage": {"path": str(storage)},
+    })  # fmt: skip
+
+
+async def until(cond: Callable[[], object], timeout: float, what: str,
+                poll: float = 0.002) -> float:  # fmt: skip
+    """Waits for ``cond``; returns the time it was first seen true."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(poll)
+    return time.monotonic()
