@@ -51,7 +51,7 @@ from controller.link.redact import check_no_hole_cards, redact_state
 from controller.link.topics import TableTopics
 
 
-def _cancel_if_asked(task: asyncio.Task[Any] | None) -> None:
+def cancel_if_asked(task: asyncio.Task[Any] | None) -> None:
     """Raise CancelledError if ``task`` was asked to stop. On Python 3.11 asyncio.wait_for
     (which aiomqtt's publish awaits) can swallow a cancellation that arrives as the publish
     completes (CPython gh-86296, fixed in 3.12); the writer would then wait on its queue for
@@ -329,7 +329,7 @@ class VenueLink:
         task = asyncio.current_task()
         while True:
             while self._queue:
-                _cancel_if_asked(task)
+                cancel_if_asked(task)
                 kind, body = self._queue[0]
                 if kind == "state":
                     if self._state is not None:
@@ -344,7 +344,7 @@ class VenueLink:
                 elif kind == "response":
                     await client.publish(t.responses, _dumps(body), 1, False)
                 self._queue.popleft()
-            _cancel_if_asked(task)
+            cancel_if_asked(task)
             self._queue_wake.clear()
             await self._queue_wake.wait()
 
@@ -417,7 +417,9 @@ class VenueLink:
 
     async def _sender(self, client: aiomqtt.Client) -> None:
         last = 0
+        task = asyncio.current_task()
         while True:
+            cancel_if_asked(task)
             self._sender_wake.clear()
             if self.logger_online:
                 now = time.monotonic()

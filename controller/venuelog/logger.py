@@ -22,6 +22,7 @@ from typing import Any
 import aiomqtt
 
 from controller.link import schemas
+from controller.link.client import cancel_if_asked
 from controller.link.config import BrokerConfig
 from controller.link.errors import SchemaViolation, StoreError
 from controller.link.topics import (
@@ -123,8 +124,10 @@ class VenueLogger:
                         self.status_topic, _dumps(self._status("online")), 1, True
                     )
                     self._connected.set()
+                    task = asyncio.current_task()
                     async for message in client.messages:
                         await self._on_message(client, message)
+                        cancel_if_asked(task)  # a stop swallowed by publish: see the helper
             except aiomqtt.MqttError as exc:
                 log.warning("venue logger: %s; retrying in %.1f s", exc, delay)
             finally:

@@ -9,7 +9,7 @@ import contextlib
 
 import pytest
 
-from controller.link.client import _cancel_if_asked
+from controller.link.client import cancel_if_asked
 
 
 async def _swallowing_worker(checked: list[str]) -> None:
@@ -17,7 +17,7 @@ async def _swallowing_worker(checked: list[str]) -> None:
     with contextlib.suppress(asyncio.CancelledError):  # what the 3.11 wait_for race does
         await asyncio.sleep(10)
     checked.append("swallowed")
-    _cancel_if_asked(task)
+    cancel_if_asked(task)
     checked.append("not raised")  # pragma: no cover - the line the helper must prevent
     await asyncio.Event().wait()
 
@@ -37,7 +37,7 @@ def test_a_swallowed_cancellation_is_raised_again() -> None:
 
 def test_no_cancellation_no_exception() -> None:
     async def main() -> None:
-        _cancel_if_asked(asyncio.current_task())
-        _cancel_if_asked(None)
+        cancel_if_asked(asyncio.current_task())
+        cancel_if_asked(None)
 
     asyncio.run(main())
