@@ -60,6 +60,18 @@ def card_uid(c: Card) -> bytes:
     return bytes([0xC0, 0xA0, int(c.suit), c.rank])
 
 
+def tag_uid(tag: str) -> bytes:
+    """The card uid of a simulated tag ``A-Ks`` (hwsim.dealer.tag_of)."""
+    return card_uid(Card.parse(tag.split("-", 1)[1]))
+
+
+def antenna_of(ev: CardPlaced) -> int:
+    """The antenna under the zone a planned card goes to."""
+    if ev.zone is ZoneKind.HOLE:
+        return HOLE.get(ev.seat, 0)
+    return {ZoneKind.BOARD: BOARD, ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]
+
+
 def chip_uid(hand: int, i: int) -> bytes:
     return bytes([0xC1, 0, hand >> 8 & 0xFF, hand & 0xFF, 0, i >> 8 & 0xFF, i & 0xFF])
 
@@ -349,45 +361,20 @@ class Table:
         kind = self.rng.choice(sorted(KINDS)) if self.rng.random() < self.error_rate else ""
         inject = kind == "wrong-first-seat"
         records_before = len(d.records)
+        self.hand_index, self.chip_i, self.chips_on = index, 0, []
         if kind and not inject:
-            self.hand_index, self.chip_i, self.chips_on = index, 0, []
             await self._deal_injected(Injection(hand.plan, kind, seed=self.rng.randrange(2**31)))
-            await self._ack_checks(records_before)
-            await self._end_hand(hand, records_before)
-            return
-        chips_on: dict[int, list[bytes]] = {}
-        chip_i = 0
-        physical = [e for e in hand.plan.events if isinstance(e, ChipsIn | CardPlaced | Sweep)]
-        for i, ev in enumerate(physical):
-            if isinstance(ev, ChipsIn):  # every chip of the action lands in one scan
-                uids = []
-                for _ in split_chips(ev.amount or 0):
-                    uids.append(chip_uid(index, chip_i))
-                    chip_i += 1
-                chips_on.setdefault(ev.seat, []).extend(uids)
-                for uid in uids:
-                    self.board.place(BET[ev.seat], uid)
-                    self.where[uid] = BET[ev.seat]
-                await wait_until(functools.partial(self._all_present, uids), "chips read")
-            elif isinstance(ev, CardPlaced):
-                assert ev.card is not None
-                uid = card_uid(ev.card)
-                if inject:  # dealer error: the first card to the wrong seat, then a re-deal
+        else:
+            physical = [e for e in hand.plan.events if isinstance(e, ChipsIn | CardPlaced | Sweep)]
+            for ev in physical:
+                if inject and isinstance(ev, CardPlaced):
+                    # dealer error: the first card to the wrong seat, then a re-deal
                     inject = False
-                    await self._misdeal(ev.seat, uid)
-                ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
-                       ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]  # fmt: skip
-                await self._place(ant, uid)
-            elif isinstance(ev, Sweep):
-                if any(chips_on.values()):
-                    for uids in chips_on.values():
-                        for u in uids:
-                            self.board.remove(self.where.pop(u), u)
-                    chips_on = {}
-                    await wait_until(self._no_chips, "a sweep")
-                elif i == len(physical) - 1:  # a checked-through last round: ACK each check
-                    await self._ack_checks(records_before)
-            await self._settled()
+                    assert ev.card is not None
+                    await self._misdeal(ev.seat, card_uid(ev.card))
+                await self._do(ev)
+                await self._settled()
+        await self._ack_checks(records_before)
         await self._end_hand(hand, records_before)
 
     async def _ack_checks(self, records_before: int) -> None:
@@ -448,7 +435,8 @@ class Table:
         return any(a.get("code") == code for a in self.view.alerts[since:])
 
     async def _do(self, ev: Event) -> None:
-        """One physical event of the dealer's through the board or the console."""
+        """One physical event of the dealer's through the board or the console (table
+        set-up events are the venue's commands, done by _table_setup: skipped here)."""
         if isinstance(ev, ChipsIn):  # every chip of the action lands in one scan
             uids = []
             for _ in split_chips(ev.amount or 0):  # the order chip_table registered them in
@@ -467,11 +455,9 @@ class Table:
                 await wait_until(self._no_chips, "a sweep")
         elif isinstance(ev, CardPlaced):
             assert ev.card is not None
-            ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
-                   ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]  # fmt: skip
-            await self._place(ant, card_uid(ev.card))
+            await self._place(antenna_of(ev), card_uid(ev.card))
         elif isinstance(ev, CardRemoved):
-            uid = card_uid(Card.parse(ev.tag.split("-", 1)[1]))  # hwsim.dealer.tag_of
+            uid = tag_uid(ev.tag)
             if uid in self.where:
                 self.board.remove(self.where.pop(uid), uid)
             await wait_until(lambda: uid not in self.daemon.tracker.present(), "a tag to leave")

@@ -19,17 +19,17 @@ from controller.daemon import Daemon
 from controller.demo.table import (
     BET,
     BOARD,
-    BURN,
-    HOLE,
     MUCK,
     SEATS,
     VENUE,
     DemoFailure,
     Venue,
+    antenna_of,
     card_uid,
     daemon_config,
     ohh_stacks,
     split_chips,
+    tag_uid,
     wait_until,
 )
 from controller.replay import ReplayResult, compare_stacks
@@ -299,8 +299,7 @@ class ReplayTable:
         elif isinstance(ev, CardPlaced):
             assert ev.card is not None
             uid = card_uid(ev.card)
-            ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
-                   ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]  # fmt: skip
+            ant = antenna_of(ev)
             if uid in self.where:  # a move (a fold): off the old antenna in the same scan
                 self.board.remove(self.where[uid], uid)
             self.board.place(ant, uid)
@@ -308,7 +307,7 @@ class ReplayTable:
             zone = self.daemon.cfg.zones.zone_of(ant)
             await self._wait(lambda: self._present().get(uid) == zone, "a tag read")
         elif isinstance(ev, CardRemoved):
-            uid = bytes.fromhex(_uid_hex(ev.tag))
+            uid = tag_uid(ev.tag)
             if uid in self.where:
                 self.board.remove(self.where.pop(uid), uid)
             await self._wait(lambda: uid not in self._present(), "a tag to leave")
@@ -418,10 +417,3 @@ def _moved(d: Daemon, before: int, hand: object, pointer: object) -> bool:
     """The ACK was taken: the record came, the hand ended, or the turn moved on."""
     h = d.core.hand
     return len(d.records) > before or h is not hand or getattr(h, "pointer", None) != pointer
-
-
-def _uid_hex(tag: str) -> str:
-    """The card uid of a simulated tag ``A-Ks`` (hwsim.dealer.tag_of)."""
-    from controller.rules.cards import Card
-
-    return card_uid(Card.parse(tag.split("-", 1)[1])).hex()

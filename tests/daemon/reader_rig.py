@@ -4,12 +4,16 @@ test_tracker_tick): a two-seat table config on one pty board, and a polling wait
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from controller.daemon import config
+from controller.daemon.service import Daemon
+from hwsim.board import SimBoard
+from hwsim.broker import plain_broker
 
 HOLE1, HOLE2, BOARD_A, BURN, MUCK = 0, 1, 2, 3, 4
 
@@ -40,3 +44,28 @@ async def until(cond: Callable[[], object], timeout: float, what: str,
             raise AssertionError(f"timed out after {timeout}s waiting for {what}")
         await asyncio.sleep(poll)
     return time.monotonic()
+
+
+@contextlib.asynccontextmanager
+async def running(board: SimBoard, tmp_path: Path, mqtt_port: int, *, scan_ms: int,
+                  **settings: Any) -> AsyncIterator[Daemon]:  # fmt: skip
+    """The daemon on ``board``'s pty (two_seat_config with ``settings``), ready; stopped,
+    and the board with it, on the way out."""
+    port = await board.start_pty()
+    daemon = Daemon(two_seat_config(port, mqtt_port, tmp_path / "state", scan_ms=scan_ms,
+                                    **settings))  # fmt: skip
+    stop = asyncio.Event()
+    run = asyncio.create_task(daemon.run(stop))
+    try:
+        await asyncio.wait_for(daemon.ready.wait(), 10)
+        yield daemon
+    finally:
+        stop.set()
+        await asyncio.wait_for(run, 10)
+        await board.stop()
+
+
+def run_scenario(scenario: Callable[[Path, int], Awaitable[None]], tmp_path: Path) -> None:
+    """``scenario(tmp_path, mqtt_port)`` against a private plain broker, within 40 s."""
+    with plain_broker() as broker:
+        asyncio.run(asyncio.wait_for(scenario(tmp_path, broker.port), 40))

@@ -11,19 +11,16 @@ after its first frame, ticked once a period)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
 import pytest
 
-from controller.daemon.service import Daemon
 from firmware_bridge.antennas import burst_gap
 from firmware_bridge.protocol import Message, SetConfig
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
-from hwsim.broker import plain_broker
-from tests.daemon.reader_rig import BOARD_A, HOLE1, HOLE2, two_seat_config, until
+from tests.daemon.reader_rig import BOARD_A, HOLE1, HOLE2, run_scenario, running, until
 
 SCAN_MS = 200  # long against scheduling noise: the bounds below are fractions of it
 P = SCAN_MS / 1000
@@ -54,17 +51,12 @@ async def _next_cycle(board: SimBoard) -> int:
 
 async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
     board = TimedBoard()
-    port = await board.start_pty()
     # changes_only is the default; no full refresh in the few cycles the test watches
-    daemon = Daemon(two_seat_config(port, mqtt_port, tmp_path / "state", scan_ms=SCAN_MS,
-                                    removal_cycles=3, full_refresh_cycles=255))
-    assert daemon.tracker_changes, "the daemon should run its board changes-only"
-    assert burst_gap(daemon.cfg.link.baudrate) < P / 20  # 6.25 ms at 115200 baud
-    stop = asyncio.Event()
-    run = asyncio.create_task(daemon.run(stop))
-    present = daemon.tracker.present
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
+    async with running(board, tmp_path, mqtt_port, scan_ms=SCAN_MS, removal_cycles=3,
+                       full_refresh_cycles=255) as daemon:  # fmt: skip
+        assert daemon.tracker_changes, "the daemon should run its board changes-only"
+        assert burst_gap(daemon.cfg.link.baudrate) < P / 20  # 6.25 ms at 115200 baud
+        present = daemon.tracker.present
         await until(lambda: board.config.changes_only, 5, "the board set to changes only")
         await until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
 
@@ -100,13 +92,8 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
         assert 1.5 * P - 0.002 <= seen_c - first_c < 2 * P, (seen_c - first_c, P)
         print(f", C: {seen_c - first_c:.4f} s (scan period {P} s)")
         await until(lambda: daemon.stats.events >= 3, 2, "the three CardPlaced in the core")
-    finally:
-        stop.set()
-        await asyncio.wait_for(run, 10)
-        await board.stop()
 
 
 @pytest.mark.timeout(60)
 def test_changes_only_cycle_closes_when_the_burst_is_over(tmp_path: Path) -> None:
-    with plain_broker() as broker:
-        asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker.port), 40))
+    run_scenario(_scenario, tmp_path)

@@ -11,13 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon.service import Daemon
 from firmware_bridge.antennas import burst_gap
 from firmware_bridge.protocol import Message, SetConfig
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
-from hwsim.broker import plain_broker
-from tests.daemon.reader_rig import HOLE1, HOLE2, two_seat_config, until
+from tests.daemon.reader_rig import HOLE1, HOLE2, run_scenario, running, until
 
 SCAN_MS = 200
 P = SCAN_MS / 1000
@@ -65,13 +63,8 @@ class SlowLineBoard(SimBoard):
 async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
     gap = burst_gap(115200)  # the daemon's default line speed
     board = SlowLineBoard(pause=5 * gap)  # the frame's second part comes 5 gaps later
-    port = await board.start_pty()
-    daemon = Daemon(two_seat_config(port, mqtt_port, tmp_path / "state", scan_ms=SCAN_MS,
-                                    removal_cycles=3, full_refresh_cycles=255))
-    stop = asyncio.Event()
-    run = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
+    async with running(board, tmp_path, mqtt_port, scan_ms=SCAN_MS, removal_cycles=3,
+                       full_refresh_cycles=255) as daemon:  # fmt: skip
         assert daemon.reader is not None
         await until(lambda: board.config.changes_only, 5, "the board set to changes only")
         await until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
@@ -91,13 +84,8 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
         assert not daemon.reader.receiving
         # HOLE2's frame was part of its own cycle, not a late frame carried into the next
         assert daemon.tracker.late_frames == late, (daemon.tracker.late_frames, late)
-    finally:
-        stop.set()
-        await asyncio.wait_for(run, 10)
-        await board.stop()
 
 
 @pytest.mark.timeout(60)
 def test_a_frame_still_arriving_holds_the_burst_open(tmp_path: Path) -> None:
-    with plain_broker() as broker:
-        asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker.port), 40))
+    run_scenario(_scenario, tmp_path)

@@ -4,17 +4,14 @@ cycle's frames arrive. Real pty board (hwsim), real mosquitto, the real Daemon."
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 
 import pytest
 
-from controller.daemon.service import Daemon
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
-from hwsim.broker import plain_broker
-from tests.daemon.reader_rig import two_seat_config, until
+from tests.daemon.reader_rig import run_scenario, running, until
 
 SCAN_MS = 200  # long enough that "before the next cycle" is far from scheduling noise
 CARD = bytes.fromhex("04a1b2c3d4e5f6")
@@ -23,13 +20,7 @@ HOLE1, DEAD = 0, 4  # antenna 4 (the muck) is dead: its frames never come
 
 async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
     board = SimBoard(6, config=SetConfig(scan_period_ms=SCAN_MS, heartbeat_interval_ms=1000))
-    port = await board.start_pty()
-    daemon = Daemon(two_seat_config(port, mqtt_port, tmp_path / "state", scan_ms=SCAN_MS,
-                                    muck=DEAD))
-    stop = asyncio.Event()
-    run = asyncio.create_task(daemon.run(stop))
-    try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
+    async with running(board, tmp_path, mqtt_port, scan_ms=SCAN_MS, muck=DEAD) as daemon:
         board.kill_antenna(DEAD)
         await until(lambda: daemon.tracker.cycles >= 3, 5, "the tracker to run some cycles")
         before = daemon.stats.events
@@ -47,13 +38,8 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
         assert time.monotonic() - stalled_at < 2 * SCAN_MS / 1000
         assert daemon.stats.events == before + 1
         assert daemon.tracker.present() == {CARD: daemon.cfg.zones.zone_of(HOLE1)}
-    finally:
-        stop.set()
-        await asyncio.wait_for(run, 10)
-        await board.stop()
 
 
 @pytest.mark.timeout(60)
 def test_card_reaches_the_core_while_an_antenna_is_dead(tmp_path: Path) -> None:
-    with plain_broker() as broker:
-        asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker.port), 40))
+    run_scenario(_scenario, tmp_path)

@@ -686,13 +686,12 @@ def timelines(draw: st.DrawFn) -> Plan:
     return debounce, removal, plan
 
 
-@settings(max_examples=300, deadline=None)
-@given(timelines())
-def test_property_events_equal_true_timeline(case: Plan) -> None:
-    debounce, removal, plan = case
-    last = max(seg.end for _, segs in plan for seg in segs) + removal + debounce + 2
-    reads: list[dict[int, list[bytes | tuple[bytes, int]]]] = [{} for _ in range(last)]
-    expected: list[CardPlaced | CardRemoved] = []
+CycleReads = list[dict[int, list[tuple[bytes, int]]]]
+
+
+def _reads_by_cycle(plan: list[tuple[bytes, list[Seg]]], last: int) -> CycleReads:
+    """Cycle -> antenna -> (tag, rssi) read: each segment's own reads, and its crosstalk."""
+    reads: CycleReads = [{} for _ in range(last)]
     for tag, segs in plan:
         for seg in segs:
             for n in seg.reads:
@@ -700,6 +699,18 @@ def test_property_events_equal_true_timeline(case: Plan) -> None:
             if seg.xtalk is not None:
                 for n in seg.xreads:
                     reads[n].setdefault(seg.xtalk, []).append((tag, seg.xrssi))
+    return reads
+
+
+@settings(max_examples=300, deadline=None)
+@given(timelines())
+def test_property_events_equal_true_timeline(case: Plan) -> None:
+    debounce, removal, plan = case
+    last = max(seg.end for _, segs in plan for seg in segs) + removal + debounce + 2
+    reads = _reads_by_cycle(plan, last)
+    expected: list[CardPlaced | CardRemoved] = []
+    for tag, segs in plan:
+        for seg in segs:
             zone, seat = ZONE_OF[seg.antenna]
             expected.append(placed(T(seg.start), zone, tag, seat))
             expected.append(removed(T(seg.end + 1), zone, tag, seat))
@@ -731,15 +742,10 @@ def test_property_changes_only_by_the_gap_equals_every_scan(case: Plan, refresh:
     counted when settle_due says: the same events, in the same cycles."""
     debounce, removal, plan = case
     last = max(seg.end for _, segs in plan for seg in segs) + removal + debounce + 2
-    reads: list[dict[int, list[tuple[bytes, int]]]] = [{} for _ in range(last)]
+    reads = _reads_by_cycle(plan, last)
     expected: list[tuple[int, str, str, bytes]] = []
     for tag, segs in plan:
         for seg in segs:
-            for n in seg.reads:
-                reads[n].setdefault(seg.antenna, []).append((tag, -40))
-            if seg.xtalk is not None:
-                for n in seg.xreads:
-                    reads[n].setdefault(seg.xtalk, []).append((tag, seg.xrssi))
             zone, _ = ZONE_OF[seg.antenna]
             expected.append((seg.start, "placed", zone.value, tag))
             expected.append((seg.end + 1, "removed", zone.value, tag))
