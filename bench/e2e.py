@@ -12,13 +12,19 @@ publishes a REJECTED alert. The clock starts when the board writes the frame tha
 the debounce (the ``debounce_cycles``-th consecutive frame carrying the tag: before it the
 daemon cannot know) and stops when the alert arrives. One event in flight; the previous tag
 is taken off as the next one is placed (its removal alert is told apart by its text).
+
+    .venv/bin/python bench/e2e.py [--events 1000]    # its own broker; prints one JSON object
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import statistics
+import sys
+import tempfile
 import time
 import tty
 import uuid
@@ -27,12 +33,16 @@ from typing import Any
 
 import aiomqtt
 
+if __name__ == "__main__":  # run as a script: the checkout's packages first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from bench.procs import DaemonProcess, Subscriber, daemon_mapping, pct, wait_for
 from controller.demo.table import HOLE
 from controller.link.config import NODELAY
 from firmware_bridge.protocol import Message, SetConfig
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
+from hwsim.broker import plain_broker
 
 SCAN_MS = 10
 DEBOUNCE = 2
@@ -189,3 +199,19 @@ async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
         "e2e_vs_floor": round(pct(lat, 0.99) / floor_p99, 2),
         "e2e_vs_floor_p50": round(statistics.median(lat) / floor_p50, 2),
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--events", type=int, default=1000, help="events (bench/run.py: 5000)")
+    args = ap.parse_args(argv)
+    if args.events < 1:
+        ap.error("--events must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="railguard-e2e-") as tmp, plain_broker() as b:
+        r = asyncio.run(run(b.port, args.events, Path(tmp)))
+    print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

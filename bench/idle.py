@@ -9,21 +9,30 @@ sends an antenna only when its tags change, so on an idle table only the full re
 i.e. every antenna every scan (it sends no SET_CONFIG), and holds an aiomqtt connection,
 nothing else; it reads more bytes than the daemon does, so it is a generous floor. Both are
 sampled with psutil over the same window.
+
+    .venv/bin/python bench/idle.py [--seconds 60]    # its own broker; prints one JSON object
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+if __name__ == "__main__":  # run as a script: the checkout's packages first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from bench.procs import DaemonProcess, Subscriber, daemon_mapping, wait_for
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
+from hwsim.broker import plain_broker
 
 HERE = Path(__file__).resolve().parent
 BASE = "railguard/v1/t1"
@@ -85,3 +94,19 @@ async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
         "baseline_rss_mb": round(b_rss / 2**20, 1),
         "daemon_alive": alive,
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=60.0, help="sampling window (default 60)")
+    args = ap.parse_args(argv)
+    if args.seconds <= 0:
+        ap.error("--seconds must be positive")
+    with tempfile.TemporaryDirectory(prefix="railguard-idle-") as tmp, plain_broker() as b:
+        r = asyncio.run(run(b.port, args.seconds, Path(tmp)))
+    print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
