@@ -15,6 +15,11 @@ from controller.rules.seating import clockwise, postflop_first, preflop_first
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# dealing and misdeal import this module: the cycle is resolved at call time (both are fully
+# imported before any event is handled), not by importing inside the functions on the
+# action path, which costs an import-system lookup per call.
+from controller.rules import dealing, misdeal
+
 
 def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     p = h.players[seat]
@@ -31,9 +36,7 @@ def _order_from(h: Hand, seat: int, n: int) -> list[Player]:
 
 def needs_action(h: Hand, p: Player) -> bool:
     # p.can_act, inlined: this is on the path of every action
-    return not (p.folded or p.dead or p.all_in) and (
-        not p.acted or p.street_bet < h.current_bet
-    )
+    return not (p.folded or p.dead or p.all_in) and (not p.acted or p.street_bet < h.current_bet)
 
 
 def _next_to_act(core: TableCore, h: Hand, after: int) -> int:
@@ -191,8 +194,6 @@ def _out_of_turn(core: TableCore, h: Hand, seat: int, what: str) -> None:
 def _begin_action(core: TableCore, h: Hand) -> bool:
     """Chips or a fold while the deal is still going on: betting has begun."""
     if core.phase is Phase.DEALING:
-        from controller.rules import dealing
-
         if dealing.missing_cards_at_action(core):
             return False
         if core.phase is Phase.DEALING:
@@ -241,8 +242,6 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         return
     if not _begin_action(core, h):
         return
-    from controller.rules import misdeal
-
     if misdeal.acted_with_joker(core, e.seat, e.amount):
         return
     if e.seat != h.pointer and not _infer_checks(core, h, e.seat):

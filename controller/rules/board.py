@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import betting
+from controller.rules import betting, misdeal
 from controller.rules.decisions import AlertCode, Severity
-from controller.rules.events import BadgeTap, CardPlaced, CardRemoved
+from controller.rules.events import BadgeTap, CardPlaced
 from controller.rules.hand import Hand, Phase, Street
 from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
 
@@ -139,17 +139,17 @@ def _no_burn_clause(core: TableCore) -> str:
     return "002 Flop/Turn/River exposed early; 003 Dealer errors; TDA RP-5"
 
 
-def on_burn_removed(core: TableCore, e: CardRemoved) -> None:
+def on_burn_removed(core: TableCore, tag: str) -> None:
     h = core.hand
     assert h is not None
-    if e.tag == h.last_burn and h.street_burns > 1 and core.phase is Phase.BOARD:
+    if tag == h.last_burn and h.street_burns > 1 and core.phase is Phase.BOARD:
         h.street_burns -= 1
-        h.burns.remove(e.tag)
-        h.required_burn = e.tag  # 000 irreg-12b: it goes back and is the next burn
-        core.instruct(f"{core.card_name(e.tag)} goes back on the stub: it is the next burn")
-    elif e.tag in h.burns and int(_coming(h)) in h.no_burn and core.phase is Phase.BOARD:
+        h.burns.remove(tag)
+        h.required_burn = tag  # 000 irreg-12b: it goes back and is the next burn
+        core.instruct(f"{core.card_name(tag)} goes back on the stub: it is the next burn")
+    elif tag in h.burns and int(_coming(h)) in h.no_burn and core.phase is Phase.BOARD:
         h.street_burns = max(0, h.street_burns - 1)
-        h.burns.remove(e.tag)
+        h.burns.remove(tag)
 
 
 def on_board(core: TableCore, e: CardPlaced) -> None:
@@ -354,10 +354,9 @@ def _premature(core: TableCore, h: Hand, e: CardPlaced) -> None:
     core.alert(code, Severity.WARNING, clause, remedy, seat, e.tag)
 
 
-def on_board_removed(core: TableCore, e: CardRemoved) -> None:
+def on_board_removed(core: TableCore, tag: str) -> None:
     h = core.hand
     assert h is not None
-    tag = e.tag
     if tag == h.pending_board:
         h.pending_board = ""
         return
@@ -367,8 +366,6 @@ def on_board_removed(core: TableCore, e: CardRemoved) -> None:
 
 
 def supervisor(core: TableCore, e: BadgeTap) -> None:
-    from controller.rules import misdeal
-
     h = core.hand
     if h is None:
         return

@@ -57,6 +57,12 @@ class Card:
     def is_joker(self) -> bool:
         return self.rank == 0
 
+    def __hash__(self) -> int:
+        # Consistent with the generated equality (rank and suit); the generated hash hashed a
+        # tuple holding the Suit, and Enum.__hash__ is Python code: cards key the core's
+        # duplicate check on every card read.
+        return self.rank * 4 + self.suit
+
     def __str__(self) -> str:
         if self.is_joker:
             return "Jk"

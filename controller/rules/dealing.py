@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import betting, board
+from controller.rules import betting, board, misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
-from controller.rules.events import CardPlaced, CardRemoved, ZoneKind
+from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Phase, Player, Street
-from controller.rules.misdeal import misdeal_condition, void
 from controller.rules.profile import (
     AnteStyle,
     ExtraCardRule,
@@ -216,7 +215,7 @@ def hole_owner(h: Hand, tag: str) -> Player | None:
     return None
 
 
-def on_card_removed(core: TableCore, e: CardRemoved) -> None:
+def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
     phase = core.phase
     if phase in (Phase.MISDEAL, Phase.VOID):
         if core.table_clear():
@@ -230,14 +229,14 @@ def on_card_removed(core: TableCore, e: CardRemoved) -> None:
     h = core.hand
     if h is None or phase not in _ACTIVE:
         return
-    if e.zone is ZoneKind.HOLE:
-        p = h.players.get(e.seat)
-        if p is not None and e.tag in p.cards:
-            p.cards.remove(e.tag)
-    elif e.zone is ZoneKind.BOARD:
-        board.on_board_removed(core, e)
+    if zone is ZoneKind.HOLE:
+        p = h.players.get(seat)
+        if p is not None and tag in p.cards:
+            p.cards.remove(tag)
+    elif zone is ZoneKind.BOARD:
+        board.on_board_removed(core, tag)
     else:
-        board.on_burn_removed(core, e)
+        board.on_burn_removed(core, tag)
 
 
 def _purge_old_deal(core: TableCore, keep: str) -> None:
@@ -253,7 +252,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     h = core.hand
     assert h is not None
     if e.card is None:
-        void(
+        misdeal.void(
             core,
             AlertCode.FOREIGN_CARD,
             "000 SECTION 3 IRREGULARITIES 4 [L136]",
@@ -277,13 +276,13 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
                 h.replace[e.seat] = e.tag
                 return False
             return True
-        misdeal_condition(
+        misdeal.misdeal_condition(
             core, AlertCode.JOKER, "TDA 35-A: non-standard card", "a joker was dealt", e.seat, e.tag
         )
         return True
     other = h.seen.get(e.card)
     if other is not None and other != e.tag:
-        void(
+        misdeal.void(
             core,
             AlertCode.DUPLICATE_CARD,
             "000 SECTION 3 IRREGULARITIES 5 [L137]",
@@ -307,7 +306,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     if p is None:
         seat = core.seats.get(s)
         why = "an empty seat" if seat is None else "a player not entitled to a hand"
-        misdeal_condition(
+        misdeal.misdeal_condition(
             core,
             AlertCode.CARD_TO_EMPTY_SEAT,
             "000 SECTION 3 MISDEALS 1. bullet 9 [L116]; 002 Misdeals d)",
@@ -329,7 +328,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     expected = h.deal_seq[h.deal_idx]
     if s != expected:
         if h.deal_idx == 0:
-            misdeal_condition(
+            misdeal.misdeal_condition(
                 core,
                 AlertCode.WRONG_FIRST_SEAT,
                 "000 SECTION 3 MISDEALS 1. bullet 8 [L115]; 002 Misdeals c); TDA 35-A",
@@ -349,7 +348,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         )
         if not two_on_button:
             if core.profile.out_of_sequence is SequenceRule.MISDEAL:
-                misdeal_condition(
+                misdeal.misdeal_condition(
                     core,
                     AlertCode.OUT_OF_SEQUENCE,
                     "000 SECTION 3 MISDEALS 1. bullet 6 [L113]",
@@ -404,7 +403,7 @@ def late_hole(core: TableCore, e: CardPlaced) -> None:
     assert h is not None
     p = h.players.get(e.seat)
     if p is None:
-        misdeal_condition(
+        misdeal.misdeal_condition(
             core,
             AlertCode.CARD_TO_EMPTY_SEAT,
             "000 SECTION 3 MISDEALS 1. bullet 9 [L116]; 002 Misdeals d)",
@@ -451,7 +450,7 @@ def _extra_card(core: TableCore, h: Hand, p: Player, tag: str) -> None:
     clause = (
         "000 SECTION 3 MISDEALS 1. bullets 4-5 [L111-112]; 004 AR-5b; 003 Dealer errors count a)"
     )
-    misdeal_condition(
+    misdeal.misdeal_condition(
         core, AlertCode.EXTRA_HOLE_CARD, clause, f"seat {p.seat} has an extra card", p.seat, tag
     )
 
@@ -477,6 +476,6 @@ def missing_cards_at_action(core: TableCore) -> bool:
                 "000 SECTION 3 MISDEALS 1. bullet 5 [L112]; 003 Dealer errors count a); G13",
                 f"seat {p.seat} has {n} card",
             )
-        if misdeal_condition(core, code, clause, why, p.seat):
+        if misdeal.misdeal_condition(core, code, clause, why, p.seat):
             return True
     return False

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, IntEnum
+from typing import Final
 
 from controller.rules.cards import Card
 
@@ -65,85 +66,215 @@ class AlertCode(Enum):
     REJECTED = "rejected"
 
 
-@dataclass(frozen=True, slots=True)
+# The decisions and records below are read-only values. They are written with an explicit
+# ``__init__`` and ``Final`` attributes instead of ``@dataclass(frozen=True)``: mypy --strict
+# refuses any assignment to them, the compiled core (mypyc, docs/performance.md) makes the
+# attributes read-only at run time (AttributeError) and builds one in about 60 ns, where a
+# frozen dataclass's generated ``__init__`` (``object.__setattr__`` per field, interpreted)
+# took 1-2 µs in either build, for several objects an event. ``@dataclass(init=False,
+# unsafe_hash=True)`` still provides equality, hashing, ``repr`` and ``dataclasses.fields``.
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Alert:
-    code: AlertCode
-    severity: Severity
-    clause: str  # rulebook file and section, e.g. "000 SECTION 3 MISDEALS 1. bullet 8"
-    remedy: str  # what the dealer does, in words
-    seat: int = 0
-    card: Card | None = None
-    t: float = 0.0
+    code: Final[AlertCode]
+    severity: Final[Severity]
+    clause: Final[str]  # rulebook file and section, e.g. "000 SECTION 3 MISDEALS 1. bullet 8"
+    remedy: Final[str]  # what the dealer does, in words
+    seat: Final[int]
+    card: Final[Card | None]
+    t: Final[float]
+
+    def __init__(
+        self,
+        code: AlertCode,
+        severity: Severity,
+        clause: str,
+        remedy: str,
+        seat: int = 0,
+        card: Card | None = None,
+        t: float = 0.0,
+    ) -> None:
+        self.code = code
+        self.severity = severity
+        self.clause = clause
+        self.remedy = remedy
+        self.seat = seat
+        self.card = card
+        self.t = t
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Instruction:
     """Guidance that is not an error: "burn X", "seat 3 shows first", "seat 5 to act"."""
 
-    text: str
-    seat: int = 0
-    card: Card | None = None
-    t: float = 0.0
+    text: Final[str]
+    seat: Final[int]
+    card: Final[Card | None]
+    t: Final[float]
+
+    def __init__(self, text: str, seat: int = 0, card: Card | None = None, t: float = 0.0) -> None:
+        self.text = text
+        self.seat = seat
+        self.card = card
+        self.t = t
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class ActionRecord:
-    street: int  # 0 pre-flop .. 3 river
-    seat: int
-    kind: str  # post_sb, post_bb, post_ante, check, call, bet, raise, fold, all_in...
-    amount: int  # chips put in by this action
-    to: int  # the seat's total on this street after the action
-    t: float
-    all_in: bool = False
+    street: Final[int]  # 0 pre-flop .. 3 river
+    seat: Final[int]
+    kind: Final[str]  # post_sb, post_bb, post_ante, check, call, bet, raise, fold, all_in...
+    amount: Final[int]  # chips put in by this action
+    to: Final[int]  # the seat's total on this street after the action
+    t: Final[float]
+    all_in: Final[bool]
+
+    def __init__(
+        self,
+        street: int,
+        seat: int,
+        kind: str,
+        amount: int,
+        to: int,
+        t: float,
+        all_in: bool = False,
+    ) -> None:
+        self.street = street
+        self.seat = seat
+        self.kind = kind
+        self.amount = amount
+        self.to = to
+        self.t = t
+        self.all_in = all_in
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class SeatRecord:
-    seat: int
-    player: str
-    start_stack: int
-    end_stack: int
-    hole: tuple[Card, ...]
-    won: int = 0
+    seat: Final[int]
+    player: Final[str]
+    start_stack: Final[int]
+    end_stack: Final[int]
+    hole: Final[tuple[Card, ...]]
+    won: Final[int]
+
+    def __init__(
+        self,
+        seat: int,
+        player: str,
+        start_stack: int,
+        end_stack: int,
+        hole: tuple[Card, ...],
+        won: int = 0,
+    ) -> None:
+        self.seat = seat
+        self.player = player
+        self.start_stack = start_stack
+        self.end_stack = end_stack
+        self.hole = hole
+        self.won = won
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class PotRecord:
-    amount: int
-    eligible: tuple[int, ...]
-    winners: tuple[int, ...]
-    shares: tuple[tuple[int, int], ...]  # (seat, chips won)
-    hand_name: str = ""
+    amount: Final[int]
+    eligible: Final[tuple[int, ...]]
+    winners: Final[tuple[int, ...]]
+    shares: Final[tuple[tuple[int, int], ...]]  # (seat, chips won)
+    hand_name: Final[str]
+
+    def __init__(
+        self,
+        amount: int,
+        eligible: tuple[int, ...],
+        winners: tuple[int, ...],
+        shares: tuple[tuple[int, int], ...],
+        hand_name: str = "",
+    ) -> None:
+        self.amount = amount
+        self.eligible = eligible
+        self.winners = winners
+        self.shares = shares
+        self.hand_name = hand_name
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class HandRecord:
-    table: str
-    hand_no: int
-    deal_no: int  # re-deals after a misdeal keep the hand number, with a new deal number
-    profile: str
-    dealer: str
-    started_t: float
-    ended_t: float
-    button: int
-    small_blind_seat: int
-    big_blind_seat: int
-    small_blind: int
-    big_blind: int
-    ante: int
-    seats: tuple[SeatRecord, ...]
-    board: tuple[Card, ...]
-    burns: tuple[Card, ...]
-    actions: tuple[ActionRecord, ...]
-    pots: tuple[PotRecord, ...]
-    alerts: tuple[Alert, ...]
-    odd_chip: bool = False  # an odd chip was awarded by the profile's rule
-    voided: bool = False
+    table: Final[str]
+    hand_no: Final[int]
+    deal_no: Final[int]  # re-deals after a misdeal keep the hand number, with a new deal number
+    profile: Final[str]
+    dealer: Final[str]
+    started_t: Final[float]
+    ended_t: Final[float]
+    button: Final[int]
+    small_blind_seat: Final[int]
+    big_blind_seat: Final[int]
+    small_blind: Final[int]
+    big_blind: Final[int]
+    ante: Final[int]
+    seats: Final[tuple[SeatRecord, ...]]
+    board: Final[tuple[Card, ...]]
+    burns: Final[tuple[Card, ...]]
+    actions: Final[tuple[ActionRecord, ...]]
+    pots: Final[tuple[PotRecord, ...]]
+    alerts: Final[tuple[Alert, ...]]
+    odd_chip: Final[bool]  # an odd chip was awarded by the profile's rule
+    voided: Final[bool]
+
+    def __init__(
+        self,
+        table: str,
+        hand_no: int,
+        deal_no: int,
+        profile: str,
+        dealer: str,
+        started_t: float,
+        ended_t: float,
+        button: int,
+        small_blind_seat: int,
+        big_blind_seat: int,
+        small_blind: int,
+        big_blind: int,
+        ante: int,
+        seats: tuple[SeatRecord, ...],
+        board: tuple[Card, ...],
+        burns: tuple[Card, ...],
+        actions: tuple[ActionRecord, ...],
+        pots: tuple[PotRecord, ...],
+        alerts: tuple[Alert, ...],
+        odd_chip: bool = False,
+        voided: bool = False,
+    ) -> None:
+        self.table = table
+        self.hand_no = hand_no
+        self.deal_no = deal_no
+        self.profile = profile
+        self.dealer = dealer
+        self.started_t = started_t
+        self.ended_t = ended_t
+        self.button = button
+        self.small_blind_seat = small_blind_seat
+        self.big_blind_seat = big_blind_seat
+        self.small_blind = small_blind
+        self.big_blind = big_blind
+        self.ante = ante
+        self.seats = seats
+        self.board = board
+        self.burns = burns
+        self.actions = actions
+        self.pots = pots
+        self.alerts = alerts
+        self.odd_chip = odd_chip
+        self.voided = voided
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class HandComplete:
-    record: HandRecord
+    record: Final[HandRecord]
+
+    def __init__(self, record: HandRecord) -> None:
+        self.record = record
 
 
 Decision = Alert | Instruction | HandComplete

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card
 from controller.rules.decisions import AlertCode, Severity
-from controller.rules.events import CardPlaced, CardRemoved, ZoneKind
+from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Phase
 from controller.rules.profile import DrawRule
 from controller.rules.seating import first_positions
@@ -72,12 +72,12 @@ def _draw_winner(core: TableCore, seat: int, clause: str) -> None:
         core.enter(Phase.IDLE)
 
 
-def draw_removed(core: TableCore, e: CardRemoved) -> None:
+def draw_removed(core: TableCore, tag: str) -> None:
     d = core.draw
     if d is not None:
         for cards in d.cards.values():
-            if e.tag in cards:
-                cards.remove(e.tag)
+            if tag in cards:
+                cards.remove(tag)
         return
     if core.table_clear():
         core.enter(Phase.IDLE)

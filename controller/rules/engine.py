@@ -10,9 +10,8 @@ phase changes is :meth:`TableCore.enter`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Final
 
 from controller.rules import betting, board, dealing, draw, misdeal, records, showdown
 from controller.rules.cards import Card
@@ -66,31 +65,48 @@ ACCEPTS: dict[Phase, frozenset[type]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Step:
-    """The result of one event."""
+    """The result of one event (read-only; an explicit ``__init__``: see decisions.py)."""
 
-    phase: Phase
-    hand_no: int
-    decisions: tuple[Decision, ...] = ()
-    rejected: TableError | None = None
+    phase: Final[Phase]
+    hand_no: Final[int]
+    decisions: Final[tuple[Decision, ...]]
+    rejected: Final[TableError | None]
+
+    def __init__(
+        self,
+        phase: Phase,
+        hand_no: int,
+        decisions: tuple[Decision, ...] = (),
+        rejected: TableError | None = None,
+    ) -> None:
+        self.phase = phase
+        self.hand_no = hand_no
+        self.decisions = decisions
+        self.rejected = rejected
 
     @property
     def alerts(self) -> tuple[Alert, ...]:
         return tuple(d for d in self.decisions if isinstance(d, Alert))
 
 
-@dataclass(slots=True)
+@dataclass(init=False, slots=True)
 class Level:
     small_blind: int
     big_blind: int
-    ante: int = 0
+    ante: int
+
+    def __init__(self, small_blind: int, big_blind: int, ante: int = 0) -> None:
+        self.small_blind = small_blind
+        self.big_blind = big_blind
+        self.ante = ante
 
 
-@dataclass(slots=True)
 class _Draw:
-    cards: dict[int, list[str]] = field(default_factory=dict)
-    order: list[tuple[int, str]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.cards: dict[int, list[str]] = {}
+        self.order: list[tuple[int, str]] = []
 
 
 class TableCore:
@@ -124,23 +140,6 @@ class TableCore:
         self.t = 0.0
         self.out: list[Decision] = []
         self.last_record: HandRecord | None = None
-        self._handlers: dict[type, Callable[[Any], None]] = {
-            CardPlaced: self._card_placed,
-            CardRemoved: self._card_removed,
-            ChipsIn: self._chips_in,
-            ChipsOut: self._chips_out,
-            Sweep: self._sweep,
-            ButtonPress: self._button,
-            BadgeTap: self._badge,
-            Tick: self._tick,
-            SeatPlayer: self._seat_player,
-            UnseatPlayer: self._unseat_player,
-            SetPresence: self._set_presence,
-            SetLevel: self._set_level,
-            SetButton: self._set_button,
-            StartButtonDraw: self._start_draw,
-            SetDealer: self._set_dealer,
-        }
 
     # ------------------------------------------------------------------ public API
 
@@ -167,7 +166,7 @@ class TableCore:
         saved_t = self.t
         try:
             self.t = event.t
-            self._handlers[kind](event)
+            self._dispatch(event)
         except TableError as err:
             self.t = saved_t
             if clock:
@@ -182,6 +181,41 @@ class TableCore:
         if quiet.phase is not self.phase or quiet.hand_no != self.hand_no:
             quiet = self._quiet = Step(self.phase, self.hand_no)
         return quiet
+
+    def _dispatch(self, event: Event) -> None:
+        """Hand the event to its handler. A chain of isinstance tests, the most frequent
+        kinds first: the compiled core turns it into direct calls (a dict of bound methods
+        costs a Python-level call per event in either build)."""
+        if isinstance(event, CardPlaced):
+            self._card_placed(event)
+        elif isinstance(event, CardRemoved):
+            self._card_removed(event)
+        elif isinstance(event, ChipsIn):
+            self._chips_in(event)
+        elif isinstance(event, Sweep):
+            betting.sweep(self, event)
+        elif isinstance(event, ChipsOut):
+            self._chips_out(event)
+        elif isinstance(event, ButtonPress):
+            self._button(event)
+        elif isinstance(event, BadgeTap):
+            self._badge(event)
+        elif isinstance(event, Tick):
+            return
+        elif isinstance(event, SeatPlayer):
+            self._seat_player(event)
+        elif isinstance(event, UnseatPlayer):
+            self._unseat_player(event)
+        elif isinstance(event, SetPresence):
+            self._set_presence(event)
+        elif isinstance(event, SetLevel):
+            self._set_level(event)
+        elif isinstance(event, SetButton):
+            self._set_button(event)
+        elif isinstance(event, StartButtonDraw):
+            self._start_draw(event)
+        elif isinstance(event, SetDealer):
+            self.dealer = event.dealer
 
     def can(self, event: Event) -> bool:
         """Would this event be accepted in the current phase? (No side effects.)"""
@@ -318,9 +352,6 @@ class TableCore:
         rule = self.profile.draw_rule.value
         self.instruct(f"Button draw ({rule}): deal one card face up to each seat")
 
-    def _set_dealer(self, e: SetDealer) -> None:
-        self.dealer = e.dealer
-
     # ------------------------------------------------------------------ cards
 
     def _card_placed(self, e: CardPlaced) -> None:
@@ -340,7 +371,7 @@ class TableCore:
         self.card_of[tag] = e.card
         if prev is not None:
             # A move: the removal may be reported late (L5), so the placement implies it.
-            self._card_removed(CardRemoved(e.t, prev[0], tag, prev[1]))
+            self._remove(prev[0], tag, prev[1])
         self.where[tag] = loc
         if self.phase is Phase.DRAW:
             draw.draw_card(self, e)
@@ -353,11 +384,15 @@ class TableCore:
             raise TableError(
                 "not_there", f"tag {e.tag} was not on {e.zone.value} {e.seat or ''}".strip()
             )
-        del self.where[e.tag]
+        self._remove(e.zone, e.tag, e.seat)
+
+    def _remove(self, zone: ZoneKind, tag: str, seat: int) -> None:
+        """A card known to be on ``zone`` (of ``seat``) left it."""
+        del self.where[tag]
         if self.phase is Phase.DRAW:
-            draw.draw_removed(self, e)
+            draw.draw_removed(self, tag)
             return
-        dealing.on_card_removed(self, e)
+        dealing.on_card_removed(self, zone, tag, seat)
 
     # ------------------------------------------------------------------ chips
 
@@ -372,9 +407,6 @@ class TableCore:
         if e.seat not in self.seats:
             raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
         betting.chips_out(self, e)
-
-    def _sweep(self, e: Sweep) -> None:
-        betting.sweep(self, e)
 
     # ------------------------------------------------------------------ console
 
@@ -401,9 +433,6 @@ class TableCore:
             self.dealer = e.badge
             return
         board.supervisor(self, e)
-
-    def _tick(self, e: Tick) -> None:
-        return
 
     def _check_clock(self, t: float) -> None:
         if self.hand is not None and self.hand.clock_seat:

@@ -3,7 +3,7 @@ copy it into frozen values)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum, IntEnum
 
 from controller.rules.decisions import ActionRecord, Alert
@@ -32,20 +32,24 @@ class Street(IntEnum):
         return (0, 3, 4, 5)[self.value]
 
 
-@dataclass(slots=True)
+# Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the
+# compiled core builds them natively (see decisions.py).
+
+
+@dataclass(init=False, slots=True)
 class Player:
     seat: int
     start_stack: int
     stack: int  # chips behind
-    cards: list[str] = field(default_factory=list)  # tags at the seat, in read order
-    folded: bool = False
-    dead: bool = False
-    all_in: bool = False
-    street_bet: int = 0
-    total: int = 0
-    acted: bool = False
-    can_raise: bool = True
-    hole: list[str] = field(default_factory=list)  # the seat's two hole cards (tags)
+    cards: list[str]  # tags at the seat, in read order
+    folded: bool
+    dead: bool
+    all_in: bool
+    street_bet: int
+    total: int
+    acted: bool
+    can_raise: bool
+    hole: list[str]  # the seat's two hole cards (tags)
 
     @property
     def live(self) -> bool:
@@ -55,8 +59,27 @@ class Player:
     def can_act(self) -> bool:
         return self.live and not self.all_in
 
+    def __init__(
+        self,
+        seat: int,
+        start_stack: int,
+        stack: int,
+    ) -> None:
+        self.seat = seat
+        self.start_stack = start_stack
+        self.stack = stack
+        self.cards = []
+        self.folded = False
+        self.dead = False
+        self.all_in = False
+        self.street_bet = 0
+        self.total = 0
+        self.acted = False
+        self.can_raise = True
+        self.hole = []
 
-@dataclass(slots=True)
+
+@dataclass(init=False, slots=True)
 class Hand:
     hand_no: int
     deal_no: int
@@ -67,52 +90,119 @@ class Hand:
     ante: int
     players: dict[int, Player]
     deal_seq: list[int]
-    deal_idx: int = 0
-    dealt: list[tuple[str, int]] = field(default_factory=list)  # (tag, seat) in deal order
-    street: Street = Street.PREFLOP
-    current_bet: int = 0
-    last_raise: int = 0
-    raises: int = 0
-    pointer: int = 0
-    last_aggressor: int = 0
-    actions: list[ActionRecord] = field(default_factory=list)
-    alerts: list[Alert] = field(default_factory=list)
-    board: list[str] = field(default_factory=list)
-    burns: list[str] = field(default_factory=list)
-    street_burns: int = 0  # burns made for the coming street
-    need_burn: bool = True  # the coming street is dealt with a burn
-    required_burn: str = ""  # a tag that must be the next burn (extra card / exposed card)
-    set_aside: set[str] = field(default_factory=set)  # premature board cards taken out
-    four_flop: list[str] = field(default_factory=list)  # the cards of a four-card flop
-    floor_draw: bool = False  # waiting for the floor to draw the burn of a four-card flop
-    window_actions: int = 0  # pre-flop actions after the blinds (misdeal window)
-    window_chip_actions: int = 0
-    window_seats: set[int] = field(default_factory=set)
-    exposed: list[str] = field(default_factory=list)
-    boxed: list[str] = field(default_factory=list)
-    replace: dict[int, str] = field(default_factory=dict)  # seat -> tag to replace after deal
-    jokers: set[str] = field(default_factory=set)
-    extra_cards: int = 0
-    runout: bool = False  # all-in: no more betting, board dealt out
-    clock_seat: int = 0
-    clock_deadline: float = 0.0
-    clock_warned: bool = False
+    deal_idx: int
+    dealt: list[tuple[str, int]]  # (tag, seat) in deal order
+    street: Street
+    current_bet: int
+    last_raise: int
+    raises: int
+    pointer: int
+    last_aggressor: int
+    actions: list[ActionRecord]
+    alerts: list[Alert]
+    board: list[str]
+    burns: list[str]
+    street_burns: int  # burns made for the coming street
+    need_burn: bool  # the coming street is dealt with a burn
+    required_burn: str  # a tag that must be the next burn (extra card / exposed card)
+    set_aside: set[str]  # premature board cards taken out
+    four_flop: list[str]  # the cards of a four-card flop
+    floor_draw: bool  # waiting for the floor to draw the burn of a four-card flop
+    window_actions: int  # pre-flop actions after the blinds (misdeal window)
+    window_chip_actions: int
+    window_seats: set[int]
+    exposed: list[str]
+    boxed: list[str]
+    replace: dict[int, str]  # seat -> tag to replace after deal
+    jokers: set[str]
+    extra_cards: int
+    runout: bool  # all-in: no more betting, board dealt out
+    clock_seat: int
+    clock_deadline: float
+    clock_warned: bool
     # seat -> (amount, bet seen); amount None with presence-only chip sensors
-    oot: dict[int, tuple[int | None, int]] = field(default_factory=dict)
-    unconfirmed: dict[int, int] = field(default_factory=dict)  # blinds posted for an absent seat
-    zone_chips: dict[int, int] = field(default_factory=dict)  # chips seen in zones (no sweep yet)
-    misdeal_called_t: float = -1.0
-    odd_chip: bool = False
-    unswept: bool = False  # chips were bet this street and not yet swept
-    burn_credit: int = 0  # burns already made for the street after the coming one
-    no_burn: set[int] = field(default_factory=set)  # streets dealt without a burn (remedies)
-    premature: set[int] = field(default_factory=set)  # streets with a premature card alert
-    pending_board: str = ""  # a board card dealt without a burn, awaiting correction
-    redeal_flop: bool = False  # a four-card flop goes back into the stub
-    last_burn: str = ""
-    read_t: dict[str, float] = field(default_factory=dict)  # when each board tag was read
-    seen: dict[object, str] = field(default_factory=dict)  # card -> the tag that carried it
-    posted_before: dict[int, int] = field(default_factory=dict)  # zone chips at the first card
+    oot: dict[int, tuple[int | None, int]]
+    unconfirmed: dict[int, int]  # blinds posted for an absent seat
+    zone_chips: dict[int, int]  # chips seen in zones (no sweep yet)
+    misdeal_called_t: float
+    odd_chip: bool
+    unswept: bool  # chips were bet this street and not yet swept
+    burn_credit: int  # burns already made for the street after the coming one
+    no_burn: set[int]  # streets dealt without a burn (remedies)
+    premature: set[int]  # streets with a premature card alert
+    pending_board: str  # a board card dealt without a burn, awaiting correction
+    redeal_flop: bool  # a four-card flop goes back into the stub
+    last_burn: str
+    read_t: dict[str, float]  # when each board tag was read
+    seen: dict[object, str]  # card -> the tag that carried it
+    posted_before: dict[int, int]  # zone chips at the first card
+
+    def __init__(
+        self,
+        hand_no: int,
+        deal_no: int,
+        pos: Positions,
+        started_t: float,
+        small_blind: int,
+        big_blind: int,
+        ante: int,
+        players: dict[int, Player],
+        deal_seq: list[int],
+    ) -> None:
+        self.hand_no = hand_no
+        self.deal_no = deal_no
+        self.pos = pos
+        self.started_t = started_t
+        self.small_blind = small_blind
+        self.big_blind = big_blind
+        self.ante = ante
+        self.players = players
+        self.deal_seq = deal_seq
+        self.deal_idx = 0
+        self.dealt = []
+        self.street = Street.PREFLOP
+        self.current_bet = 0
+        self.last_raise = 0
+        self.raises = 0
+        self.pointer = 0
+        self.last_aggressor = 0
+        self.actions = []
+        self.alerts = []
+        self.board = []
+        self.burns = []
+        self.street_burns = 0
+        self.need_burn = True
+        self.required_burn = ""
+        self.set_aside = set()
+        self.four_flop = []
+        self.floor_draw = False
+        self.window_actions = 0
+        self.window_chip_actions = 0
+        self.window_seats = set()
+        self.exposed = []
+        self.boxed = []
+        self.replace = {}
+        self.jokers = set()
+        self.extra_cards = 0
+        self.runout = False
+        self.clock_seat = 0
+        self.clock_deadline = 0.0
+        self.clock_warned = False
+        self.oot = {}
+        self.unconfirmed = {}
+        self.zone_chips = {}
+        self.misdeal_called_t = -1.0
+        self.odd_chip = False
+        self.unswept = False
+        self.burn_credit = 0
+        self.no_burn = set()
+        self.premature = set()
+        self.pending_board = ""
+        self.redeal_flop = False
+        self.last_burn = ""
+        self.read_t = {}
+        self.seen = {}
+        self.posted_before = {}
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

@@ -8,7 +8,7 @@ from controller.rules import betting
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Phase, Street
-from controller.rules.profile import ExposedMisdeal, MisdealWindow
+from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -217,8 +217,6 @@ def _restore_stacks(h: Hand, keep_forced: bool) -> None:
         p.street_bet = blinds if keep_forced else 0  # bets other than the blinds went back
 
 
-
-
 # ---------------------------------------------------------------------------- fouled hands
 
 
@@ -226,8 +224,6 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
     """003 Dealer Errors joker b) [L189]: a player who acts (chips in) while still holding a
     joker that was not replaced has a fouled hand: dead, and the chips stay in the pot.
     Returns True when the action was consumed this way."""
-    from controller.rules.profile import JokerRule
-
     h = core.hand
     assert h is not None
     p = h.players[seat]

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Pot:
-    amount: int
-    eligible: tuple[int, ...]  # seats still in the hand that contributed to every layer
+    """One pot (read-only; an explicit ``__init__``: see decisions.py)."""
+
+    amount: Final[int]
+    eligible: Final[tuple[int, ...]]  # seats still in the hand that contributed to every layer
+
+    def __init__(self, amount: int, eligible: tuple[int, ...]) -> None:
+        self.amount = amount
+        self.eligible = eligible
 
 
 def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> list[Pot]:

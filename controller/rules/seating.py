@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from enum import Enum
+from typing import Final
 
 from controller.rules.profile import ButtonRule, NewPlayerWait, Profile
 
@@ -18,28 +19,43 @@ class SeatStatus(Enum):
     BUSTED = "busted"  # no chips left; removed before the next hand
 
 
-@dataclass(slots=True)
+@dataclass(init=False, slots=True)
 class Seat:
-    """A seat's player between hands (mutable inside the engine, copied out in snapshots)."""
+    """A seat's player between hands (mutable inside the engine, copied out in snapshots).
+    Explicit ``__init__`` (see decisions.py): the compiled core builds it natively."""
 
     player: str
     stack: int
-    present: bool = True
-    status: SeatStatus = SeatStatus.ACTIVE
+    present: bool
+    status: SeatStatus
+
+    def __init__(
+        self, player: str, stack: int, present: bool = True, status: SeatStatus = SeatStatus.ACTIVE
+    ) -> None:
+        self.player = player
+        self.stack = stack
+        self.present = present
+        self.status = status
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Positions:
-    """Button, small-blind and big-blind positions of one hand.
+    """Button, small-blind and big-blind positions of one hand (read-only: see decisions.py).
 
     ``sb`` is the small blind's *position*: it may be an empty seat (a dead small blind),
     in which case nobody posts it. ``button`` may be an empty seat (a dead button).
     """
 
-    button: int
-    sb: int
-    bb: int
-    heads_up: bool = False
+    button: Final[int]
+    sb: Final[int]
+    bb: Final[int]
+    heads_up: Final[bool]
+
+    def __init__(self, button: int, sb: int, bb: int, heads_up: bool = False) -> None:
+        self.button = button
+        self.sb = sb
+        self.bb = bb
+        self.heads_up = heads_up
 
 
 @functools.cache
