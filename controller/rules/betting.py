@@ -40,9 +40,11 @@ def needs_action(h: Hand, p: Player) -> bool:
 
 
 def _next_to_act(core: TableCore, h: Hand, after: int) -> int:
-    for p in _order_from(h, after, core.profile.max_seats):
-        if needs_action(h, p):
-            return p.seat
+    players = h.players
+    for s in clockwise(after, core.max_seats):
+        p = players.get(s)
+        if p is not None and needs_action(h, p):
+            return s
     return 0
 
 
@@ -52,9 +54,9 @@ def open_preflop(core: TableCore) -> None:
     core.enter(Phase.BETTING)
     h.street = Street.PREFLOP
     live = frozenset(s for s, p in h.players.items() if p.can_act)
-    first = preflop_first(h.pos, frozenset(h.players), core.profile.max_seats)
+    first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
     if first not in live or not needs_action(h, h.players[first]):
-        before = clockwise(first, core.profile.max_seats)[-1]
+        before = clockwise(first, core.max_seats)[-1]
         first = _next_to_act(core, h, before)
     h.pointer = first
     after_change(core)
@@ -78,8 +80,8 @@ def open_street(core: TableCore) -> None:
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
     # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
     # skipped the first seat: the small blind, and heads-up the big blind.)
-    start = postflop_first(h.pos, frozenset(h.players), core.profile.max_seats)
-    before = clockwise(start, core.profile.max_seats)[-2]
+    start = postflop_first(h.pos, frozenset(h.players), core.max_seats)
+    before = clockwise(start, core.max_seats)[-2]
     h.pointer = _next_to_act(core, h, before)
     after_change(core)
 
@@ -157,7 +159,7 @@ def _infer_checks(core: TableCore, h: Hand, seat: int) -> bool:
     skipped: list[Player] = []
     # start AT the pointer: _order_from(h, x) begins after x, so pass the seat before it
     for p in _order_from(
-        h, clockwise(h.pointer, core.profile.max_seats)[-2], core.profile.max_seats
+        h, clockwise(h.pointer, core.max_seats)[-2], core.max_seats
     ):
         if p.seat == seat:
             break
@@ -459,7 +461,7 @@ def close_unbet_round(core: TableCore) -> None:
     still to act checked (L2)."""
     h = core.hand
     assert h is not None
-    for p in _order_from(h, h.pointer or h.pos.button, core.profile.max_seats):
+    for p in _order_from(h, h.pointer or h.pos.button, core.max_seats):
         if needs_action(h, p):
             p.acted = True
             _count_window(h, p.seat, chips=False)

@@ -20,8 +20,13 @@ def phase_of(core: TableCore) -> Phase:
     return core.phase
 
 
+# the street after each street (the river stays the river); a tuple, not ``Street(n)``: an
+# Enum call is Python code, and this is on the path of every burn and board card
+_AFTER = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
+
+
 def _coming(h: Hand) -> Street:
-    return Street(min(int(h.street) + 1, 3))
+    return _AFTER[h.street]
 
 
 def _provably_pending(core: TableCore) -> bool:

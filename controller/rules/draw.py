@@ -64,7 +64,7 @@ def draw_card(core: TableCore, e: CardPlaced) -> None:
 
 
 def _draw_winner(core: TableCore, seat: int, clause: str) -> None:
-    core.positions = first_positions(seat, core.live_seated(), core.profile.max_seats)
+    core.positions = first_positions(seat, core.live_seated(), core.max_seats)
     core.button_set = True
     core.instruct(f"Button to seat {seat} ({clause}); collect the draw cards", seat)
     core.draw = None

@@ -65,6 +65,11 @@ ACCEPTS: dict[Phase, frozenset[type]] = {
 }
 
 
+# ACCEPTS as two parallel tuples, for TableCore.enter
+_PHASE_SEQ: tuple[Phase, ...] = tuple(ACCEPTS)
+_ACCEPTS_SEQ: tuple[frozenset[type], ...] = tuple(ACCEPTS.values())
+
+
 @dataclass(init=False, unsafe_hash=True, slots=True)
 class Step:
     """The result of one event (read-only; an explicit ``__init__``: see decisions.py)."""
@@ -113,7 +118,8 @@ class TableCore:
     """One table's rules engine. Construct with a profile; feed events to :meth:`handle`."""
 
     def __init__(self, profile: Profile, table: str = "table", *, hand_no: int = 0) -> None:
-        self.profile = profile
+        self._profile = profile
+        self.max_seats = profile.max_seats  # read on every action: kept with the profile
         self.table = table
         self.seats: dict[int, Seat] = {}
         self.level = Level(0, 0, 0)
@@ -142,6 +148,16 @@ class TableCore:
         self.last_record: HandRecord | None = None
 
     # ------------------------------------------------------------------ public API
+
+    @property
+    def profile(self) -> Profile:
+        """The house-rule profile (the daemon may switch it between hands)."""
+        return self._profile
+
+    @profile.setter
+    def profile(self, profile: Profile) -> None:
+        self._profile = profile
+        self.max_seats = profile.max_seats
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
@@ -228,7 +244,8 @@ class TableCore:
 
     def enter(self, phase: Phase) -> None:
         self.phase = phase
-        self._accepts = ACCEPTS[phase]
+        # not ACCEPTS[phase]: hashing an Enum member is a Python-level call
+        self._accepts = _ACCEPTS_SEQ[_PHASE_SEQ.index(phase)]
 
     def alert(
         self,
@@ -279,8 +296,8 @@ class TableCore:
     # ------------------------------------------------------------------ table management
 
     def _seat_player(self, e: SeatPlayer) -> None:
-        if not 1 <= e.seat <= self.profile.max_seats:
-            raise TableError("bad_seat", f"seat {e.seat} is not 1..{self.profile.max_seats}")
+        if not 1 <= e.seat <= self.max_seats:
+            raise TableError("bad_seat", f"seat {e.seat} is not 1..{self.max_seats}")
         if e.stack < 0:
             raise TableError("bad_stack", f"stack {e.stack} is negative")
         cur = self.seats.get(e.seat)
@@ -336,7 +353,7 @@ class TableCore:
             raise TableError("too_few_players", "a hand needs at least two players with chips")
         if self.hand is not None and self.phase is not Phase.COMPLETE:
             raise TableError("in_hand", "the button moves between hands")
-        self.positions = first_positions(e.seat, live, self.profile.max_seats)
+        self.positions = first_positions(e.seat, live, self.max_seats)
         self.button_set = True
         for seat in self.seats.values():
             if seat.status is SeatStatus.WAITING:
@@ -358,7 +375,7 @@ class TableCore:
         zone, tag = e.zone, e.tag
         loc: tuple[ZoneKind, int]
         if zone is ZoneKind.HOLE:
-            if not 1 <= e.seat <= self.profile.max_seats:
+            if not 1 <= e.seat <= self.max_seats:
                 raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
             if self.phase in _STARTS_HAND:
                 dealing.dealt_in(self)  # a hand must be able to start: else rejected, unchanged

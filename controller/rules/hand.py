@@ -29,7 +29,7 @@ class Street(IntEnum):
 
     @property
     def board_size(self) -> int:
-        return (0, 3, 4, 5)[self.value]
+        return (0, 3, 4, 5)[self]  # an IntEnum indexes directly (``.value`` is Python code)
 
 
 # Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the

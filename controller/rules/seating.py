@@ -5,7 +5,6 @@ Pure functions over small frozen values; the engine keeps the current :class:`Po
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -58,11 +57,22 @@ class Positions:
         self.heads_up = heads_up
 
 
-@functools.cache
-def clockwise(start: int, max_seats: int) -> tuple[int, ...]:
-    """Seats after ``start`` going clockwise, ending with ``start`` itself (cached: it is on
-    the path of every action)."""
+def _ring(start: int, max_seats: int) -> tuple[int, ...]:
     return tuple(((start - 1 + i) % max_seats) + 1 for i in range(1, max_seats + 1))
+
+
+# _RINGS[max_seats][start]: every order a table of 2..10 seats can ask for, built once
+_RINGS: list[list[tuple[int, ...]]] = [
+    [_ring(start, n) if 1 <= start <= n else () for start in range(11)] for n in range(11)
+]
+
+
+def clockwise(start: int, max_seats: int) -> tuple[int, ...]:
+    """Seats after ``start`` going clockwise, ending with ``start`` itself (a table lookup:
+    it is on the path of every action)."""
+    if 1 <= start <= max_seats <= 10:
+        return _RINGS[max_seats][start]
+    return _ring(start, max_seats)
 
 
 def next_seat(after: int, seats: set[int] | frozenset[int], max_seats: int) -> int:

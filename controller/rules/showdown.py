@@ -29,7 +29,7 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     live = {s for s, p in h.players.items() if p.live}
     if aggressors and aggressors[-1] in live:
         return aggressors[-1]
-    for s in clockwise(h.pos.button, core.profile.max_seats):
+    for s in clockwise(h.pos.button, core.max_seats):
         if s in live:
             return s
     return 0
@@ -46,7 +46,7 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
     contrib = {s: p.total for s, p in h.players.items()}
     pots = build_pots(contrib, live)
     board = [c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)]
-    order = _order_from_button(h.pos.button, core.profile.max_seats)
+    order = _order_from_button(h.pos.button, core.max_seats)
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
     cards: dict[int, list[Card]] = {}
     if len(live) > 1 and len(board) == 5:
