@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 # action path, which costs an import-system lookup per call.
 from controller.rules import dealing, misdeal
 
+_STREET_NO = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
+
 
 def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     p = h.players[seat]
     h.actions.append(
-        ActionRecord(int(h.street), seat, kind, amount, p.street_bet, core.t, p.all_in)
+        ActionRecord(_STREET_NO[h.street], seat, kind, amount, p.street_bet, core.t, p.all_in)
     )
     if amount > 0:
         h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
@@ -90,8 +92,11 @@ def after_change(core: TableCore) -> None:
     """Re-evaluate the round: the hand is won, the round is closed, or someone is to act."""
     h = core.hand
     assert h is not None
-    live = [p for p in h.players.values() if not (p.folded or p.dead)]  # p.live, inlined
-    if len(live) == 1:
+    live = 0
+    for p in h.players.values():
+        if not (p.folded or p.dead):  # p.live, inlined
+            live += 1
+    if live == 1:
         core.finish_hand()
         return
     if core.phase is not Phase.BETTING:
@@ -114,7 +119,7 @@ def after_change(core: TableCore) -> None:
     h.street_burns += h.burn_credit
     h.burn_credit = 0
     h.clock_seat = 0
-    can_act = [p for p in live if p.can_act]
+    can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:
         h.runout = True
         core.alert(

@@ -65,6 +65,12 @@ ACCEPTS: dict[Phase, frozenset[type]] = {
 }
 
 
+# The locations a card can have (TableCore.where), built once rather than per card.
+_HOLE_LOCS = tuple((ZoneKind.HOLE, s) for s in range(11))
+_MUCK_LOC = (ZoneKind.MUCK, 0)
+_BOARD_LOC = (ZoneKind.BOARD, 0)
+_BURN_LOC = (ZoneKind.BURN, 0)
+
 # ACCEPTS as two parallel tuples, for TableCore.enter
 _PHASE_SEQ: tuple[Phase, ...] = tuple(ACCEPTS)
 _ACCEPTS_SEQ: tuple[frozenset[type], ...] = tuple(ACCEPTS.values())
@@ -379,9 +385,13 @@ class TableCore:
                 raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
             if self.phase in _STARTS_HAND:
                 dealing.dealt_in(self)  # a hand must be able to start: else rejected, unchanged
-            loc = (zone, e.seat)
+            loc = _HOLE_LOCS[e.seat]
+        elif zone is ZoneKind.MUCK:
+            loc = _MUCK_LOC
+        elif zone is ZoneKind.BOARD:
+            loc = _BOARD_LOC
         else:
-            loc = (zone, 0)
+            loc = _BURN_LOC
         prev = self.where.get(tag)
         if prev == loc:
             raise TableError("already_there", f"{self.card_name(tag)} is already on that zone")

@@ -226,6 +226,8 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
     Returns True when the action was consumed this way."""
     h = core.hand
     assert h is not None
+    if not h.jokers:
+        return False  # no joker this hand (nearly always): no profile lookup
     p = h.players[seat]
     if core.profile.joker is not JokerRule.REPLACE_AFTER_DEAL or not any(
         t in h.jokers for t in p.hole

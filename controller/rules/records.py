@@ -26,17 +26,21 @@ def build(core: TableCore, h: Hand) -> HandRecord:
     for pot in pots:
         for s, chips in pot.shares:
             won[s] += chips
-    seats = tuple(
-        SeatRecord(
-            seat=s,
-            player=core.seats[s].player if s in core.seats else "",
-            start_stack=p.start_stack,
-            end_stack=p.stack,
-            hole=_cards(core, p.hole),
-            won=won[s],
+    seated = core.seats
+    seats: list[SeatRecord] = []
+    for s in sorted(h.players):
+        p = h.players[s]
+        seat = seated.get(s)
+        seats.append(
+            SeatRecord(
+                s,
+                seat.player if seat is not None else "",
+                p.start_stack,
+                p.stack,
+                _cards(core, p.hole),
+                won[s],
+            )
         )
-        for s, p in sorted(h.players.items())
-    )
     return HandRecord(
         table=core.table,
         hand_no=h.hand_no,
@@ -51,7 +55,7 @@ def build(core: TableCore, h: Hand) -> HandRecord:
         small_blind=h.small_blind,
         big_blind=h.big_blind,
         ante=h.ante,
-        seats=seats,
+        seats=tuple(seats),
         board=_cards(core, h.board),
         burns=_cards(core, h.burns),
         actions=tuple(h.actions),

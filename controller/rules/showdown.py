@@ -3,9 +3,6 @@ uncalled bets, and the showdown order."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card
@@ -35,28 +32,37 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     return 0
 
 
-@functools.cache
-def _order_from_button(button: int, max_seats: int) -> Mapping[int, int]:
-    """seat -> its place clockwise after the button (the button last); read-only, cached."""
-    return MappingProxyType({s: i for i, s in enumerate(clockwise(button, max_seats))})
+def _known(core: TableCore, tags: list[str]) -> list[Card]:
+    """The cards of ``tags`` (a tag of no registered deck has no card)."""
+    card_of = core.card_of
+    out: list[Card] = []
+    for t in tags:
+        c = card_of.get(t)
+        if c is not None:
+            out.append(c)
+    return out
 
 
 def award(core: TableCore, h: Hand) -> list[PotRecord]:
-    live = frozenset(s for s, p in h.players.items() if p.live)
-    contrib = {s: p.total for s, p in h.players.items()}
+    live: set[int] = set()
+    contrib: dict[int, int] = {}
+    for s, p in h.players.items():
+        contrib[s] = p.total
+        if not (p.folded or p.dead):  # p.live, inlined
+            live.add(s)
     pots = build_pots(contrib, live)
-    board = [c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)]
-    order = _order_from_button(h.pos.button, core.max_seats)
+    # seat -> its place clockwise after the button (the button last), for the odd chip
+    ring = clockwise(h.pos.button, core.max_seats)
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
     cards: dict[int, list[Card]] = {}
-    if len(live) > 1 and len(board) == 5:
-        for s in live:
-            hole = [
-                c for c in (core.card_of.get(t) for t in h.players[s].hole) if isinstance(c, Card)
-            ]
-            if len(hole) == 2:
-                cards[s] = hole + board
-                values[s] = score(cards[s])
+    if len(live) > 1:
+        board = _known(core, h.board)
+        if len(board) == 5:
+            for s in live:
+                hole = _known(core, h.players[s].hole)
+                if len(hole) == 2:
+                    cards[s] = hole + board
+                    values[s] = score(cards[s])
     out: list[PotRecord] = []
     for pot in pots:
         contenders = [s for s in pot.eligible if s in values] or list(pot.eligible)
@@ -67,7 +73,7 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
             name = evaluate(cards[winners[0]]).name
         else:
             winners = contenders[:1]
-        shares, odd = split(pot.amount, winners, order.__getitem__)
+        shares, odd = split(pot.amount, winners, ring.index)
         h.odd_chip = h.odd_chip or odd
         for s, chips in shares:
             h.players[s].stack += chips
