@@ -4,7 +4,7 @@ turn, the clock, the end of a betting round and the award."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import ActionRecord, AlertCode, Severity
 from controller.rules.errors import TableError
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # action path, which costs an import-system lookup per call.
 from controller.rules import dealing, misdeal
 
-_STREET_NO = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
+_STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
 
 def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
@@ -163,9 +163,7 @@ def _infer_checks(core: TableCore, h: Hand, seat: int) -> bool:
         return False
     skipped: list[Player] = []
     # start AT the pointer: _order_from(h, x) begins after x, so pass the seat before it
-    for p in _order_from(
-        h, clockwise(h.pointer, core.max_seats)[-2], core.max_seats
-    ):
+    for p in _order_from(h, clockwise(h.pointer, core.max_seats)[-2], core.max_seats):
         if p.seat == seat:
             break
         if needs_action(h, p):

@@ -3,7 +3,7 @@ turn and river, and the profile's remedies, with every later card checked agains
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules import betting, misdeal
 from controller.rules.decisions import AlertCode, Severity
@@ -22,7 +22,7 @@ def phase_of(core: TableCore) -> Phase:
 
 # the street after each street (the river stays the river); a tuple, not ``Street(n)``: an
 # Enum call is Python code, and this is on the path of every burn and board card
-_AFTER = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
+_AFTER: Final = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
 
 
 def _coming(h: Hand) -> Street:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final
 
 from controller.rules.errors import BadCard
 
-RANKS = "23456789TJQKA"
+RANKS: Final = "23456789TJQKA"
 # Highest first for draws (product default G4): spades, hearts, diamonds, clubs.
-SUITS = "shdc"
+SUITS: Final = "shdc"
 
 
 class Suit(IntEnum):
@@ -25,7 +26,7 @@ class Suit(IntEnum):
         return "cdhs"[self.value]
 
 
-_SUIT_BY_LETTER = {"c": Suit.CLUBS, "d": Suit.DIAMONDS, "h": Suit.HEARTS, "s": Suit.SPADES}
+_SUIT_BY_LETTER: Final = {"c": Suit.CLUBS, "d": Suit.DIAMONDS, "h": Suit.HEARTS, "s": Suit.SPADES}
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -72,9 +73,9 @@ class Card:
         return f"Card({self})"
 
 
-JOKER = Card(0, Suit.CLUBS)
+JOKER: Final = Card(0, Suit.CLUBS)
 
-STANDARD_DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in range(2, 15))
+STANDARD_DECK: Final[tuple[Card, ...]] = tuple(Card(r, s) for s in Suit for r in range(2, 15))
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:

@@ -3,7 +3,7 @@ and duplicate cards, misdeals and the misdeal window, and the button draw."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules import betting, board, misdeal
 from controller.rules.decisions import AlertCode, Severity
@@ -21,7 +21,7 @@ from controller.rules.seating import SeatStatus, deal_order, waits_for_button
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
-_ACTIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+_ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
 # ---------------------------------------------------------------------------- hand start

@@ -42,16 +42,16 @@ from controller.rules.profile import Profile
 from controller.rules.seating import Positions, Seat, SeatStatus, first_positions, next_positions
 from controller.rules.state import TableState, snapshot_of
 
-_TABLE_EVENTS = (SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick)
-_CARDS = (CardPlaced, CardRemoved)
-_CHIPS = (ChipsIn, ChipsOut, Sweep)
-_CONSOLE = (ButtonPress, BadgeTap)
+_TABLE_EVENTS: Final = (SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick)
+_CARDS: Final = (CardPlaced, CardRemoved)
+_CHIPS: Final = (ChipsIn, ChipsOut, Sweep)
+_CONSOLE: Final = (ButtonPress, BadgeTap)
 
 # A hole card in these phases starts a (re-)deal.
-_STARTS_HAND = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
+_STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
 
 # Which events each phase accepts; anything else is rejected with the state unchanged.
-ACCEPTS: dict[Phase, frozenset[type]] = {
+ACCEPTS: Final[dict[Phase, frozenset[type]]] = {
     Phase.IDLE: frozenset(
         (*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton, StartButtonDraw)
     ),
@@ -66,14 +66,14 @@ ACCEPTS: dict[Phase, frozenset[type]] = {
 
 
 # The locations a card can have (TableCore.where), built once rather than per card.
-_HOLE_LOCS = tuple((ZoneKind.HOLE, s) for s in range(11))
-_MUCK_LOC = (ZoneKind.MUCK, 0)
-_BOARD_LOC = (ZoneKind.BOARD, 0)
-_BURN_LOC = (ZoneKind.BURN, 0)
+_HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
+_MUCK_LOC: Final = (ZoneKind.MUCK, 0)
+_BOARD_LOC: Final = (ZoneKind.BOARD, 0)
+_BURN_LOC: Final = (ZoneKind.BURN, 0)
 
 # ACCEPTS as two parallel tuples, for TableCore.enter
-_PHASE_SEQ: tuple[Phase, ...] = tuple(ACCEPTS)
-_ACCEPTS_SEQ: tuple[frozenset[type], ...] = tuple(ACCEPTS.values())
+_PHASE_SEQ: Final[tuple[Phase, ...]] = tuple(ACCEPTS)
+_ACCEPTS_SEQ: Final[tuple[frozenset[type], ...]] = tuple(ACCEPTS.values())
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)

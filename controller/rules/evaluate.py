@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import combinations
+from typing import Final
 
 from treys import Card as TreysCard
 from treys.lookup import LookupTable
@@ -51,7 +52,7 @@ class HandCategory(IntEnum):
         return _LABELS[self]
 
 
-_LABELS = {
+_LABELS: Final = {
     HandCategory.HIGH_CARD: "High card",
     HandCategory.PAIR: "Pair",
     HandCategory.TWO_PAIR: "Two pair",
@@ -63,9 +64,9 @@ _LABELS = {
     HandCategory.STRAIGHT_FLUSH: "Straight flush",
 }
 
-_WORST: int = int(LookupTable.MAX_HIGH_CARD)  # 7462
+_WORST: Final[int] = int(LookupTable.MAX_HIGH_CARD)  # 7462
 # Upper bound of treys ranks (inclusive) -> category; treys' "royal flush" is a straight flush.
-_BOUNDS: tuple[tuple[int, HandCategory], ...] = (
+_BOUNDS: Final[tuple[tuple[int, HandCategory], ...]] = (
     (LookupTable.MAX_STRAIGHT_FLUSH, HandCategory.STRAIGHT_FLUSH),
     (LookupTable.MAX_FOUR_OF_A_KIND, HandCategory.FOUR_OF_A_KIND),
     (LookupTable.MAX_FULL_HOUSE, HandCategory.FULL_HOUSE),
@@ -86,21 +87,21 @@ def _category_of_treys_rank(rank: int) -> HandCategory:
 
 
 # treys suit letter for our Suit values (clubs=0, diamonds=1, hearts=2, spades=3).
-_TREYS_SUIT = "cdhs"
-_RANK_CHARS = "23456789TJQKA"
+_TREYS_SUIT: Final = "cdhs"
+_RANK_CHARS: Final = "23456789TJQKA"
 
 # Precomputed conversion: index rank * 4 + suit (ranks 2..14) -> treys int; 0 = not a card.
-_TREYS_BY_CODE: list[int] = [0] * (15 * 4)
-_CARD_BY_CODE: list[Card | None] = [None] * (15 * 4)
+_TREYS_BY_CODE: Final[list[int]] = [0] * (15 * 4)
+_CARD_BY_CODE: Final[list[Card | None]] = [None] * (15 * 4)
 for _r in range(2, 15):
     for _s in Suit:
         _code = _r * 4 + int(_s)
         _TREYS_BY_CODE[_code] = TreysCard.new(_RANK_CHARS[_r - 2] + _TREYS_SUIT[_s])
         _CARD_BY_CODE[_code] = Card(_r, _s)
-_PRIME_BY_CODE: list[int] = [t & 0xFF for t in _TREYS_BY_CODE]
+_PRIME_BY_CODE: Final[list[int]] = [t & 0xFF for t in _TREYS_BY_CODE]
 
-_TABLE = LookupTable()
-_UNSUITED: dict[int, int] = _TABLE.unsuited_lookup  # five-card prime product -> treys rank
+_TABLE: Final = LookupTable()
+_UNSUITED: Final[dict[int, int]] = _TABLE.unsuited_lookup  # five-card prime product -> treys rank
 
 
 def _bits_prime_product(bits: int) -> int:
@@ -129,12 +130,12 @@ def _build_flush_table() -> dict[int, tuple[int, int]]:
     return table
 
 
-_FLUSH: dict[int, tuple[int, int]] = _build_flush_table()
+_FLUSH: Final[dict[int, tuple[int, int]]] = _build_flush_table()
 
 # Memo for hands without a flush: prime product of all cards -> treys rank | best-five product
 # << 13, packed in one int (~100 bytes an entry; at most 73,775 entries, ~7 MB fully warm).
-_UNSUITED_BEST: dict[int, int] = {}
-_COMBOS = {n: tuple(combinations(range(n), 5)) for n in (5, 6, 7)}
+_UNSUITED_BEST: Final[dict[int, int]] = {}
+_COMBOS: Final = {n: tuple(combinations(range(n), 5)) for n in (5, 6, 7)}
 
 
 def _unsuited_best(primes: list[int], product: int) -> int:
@@ -240,7 +241,7 @@ def _codes_one(card: Card) -> int:
     return card.rank * 4 + card.suit
 
 
-_RANK_WORD = {
+_RANK_WORD: Final = {
     2: ("deuce", "deuces"), 3: ("three", "threes"), 4: ("four", "fours"),
     5: ("five", "fives"), 6: ("six", "sixes"), 7: ("seven", "sevens"),
     8: ("eight", "eights"), 9: ("nine", "nines"), 10: ("ten", "tens"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules import betting
 from controller.rules.decisions import AlertCode, Severity
@@ -13,7 +13,7 @@ from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
-_ACTIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+_ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
 # ---------------------------------------------------------------------------- exposed, boxed
@@ -106,7 +106,7 @@ def window_open(core: TableCore) -> bool:
     return True  # UNTIL_FLOP
 
 
-_WINDOW_CLAUSE = {
+_WINDOW_CLAUSE: Final = {
     MisdealWindow.TWO_AFTER_BLINDS: "000 SECTION 3 MISDEALS 1. [L118]",
     MisdealWindow.SUBSTANTIAL_ACTION: "002 Substantial Action [L109]; TDA 36",
     MisdealWindow.TWO_PLAYERS_ACT: "003 Dealer errors count a)",

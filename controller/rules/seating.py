@@ -62,7 +62,7 @@ def _ring(start: int, max_seats: int) -> tuple[int, ...]:
 
 
 # _RINGS[max_seats][start]: every order a table of 2..10 seats can ask for, built once
-_RINGS: list[list[tuple[int, ...]]] = [
+_RINGS: Final[list[list[tuple[int, ...]]]] = [
     [_ring(start, n) if 1 <= start <= n else () for start in range(11)] for n in range(11)
 ]
 
