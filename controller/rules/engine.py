@@ -167,7 +167,7 @@ class TableCore:
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
-        self.out = []
+        self.out.clear()  # the decisions of this event (copied into its Step)
         kind = type(event)
         if kind not in self._accepts:
             return self._reject(
@@ -279,9 +279,11 @@ class TableCore:
 
     def live_seated(self) -> frozenset[int]:
         return frozenset(
-            s
-            for s, seat in self.seats.items()
-            if seat.stack > 0 and seat.status is not SeatStatus.BUSTED
+            [
+                s
+                for s, seat in self.seats.items()
+                if seat.stack > 0 and seat.status is not SeatStatus.BUSTED
+            ]
         )
 
     def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:

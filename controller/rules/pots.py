@@ -22,12 +22,18 @@ class Pot:
 def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> list[Pot]:
     """Layer the pot by contribution levels. A layer only one live seat can win is an
     uncalled bet: it comes back as a pot whose only eligible seat is that seat."""
-    levels = sorted({c for s, c in contrib.items() if s in live and c > 0})
+    level_set: set[int] = set()
+    for s, c in contrib.items():
+        if c > 0 and s in live:
+            level_set.add(c)
+    levels = sorted(level_set)
     pots: list[Pot] = []
     prev = 0
     for level in levels:
-        amount = sum(min(c, level) - min(c, prev) for c in contrib.values())
-        eligible = tuple(sorted(s for s in live if contrib.get(s, 0) >= level))
+        amount = 0
+        for c in contrib.values():
+            amount += min(c, level) - min(c, prev)
+        eligible = tuple(sorted([s for s in live if contrib.get(s, 0) >= level]))
         if amount:
             if pots and pots[-1].eligible == eligible:
                 pots[-1] = Pot(pots[-1].amount + amount, eligible)
@@ -36,7 +42,10 @@ def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> l
         prev = level
     # Chips of folded seats above the highest live level: dead money for the last pot (or
     # the only pot, when the seats left put nothing in - e.g. everyone else folded to them)
-    rest = sum(max(0, c - prev) for s, c in contrib.items() if s not in live)
+    rest = 0
+    for s, c in contrib.items():
+        if c > prev and s not in live:
+            rest += c - prev
     if rest and pots:
         pots[-1] = Pot(pots[-1].amount + rest, pots[-1].eligible)
     elif rest:

@@ -72,9 +72,10 @@ def complete(rec: HandRecord) -> HandComplete:
 def eliminations(core: TableCore, rec: HandRecord) -> None:
     """000-S1-elim-2, 004-TG-27 (K21): players out in the same hand are placed by the chips
     they started the hand with, the larger stack higher; equal starting stacks tie (G5)."""
-    out = sorted((s for s in rec.seats if s.end_stack == 0), key=lambda s: -s.start_stack)
-    if not out:
+    busted = [s for s in rec.seats if s.end_stack == 0]
+    if not busted:
         return
+    out = sorted(busted, key=lambda s: -s.start_stack)
     groups: list[list[SeatRecord]] = []
     for s in out:
         if groups and groups[-1][0].start_stack == s.start_stack:
