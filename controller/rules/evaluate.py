@@ -30,7 +30,15 @@ from treys.lookup import LookupTable
 from controller.rules.cards import Card, Suit
 from controller.rules.errors import BadCard, BadInput
 
-__all__ = ["HandCategory", "HandValue", "evaluate", "score", "to_treys", "winners"]
+__all__ = [
+    "HandCategory",
+    "HandValue",
+    "evaluate",
+    "score",
+    "score_label",
+    "to_treys",
+    "winners",
+]
 
 
 class HandCategory(IntEnum):
@@ -314,6 +322,12 @@ def evaluate(cards: Sequence[Card]) -> HandValue:
 def score(cards: Sequence[Card]) -> int:
     """Just the score of :func:`evaluate` (larger is better), without building the value."""
     return _WORST + 1 - _treys_rank(_codes(cards))
+
+
+def score_label(value: int) -> str:
+    """The rank name of a :func:`score` ("Full house"): ``evaluate(cards).name`` without
+    evaluating again or building the value."""
+    return _LABELS[_category_of_treys_rank(_WORST + 1 - value)]
 
 
 def winners(hands: Mapping[int, Sequence[Card]], board: Sequence[Card]) -> list[int]:

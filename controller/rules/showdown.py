@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card
 from controller.rules.decisions import PotRecord
-from controller.rules.evaluate import evaluate, score
+from controller.rules.evaluate import score, score_label
 from controller.rules.hand import Hand
 from controller.rules.pots import build_pots, split
 from controller.rules.seating import clockwise
@@ -70,7 +70,7 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
         if len(contenders) > 1 and all(s in values for s in contenders):
             best = max(values[s] for s in contenders)
             winners = [s for s in contenders if values[s] == best]
-            name = evaluate(cards[winners[0]]).name
+            name = score_label(best)
         else:
             winners = contenders[:1]
         shares, odd = split(pot.amount, winners, ring.index)

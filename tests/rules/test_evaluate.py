@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from controller.rules import evaluate as ev
 from controller.rules.cards import JOKER, STANDARD_DECK, Card, Suit, parse_cards
 from controller.rules.errors import BadCard, BadInput
-from controller.rules.evaluate import HandCategory, HandValue, evaluate, score, to_treys, winners
+from controller.rules.evaluate import (
+    HandCategory,
+    HandValue,
+    evaluate,
+    score,
+    score_label,
+    to_treys,
+    winners,
+)
 
 C = HandCategory
 
@@ -153,6 +161,30 @@ def test_order_invariance(cards: list[Card], rnd: random.Random) -> None:
     assert again.category is value.category
     assert again.best_five == value.best_five
     assert score(shuffled) == value.score
+
+
+@settings(max_examples=400, deadline=None)
+@given(hands_5_to_7)
+def test_score_label_is_the_evaluated_name(cards: list[Card]) -> None:
+    # the showdown names the winning hand from its score alone (showdown.award)
+    value = evaluate(cards)
+    assert score_label(score(cards)) == value.name == value.category.label
+
+
+def test_score_label_at_every_category_boundary() -> None:
+    for text, name in [
+        ("As Ks Qs Js Ts", "Straight flush"),
+        ("5d 4d 3d 2d Ad", "Straight flush"),
+        ("As Ah Ad Ac Ks", "Four of a kind"),
+        ("2s 2h 2d 3c 3s", "Full house"),
+        ("As Qs 9s 5s 3s", "Flush"),
+        ("5c 4d 3h 2s Ad", "Straight"),
+        ("7c 7d 7h 2s 3d", "Three of a kind"),
+        ("7c 7d 3h 3s 2d", "Two pair"),
+        ("2c 2d 3h 4s 5d", "Pair"),
+        ("7c 5d 4h 3s 2d", "High card"),
+    ]:
+        assert score_label(score(parse_cards(text))) == name, text
 
 
 @settings(max_examples=400, deadline=None)
