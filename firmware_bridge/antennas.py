@@ -211,6 +211,25 @@ class SnapshotTracker:
         """Scan cycles processed so far."""
         return self._index
 
+    @property
+    def pending_cycle(self) -> int | None:
+        """The cycle whose frames have come and which is not processed yet, if any."""
+        return self._pending_cycle if self._pending else None
+
+    @property
+    def settled(self) -> bool:
+        """changes_only: a quiet period would change nothing. No cycle is pending, no late
+        frame waits, no collision is being counted clean, and every tag's runs are confirmed
+        and were read in the last cycle: a quiet cycle then only repeats the held reads and
+        emits nothing. The caller need not count such periods as they come (no timer for
+        them): the next frame's :meth:`flush` counts the skipped cycles from the cycle numbers,
+        with the same outputs (none)."""
+        if not self._changes_only or self._pending or self._carry or self._collision:
+            return False
+        return all(
+            run.ready and not run.absent for runs in self._runs.values() for run in runs.values()
+        )
+
     def present(self) -> dict[bytes, Zone]:
         """Tags currently present (after debounce) and their zone."""
         return {uid: p.zone for uid, p in self._placed.items()}

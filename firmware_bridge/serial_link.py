@@ -52,6 +52,10 @@ from firmware_bridge.snapshots import AntennaSnapshot
 
 log = logging.getLogger(__name__)
 
+# the HELLO / stall timer fires this long after its deadline, so that the deadline has surely
+# passed on the link's clock when it checks
+CHECK_SLACK = 0.005  # seconds
+
 
 class LinkStatus(enum.Enum):
     CONNECTING = "connecting"  # a port is open, no HELLO yet
@@ -230,6 +234,8 @@ class SerialReaderLink:
         self._last_heartbeat_t = 0.0
         self._hello_deadline = 0.0
         self._gap_request_t: float | None = None
+        self._check: asyncio.TimerHandle | None = None  # the HELLO / stall deadline's timer
+        self._reached_online = False
 
     # ---- public interface --------------------------------------------------------------
 
@@ -344,15 +350,15 @@ class SerialReaderLink:
         self._hello = None
         self._gap_request_t = None
         self._hello_deadline = self._clock() + self.config.hello_timeout
-        reached_online = False
+        self._reached_online = False
         log.info("reader port %s open, waiting for HELLO", port, extra={"port": port})
         self._set_status(LinkStatus.CONNECTING, f"{port} open, waiting for HELLO")
-        tick = min(0.25, max(0.01, self.config.stall_after / 12))
-        while not lost.done():  # a cancellation ends here; stop() then closes the port
-            await asyncio.wait([lost], timeout=tick)
-            reached_online |= self._status is LinkStatus.ONLINE
-            if not lost.done():
-                self._check_timers(port)
+        self._arm_check()
+        try:  # a cancellation ends here; stop() then closes the port
+            await asyncio.wait([lost])
+        finally:
+            self._disarm_check()
+        reached_online = self._reached_online
         exc = lost.result()
         self.stats.disconnects += 1
         self._fail_pending(LinkDown(f"reader port {port} closed"))
@@ -375,6 +381,42 @@ class SerialReaderLink:
         self._fail_pending(LinkDown("reader link stopped"))
         self._hello = None
         self._set_status(LinkStatus.OFFLINE, "reader link stopped")
+
+    def _next_check(self) -> float | None:
+        """When :meth:`_check_timers` next has something to decide (on the link's clock): the
+        HELLO deadline, or when an online board's heartbeat would be overdue. None while
+        only a frame can change the status (stalled, version mismatch)."""
+        if self._status is LinkStatus.CONNECTING:
+            return self._hello_deadline
+        if self._status is LinkStatus.ONLINE:
+            return self._last_heartbeat_t + self.config.stall_after
+        return None
+
+    def _arm_check(self) -> None:
+        """One timer at the next deadline instead of polling: heartbeats do not re-arm it (the
+        check re-arms from the newest one), a status change does."""
+        self._disarm_check()
+        due = self._next_check()
+        if due is None or self._proto is None:
+            return
+        delay = max(0.0, due - self._clock()) + CHECK_SLACK
+        self._check = asyncio.get_running_loop().call_later(delay, self._on_check)
+
+    def _disarm_check(self) -> None:
+        if self._check is not None:
+            self._check.cancel()
+            self._check = None
+
+    def _on_check(self) -> None:
+        self._check = None
+        if self._port is None or self._proto is None or self._proto.lost.done():
+            return
+        try:
+            self._check_timers(self._port)
+        except LinkDown:
+            return  # the port is closing: the session ends with it
+        if self._check is None:  # (a status change in the check re-armed it already)
+            self._arm_check()
 
     def _check_timers(self, port: str) -> None:
         now = self._clock()
@@ -552,6 +594,10 @@ class SerialReaderLink:
             return
         self._status = status
         self._status_event.set()
+        if status is LinkStatus.ONLINE:
+            self._reached_online = True
+        if self._proto is not None:
+            self._arm_check()
         change = StatusChange(status, previous, detail, self._port, self._clock())
         log.info(
             "reader link %s -> %s: %s",

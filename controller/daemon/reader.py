@@ -9,9 +9,14 @@ online. Such a cycle has no end marker and seldom every antenna, so a timer, arm
 frame, closes it once the line has been quiet for the burst gap
 (:func:`~firmware_bridge.antennas.burst_gap` of ``reader.baudrate``: a few frames' UART
 time, at least 2 ms) and then counts the quiet scan periods when they are due
-(:meth:`~firmware_bridge.antennas.SnapshotTracker.settle`). The task also ticks the tracker
-every scan period while something is left to close: the fallback, and all there is without
-``changes_only``, where a cycle closes when its last antenna reports.
+(:meth:`~firmware_bridge.antennas.SnapshotTracker.settle`). A quiet period is counted only
+while it could change something: once the tracker is
+:attr:`~firmware_bridge.antennas.SnapshotTracker.settled` (every tag confirmed, nothing
+missing) an idle table arms no timer between the board's full refreshes, and the periods not
+counted are counted from the cycle numbers when the next frame comes. With ``changes_only``
+the task ticks the tracker every scan period only while a restart reconciliation counts
+quiet periods. Without ``changes_only`` it ticks every scan period while frames come: a
+cycle closes when its last antenna reports, or by the tick if a frame was lost.
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ log = logging.getLogger("railguard.daemon")
 class Settler:
     """changes_only: one timer on the event loop, due when the tracker next has something to
     settle (:meth:`SnapshotTracker.settle_due`): ``gap`` after a cycle's newest frame, or when a
-    quiet scan period counts. Armed after every frame; re-armed when it fires early (a frame
-    came in the meantime) or has more to do."""
+    quiet scan period counts, unless the tracker is settled (a quiet period would change
+    nothing) and no restart reconciliation counts cycles. Armed after every frame; re-armed
+    when it fires early (a frame came in the meantime) or has more to do. ``bursts`` and
+    ``quiet`` count the fires that closed a cycle and those that found none to close."""
 
     def __init__(self, d: Daemon, gap: float, baudrate: int) -> None:
         self.d = d
@@ -48,11 +55,19 @@ class Settler:
         # the UART time of the longest frame the protocol allows (docs/reader-protocol.md)
         self.longest_frame = MAX_ENCODED_SIZE * 10 / baudrate
         self._hold_start = math.inf  # when a partial frame first held the timer
+        self.bursts = 0
+        self.quiet = 0
 
     def arm(self) -> None:
-        due = self.d.tracker.settle_due(self.gap)
-        if due is None or (self._timer is not None and self._when <= due):
-            return  # nothing to wait for, or the armed timer comes first and re-arms
+        tracker = self.d.tracker
+        due = tracker.settle_due(self.gap)
+        if due is not None and tracker.settled and not self.d.reconciler.active:
+            due = None  # only quiet periods are due, and they would change nothing
+        if due is None:  # e.g. a cycle known complete (its last antenna) closed at its frame
+            self.cancel()
+            return
+        if self._timer is not None and self._when <= due:
+            return  # the armed timer comes first and re-arms
         if self._timer is not None:
             self._timer.cancel()
         self._when = due
@@ -70,6 +85,10 @@ class Settler:
             self._timer = asyncio.get_running_loop().call_later(self.gap, self._fire)
             return
         self._hold_start = math.inf
+        if d.tracker.pending_cycle is not None:
+            self.bursts += 1
+        else:
+            self.quiet += 1
         tracker_out(d, d.tracker.settle(now, self.gap))
         reconcile(d)
         self.arm()
@@ -88,6 +107,7 @@ class Settler:
 async def reader_task(d: Daemon) -> None:
     baud = d.cfg.link.baudrate
     settler = Settler(d, burst_gap(baud), baud) if d.tracker_changes else None
+    d.settler = settler
 
     def snapshot(snap: AntennaSnapshot) -> None:
         on_snapshot(d, snap)
@@ -101,12 +121,16 @@ async def reader_task(d: Daemon) -> None:
     )  # fmt: skip
     d.reader = link
     await link.start()
-    # with no frame for this long the tracker has nothing left to close (changes_only: its
-    # idle cycles are done): wait for the next frame instead of ticking every scan, unless a
-    # restart reconciliation still counts quiet scan periods
+    # with no frame for this long the tracker has nothing left to close: wait for the next
+    # frame instead of ticking every scan, unless a restart reconciliation still counts quiet
+    # scan periods
     quiet = (max(d.cfg.debounce_cycles, d.cfg.removal_cycles) + 3) * d.scan_period
     try:
         while True:  # a cycle that lost a frame closes half a period after it began...
+            if settler is not None and not d.reconciler.active:
+                # changes_only: the settler closes every cycle and counts the quiet periods
+                # that matter; with the reconciliation over nothing is left to tick for
+                await asyncio.get_running_loop().create_future()
             if time.monotonic() - d.last_frame > quiet and not d.reconciler.pending:
                 d.frame.clear()
                 await d.frame.wait()
@@ -116,8 +140,9 @@ async def reader_task(d: Daemon) -> None:
                 info = link.board_info
                 antennas = info.antenna_count if info is not None else 32
                 wire = antennas * FRAME_BYTES * 10 / d.cfg.link.baudrate
-            # (changes_only: the settler closes cycles by the burst gap; a long burst, such as
-            # a full refresh, holds the tick's fallback off by itself, see tracker.tick)
+            # (changes_only, reconciling: the settler closes cycles by the burst gap; a long
+            # burst, such as a full refresh, holds the tick's fallback off, see tracker.tick)
+            d.stats.reader_ticks += 1
             tracker_out(d, d.tracker.tick(time.monotonic() - wire))
             reconcile(d)
             if settler is not None:

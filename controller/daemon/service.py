@@ -97,6 +97,7 @@ class DaemonStats:
     states: int = 0
     commands: int = 0
     live_events: int = 0
+    reader_ticks: int = 0  # the reader task's scan-period ticks of the tracker
 
 
 class Daemon:
@@ -142,6 +143,7 @@ class Daemon:
             command_key=cfg.command_key,
         )  # fmt: skip
         self.reader: SerialReaderLink | None = None
+        self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
         self.frame = asyncio.Event()  # set by every frame from the board
         self.last_frame = 0.0
         self.indicators: Indicators = _NullIndicators()

@@ -139,6 +139,7 @@ class VenueLink:
         self._inflight: dict[int, float] = {}
         self._loggers: dict[str, bool] = {}
         self._held: list[_HeldRecord] = []
+        self._held_wake = asyncio.Event()  # set when a record is left held: retry it
         self._task: asyncio.Task[None] | None = None
         self._client: aiomqtt.Client | None = None
 
@@ -227,7 +228,11 @@ class VenueLink:
         rec = _HeldRecord(hand_id, hand_no, body, time.time() if ended_at is None else ended_at)
         if all(h.hand_id != hand_id for h in self._held):
             self._held.append(rec)
-        self._flush_held()
+        try:
+            self._flush_held()
+        finally:
+            if self._held:
+                self._held_wake.set()
 
     def check_hand(self, hand_id: str, hand_no: int, ohh: Mapping[str, Any]) -> dict[str, Any]:
         """SchemaViolation unless ``ohh`` and its envelope match the contract; the body."""
@@ -258,6 +263,9 @@ class VenueLink:
 
     async def _held_loop(self) -> None:
         while True:
+            while not self._held:  # nothing to retry: no timer, wait for a held record
+                self._held_wake.clear()
+                await self._held_wake.wait()
             await asyncio.sleep(self.held_retry)
             if self._held:
                 try:

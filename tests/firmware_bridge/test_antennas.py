@@ -546,6 +546,57 @@ def test_quiet_periods_still_confirm_and_remove() -> None:
     assert got == [(round(T(40) + 2.5 * P, 6), removed(T(40), ZoneKind.HOLE, AS, 1))]
 
 
+def test_settled_once_every_tag_is_confirmed_and_read() -> None:
+    tr = co_tracker(debounce=2, removal=3)
+    assert tr.settled  # an empty table: a quiet period changes nothing
+    tr.feed(at(10, HOLE1, 0.0, AS))
+    assert not tr.settled and tr.pending_cycle == 10
+    tr.settle(T(10) + GAP, GAP)
+    assert tr.pending_cycle is None
+    assert not tr.settled  # read once: the next quiet period confirms it
+    settle_until(tr, T(11) + P)
+    assert tr.present() == {AS: Zone.hole(1)} and tr.settled
+    tr.feed(at(20, HOLE1, 0.0))  # taken away: quiet periods count its misses
+    tr.settle(T(20) + GAP, GAP)
+    assert not tr.settled
+    settle_until(tr, T(30))
+    assert tr.present() == {} and tr.settled
+    assert not SnapshotTracker(ZONES, registry()).settled  # every-scan: no quiet periods
+
+
+def settle_unless_settled(tr: SnapshotTracker, end: float) -> list[TrackerOutput]:
+    """What the daemon's timer does: settle when due, but not for quiet periods once the
+    tracker is settled (the next frame's flush counts them from the cycle numbers)."""
+    got: list[TrackerOutput] = []
+    due = tr.settle_due(GAP)
+    while due is not None and due <= end and not tr.settled:
+        got.extend(tr.settle(due, GAP))
+        due = tr.settle_due(GAP)
+    if due is not None and due <= end and tr.pending_cycle is not None:
+        got.extend(tr.settle(due, GAP))  # (a pending cycle is never settled)
+    return got
+
+
+def test_skipping_quiet_periods_once_settled_changes_no_output() -> None:
+    """The same frames, one tracker settled at every due time, the other skipping quiet
+    periods while settled: the same events with the same times."""
+    frames = [
+        at(10, HOLE1, 0.0, AS), at(40, BOARD_A, 0.001, KD), at(41, BOARD_A, 0.0, KD, C2),
+        at(70, HOLE1, 0.0), at(71, MUCK_A, 0.002, AS), at(100, BOARD_A, 0.0, C2),
+        at(101, HOLE2, 0.0, KD), at(130, MUCK_A, 0.0), at(131, HOLE2, 0.0),
+    ]  # fmt: skip
+    every, skipping = co_tracker(), co_tracker()
+    out_every: list[TrackerOutput] = []
+    out_skipping: list[TrackerOutput] = []
+    for i, f in enumerate(frames):
+        end = frames[i + 1].t - 1e-6 if i + 1 < len(frames) else T(200)
+        out_every += every.feed(f) + [o for _, o in settle_until(every, end)]
+        out_skipping += skipping.feed(f) + settle_unless_settled(skipping, end)
+    assert out_skipping == out_every
+    assert len(out_every) >= 8
+    assert skipping.present() == every.present() == {C2: BOARD}
+
+
 def test_frame_after_the_close_goes_into_the_next_cycle() -> None:
     tr = co_tracker(debounce=2)
     tr.feed(at(10, BOARD_A, 0.0, KD))

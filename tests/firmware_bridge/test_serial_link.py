@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loop_timers import recording_timers
 
 from controller.rules.errors import ConfigError
 from firmware_bridge.protocol import (
@@ -155,6 +156,24 @@ async def test_stalled_board_is_told_from_a_vanished_one(board: SimBoard, tmp_pa
         board.unplug()
         await link.wait_status(LinkStatus.OFFLINE, timeout=2)
         assert "lost" in rig.changes[-1].detail
+
+
+@with_board
+async def test_heartbeats_are_checked_by_a_deadline_timer_not_polled(
+    board: SimBoard, tmp_path: Path
+) -> None:
+    """While heartbeats come, the stall check wakes once per stall deadline (re-armed from the
+    newest heartbeat), not every fraction of it; the connection task schedules nothing."""
+    rig = Rig(await board.start_pty())
+    async with rig.link as link:
+        await link.wait_status(LinkStatus.ONLINE, timeout=3)
+        beats = link.stats.heartbeats
+        with recording_timers(asyncio.get_running_loop()) as timers:
+            await until(lambda: link.stats.heartbeats >= beats + 10, 3, "ten heartbeats")
+        # stall_after is 3 heartbeat intervals: a check every 2 to 3 heartbeats
+        assert timers["SerialReaderLink._on_check"] <= 5, timers
+        assert timers["SerialReaderLink._run"] == 0, timers  # (it polled every 25 ms)
+        assert link.status is LinkStatus.ONLINE
 
 
 @with_board

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from loop_timers import recording_timers
 
 from controller.link import BrokerConfig, Outbox, StoreFull, StoreLocked, TableStore, VenueLink
 from controller.venuelog import SqliteHandStore, VenueLogger
@@ -159,6 +160,36 @@ def test_full_disk_then_space_returns(tmp_path: Path) -> None:
             await link.stop()
             await logger.stop()
             hands.close()
+
+    asyncio.run(main())
+
+
+def test_held_records_are_retried_by_a_timer_only_while_one_is_held(tmp_path: Path) -> None:
+    """Nothing held: the retry loop waits without a timer (it used to wake every
+    ``held_retry``); a record left held is retried every ``held_retry`` until stored."""
+
+    async def main() -> None:
+        with plain_broker() as b:
+            outbox = Outbox(tmp_path / "table.db")
+            link = VenueLink(plain(b.port), "v1", "t1", outbox, held_retry=0.02)
+            link.start()
+            await link.wait_connected(5)
+            loop = asyncio.get_running_loop()
+            link.submit_hand("v1-t1-1", 1, samples.ohh(1))  # stored at once: nothing held
+            with recording_timers(loop) as idle:
+                await asyncio.sleep(0.2)
+            assert idle["VenueLink._held_loop"] == 0, idle
+            outbox.set_size_cap((tmp_path / "table.db").stat().st_size)  # the disk is full
+            with pytest.raises(StoreFull):
+                link.submit_hand("v1-t1-2", 2, samples.ohh(2))
+            with recording_timers(loop) as held:
+                await asyncio.sleep(0.2)
+            assert held["VenueLink._held_loop"] >= 2, held
+            assert link.held_count == 1
+            outbox.set_size_cap(None)
+            await until(lambda: link.held_count == 0, what="held flushed")
+            assert [r.hand_id for r in outbox.pending()] == ids(range(1, 3))
+            await link.stop()
 
     asyncio.run(main())
 
