@@ -43,7 +43,7 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
         assert daemon.stats.reader_ticks == ticks, "the reader task ticked"
         assert timers["reader_task"] == 0
         # the quiet cycles not counted as they came are counted from the cycle numbers
-        assert daemon.tracker.cycles - cycles >= 3 * REFRESH
+        assert daemon.tracker.cycles - cycles >= 2 * REFRESH  # (the last may be on its way)
         assert daemon.tracker.present() == {CARD: daemon.cfg.zones.zone_of(HOLE1)}
         assert daemon.stats.events >= 1
 
