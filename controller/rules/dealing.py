@@ -208,11 +208,17 @@ def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | 
 
 
 def hole_owner(h: Hand, tag: str) -> Player | None:
-    """The player whose hole cards include ``tag``."""
-    for q in h.players.values():
-        if tag in q.hole:
-            return q
-    return None
+    """The player whose hole cards include ``tag`` (the lowest seat, should two include it).
+    Kept in ``h.owner`` by :func:`_give_hole` and :func:`_replacement`, the only places
+    that change a player's hole cards."""
+    return h.owner.get(tag)
+
+
+def _give_hole(h: Hand, p: Player, tag: str) -> None:
+    p.hole.append(tag)
+    q = h.owner.get(tag)
+    if q is None or p.seat < q.seat:
+        h.owner[tag] = p
 
 
 def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
@@ -371,7 +377,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         h.deal_seq.insert(h.deal_idx, s)
     h.deal_idx += 1
     h.dealt.append((e.tag, s))
-    p.hole.append(e.tag)
+    _give_hole(h, p, e.tag)
     _check_deal_complete(core, h)
 
 
@@ -389,6 +395,14 @@ def _replacement(core: TableCore, h: Hand, p: Player, tag: str) -> None:
     old = h.replace.pop(p.seat)
     if old in p.hole:
         p.hole[p.hole.index(old)] = tag
+        h.owner.pop(old, None)
+        for other in h.players.values():  # another seat may also hold the old tag
+            if old in other.hole:
+                h.owner[old] = other
+                break
+        holder = h.owner.get(tag)
+        if holder is None or p.seat < holder.seat:
+            h.owner[tag] = p
     core.instruct(
         f"Seat {p.seat}: {core.card_name(tag)} replaces {core.card_name(old)}", p.seat, tag
     )

@@ -136,6 +136,7 @@ class Hand:
     read_t: dict[str, float]  # when each board tag was read
     seen: dict[object, str]  # card -> the tag that carried it
     posted_before: dict[int, int]  # zone chips at the first card
+    owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
 
     def __init__(
         self,
@@ -203,6 +204,7 @@ class Hand:
         self.read_t = {}
         self.seen = {}
         self.posted_before = {}
+        self.owner = {}
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

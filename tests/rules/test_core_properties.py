@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
+from controller.rules.dealing import hole_owner
 from controller.rules.engine import TableCore
 from controller.rules.events import (
     BadgeTap,
@@ -91,6 +92,12 @@ def _check(core: TableCore, s: TableState) -> None:
     assert (core.hand is None) == (s.phase in (Phase.IDLE, Phase.DRAW)), s.phase
     assert s.to_act == 0 or s.phase is Phase.BETTING
     assert all(x.stack >= 0 for x in s.seats)
+    h = core.hand
+    if h is not None:
+        # the hand's index of hole cards agrees with a scan of the players in seat order
+        for tag in {t for p in h.players.values() for t in p.hole} | set(h.owner):
+            scan = next((p for p in h.players.values() if tag in p.hole), None)
+            assert hole_owner(h, tag) is scan, tag
 
 
 @settings(
