@@ -1,0 +1,75 @@
+"""The dealer's lights and buzzer, driven from their own thread.
+
+gpiozero starts a thread for every blink or beep and joins the previous one first, so one
+``Indicators.alert`` on the event loop took about 0.5 ms, and up to 10 ms when the loop
+waited for a blink thread or the GIL: in the way of the alert's MQTT publish, which comes
+right after it (bench/e2e.py). :class:`IndicatorLane` runs every call of the wrapped
+:class:`~firmware_bridge.gpio.Indicators` on one worker thread, in the order made, and
+returns at once. Reading an attribute of the lane (``current_alert``, ``action_seat``) waits
+for the calls made before it, so a reader sees their effect. A call that fails is logged
+(e.g. after the devices were closed on shutdown).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+from typing import Any
+
+from firmware_bridge.gpio import Indicators
+
+log = logging.getLogger("railguard.daemon")
+
+
+class IndicatorLane:
+    """:class:`~firmware_bridge.gpio.Indicators` on a worker thread (module docstring)."""
+
+    def __init__(self, target: Indicators) -> None:
+        self.target = target
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, "railguard-lights")
+        self._seat: object = _UNSET  # the action seat last asked for: no repeat per event
+
+    def _call(self, name: str, *args: Any) -> None:
+        try:
+            self._pool.submit(self._run, name, args)
+        except RuntimeError:  # closed (the daemon stops): the devices are off already
+            log.debug("lights: %s%r after close", name, args)
+
+    def _run(self, name: str, args: tuple[Any, ...]) -> None:
+        try:
+            getattr(self.target, name)(*args)
+        except Exception:
+            log.exception("lights: %s%r failed", name, args)
+
+    def set_action_seat(self, seat: int | None) -> None:
+        if seat != self._seat:
+            self._seat = seat
+            self._call("set_action_seat", seat)
+
+    def alert(self, severity: Any) -> None:
+        self._call("alert", severity)
+
+    def status(self, status: Any) -> None:
+        self._call("status", status)
+
+    def clear(self) -> None:
+        self._call("clear")
+
+    def drain(self) -> None:
+        """Wait until every call made so far has run."""
+        with contextlib.suppress(RuntimeError):  # closed: nothing runs any more
+            self._pool.submit(lambda: None).result()
+
+    def close(self) -> None:
+        """Run what is queued, then stop the thread."""
+        self._pool.shutdown(wait=True)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self.drain()
+        return getattr(self.target, name)
+
+
+_UNSET = object()

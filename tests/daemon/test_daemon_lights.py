@@ -1,0 +1,61 @@
+"""The dealer's lights and buzzer do not hold up the venue's alert: the daemon drives its
+GPIO indicators from their own thread (controller/daemon/lights.py), in the order asked.
+Real simulated table (pty board, mock GPIO pins), real mosquitto; order, not durations."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.daemon.lights import IndicatorLane
+from tests.brokers import plain_broker
+from tests.daemon.daemon_rig import running, wait_for
+
+
+class HeldLights:
+    """The daemon's GPIO indicators, whose alert waits until the test lets it go."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.go = threading.Event()
+        self.calls: list[str] = []
+
+    def alert(self, severity: Any) -> None:
+        self.go.wait(10)
+        self.calls.append("alert")
+        self.real.alert(severity)
+
+    def clear(self) -> None:
+        self.calls.append("clear")
+        self.real.clear()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+async def _scenario(tmp: Path, port: int) -> None:
+    async with running(tmp, port) as rig:
+        d, gpio = rig.daemon, rig.gpio
+        await rig.setup(button=None, deck=False)
+        lane = d.indicators
+        assert isinstance(lane, IndicatorLane), "GPIO indicators run on their own thread"
+        held = HeldLights(lane.target)
+        d.indicators = held  # type: ignore[assignment]
+        await rig.chips(6, 100)  # chips in front of an empty seat: rejected, an alert
+        await wait_for(lambda: rig.alerts("REJECTED"), "the venue's alert", 5)
+        # the alert reached the venue while the buzzer's call still waits
+        assert held.calls == [] and not gpio.buzzer() and not gpio.pulses("buzzer")
+        d.acknowledge(list(d.open_alerts), by="test")  # queued behind the alert
+        held.go.set()
+        assert d.indicators.current_alert is None  # type: ignore[attr-defined]
+        assert held.calls == ["alert", "clear"]  # in the order asked
+
+
+@pytest.mark.timeout(60)
+def test_alert_reaches_the_venue_before_the_buzzer_call_returns(tmp_path: Path) -> None:
+    with plain_broker() as broker:
+        asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker.port), 40))
