@@ -103,7 +103,8 @@ def _post_forced(core: TableCore, h: Hand) -> None:
         due.setdefault(pos.bb, []).append(("post_bb", h.big_blind))
     # G10: a short big blind posts the blind before the ante.
     for items in due.values():
-        items.sort(key=lambda it: it[0] == "post_ante")
+        if len(items) > 1:
+            items.sort(key=lambda it: it[0] == "post_ante")
     posted = dict(core.posted)
     core.posted.clear()
     presence, core.presence_posts = core.presence_posts, set()
