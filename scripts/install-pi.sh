@@ -5,7 +5,7 @@
 #   1. OS packages: python3-venv, pcscd (badges), mosquitto-clients (diagnostics).
 #   2. A system user `railguard` in the dialout (serial) and gpio groups.
 #   3. The code in /opt/railguard with its own venv (extras: pi, pcsc); the rules core
-#      compiled with mypyc (about twice as fast; RAILGUARD_COMPILE_CORE=0 keeps it pure
+#      compiled with mypyc (about five times as fast; RAILGUARD_COMPILE_CORE=0 keeps it pure
 #      Python, and a failed compile falls back to pure Python).
 #   4. /etc/railguard/railguard.toml (only if absent: your edits are kept).
 #   5. The udev rule (/dev/railguard-reader) and the units; daemon-reload; enable.
