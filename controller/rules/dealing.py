@@ -45,8 +45,11 @@ def dealt_in(core: TableCore) -> set[int]:
     return dealt
 
 
-def start_hand(core: TableCore, redeal: bool = False) -> Hand:
-    dealt = dealt_in(core)  # validates before anything changes
+def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = None) -> Hand:
+    """Start a hand (or a re-deal). ``dealt`` is :func:`dealt_in` when the caller has just
+    computed it to validate the event (nothing changed the seats since)."""
+    if dealt is None:
+        dealt = dealt_in(core)  # validates before anything changes
     pos = core.positions
     assert pos is not None
     prof = core.profile
@@ -110,7 +113,9 @@ def _post_forced(core: TableCore, h: Hand) -> None:
     presence, core.presence_posts = core.presence_posts, set()
     for s, items in due.items():
         p = h.players[s]
-        owed = sum(a for _, a in items)
+        owed = 0
+        for _, a in items:
+            owed += a
         have = posted.pop(s, 0)
         if core.seats[s].present and have < min(owed, p.stack) and have == 0:
             core.alert(
@@ -159,17 +164,24 @@ def _post_forced(core: TableCore, h: Hand) -> None:
 # ---------------------------------------------------------------------------- routing
 
 
-def on_card_placed(core: TableCore, e: CardPlaced, prev: tuple[ZoneKind, int] | None) -> None:
+def on_card_placed(
+    core: TableCore,
+    e: CardPlaced,
+    prev: tuple[ZoneKind, int] | None,
+    dealt: set[int] | None = None,
+) -> None:
+    """Route a placed card. ``dealt``: the seats a hand starting now deals in, when the
+    engine computed them to validate a first hole card."""
     phase = core.phase
     if e.zone is ZoneKind.HOLE:
         if phase in (Phase.IDLE, Phase.COMPLETE):
             _purge_old_deal(core, e.tag)
-            start_hand(core)
+            start_hand(core, dealt=dealt)
         elif phase in (Phase.MISDEAL, Phase.VOID):
             _purge_old_deal(core, e.tag)
             redeal = core.hand is not None
             core.hand = None
-            start_hand(core, redeal=redeal)
+            start_hand(core, redeal=redeal, dealt=dealt)
         if _bad_card(core, e):
             return
         if core.phase is Phase.DEALING:

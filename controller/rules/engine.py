@@ -382,11 +382,13 @@ class TableCore:
     def _card_placed(self, e: CardPlaced) -> None:
         zone, tag = e.zone, e.tag
         loc: tuple[ZoneKind, int]
+        dealt: set[int] | None = None
         if zone is ZoneKind.HOLE:
             if not 1 <= e.seat <= self.max_seats:
                 raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
             if self.phase in _STARTS_HAND:
-                dealing.dealt_in(self)  # a hand must be able to start: else rejected, unchanged
+                # a hand must be able to start: else rejected, unchanged
+                dealt = dealing.dealt_in(self)
             loc = _HOLE_LOCS[e.seat]
         elif zone is ZoneKind.MUCK:
             loc = _MUCK_LOC
@@ -405,7 +407,7 @@ class TableCore:
         if self.phase is Phase.DRAW:
             draw.draw_card(self, e)
             return
-        dealing.on_card_placed(self, e, prev)
+        dealing.on_card_placed(self, e, prev, dealt)
 
     def _card_removed(self, e: CardRemoved) -> None:
         loc = self.where.get(e.tag)
