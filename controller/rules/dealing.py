@@ -81,7 +81,6 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
         players=players,
         deal_seq=order + order,
     )
-    h.posted_before = dict(core.posted)
     core.hand = h
     core.button_set = False
     core.enter(Phase.DEALING)

@@ -123,7 +123,6 @@ class Hand:
     # seat -> (amount, bet seen); amount None with presence-only chip sensors
     oot: dict[int, tuple[int | None, int]]
     unconfirmed: dict[int, int]  # blinds posted for an absent seat
-    zone_chips: dict[int, int]  # chips seen in zones (no sweep yet)
     misdeal_called_t: float
     odd_chip: bool
     unswept: bool  # chips were bet this street and not yet swept
@@ -135,7 +134,6 @@ class Hand:
     last_burn: str
     read_t: dict[str, float]  # when each board tag was read
     seen: dict[object, str]  # card -> the tag that carried it
-    posted_before: dict[int, int]  # zone chips at the first card
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
 
     def __init__(
@@ -191,7 +189,6 @@ class Hand:
         self.clock_warned = False
         self.oot = {}
         self.unconfirmed = {}
-        self.zone_chips = {}
         self.misdeal_called_t = -1.0
         self.odd_chip = False
         self.unswept = False
@@ -203,7 +200,6 @@ class Hand:
         self.last_burn = ""
         self.read_t = {}
         self.seen = {}
-        self.posted_before = {}
         self.owner = {}
 
     def live_seats(self) -> frozenset[int]:
