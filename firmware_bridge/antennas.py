@@ -355,6 +355,14 @@ class SnapshotTracker:
             return self._last_cycle_t + self._period + self._grace
         return None
 
+    def tick_due(self) -> float | None:
+        """Without ``changes_only``: when :meth:`tick` would close the pending cycle (half a
+        period after its first frame), if one is open; None otherwise, and with
+        ``changes_only`` (see :meth:`settle_due`)."""
+        if self._changes_only or not self._pending:
+            return None
+        return min(s.t for s in self._pending.values()) + self._grace
+
     def tick(self, now: float) -> list[TrackerOutput]:
         """Let time pass (call it every scan period or so; ``now`` on the snapshots' clock).
 

@@ -13,10 +13,10 @@ time, at least 2 ms) and then counts the quiet scan periods when they are due
 while it could change something: once the tracker is
 :attr:`~firmware_bridge.antennas.SnapshotTracker.settled` (every tag confirmed, nothing
 missing) an idle table arms no timer between the board's full refreshes, and the periods not
-counted are counted from the cycle numbers when the next frame comes. With ``changes_only``
-the task ticks the tracker every scan period only while a restart reconciliation counts
-quiet periods. Without ``changes_only`` it ticks every scan period while frames come: a
-cycle closes when its last antenna reports, or by the tick if a frame was lost.
+counted are counted from the cycle numbers when the next frame comes. Without
+``changes_only`` a cycle closes when its last antenna reports, or, if a frame was lost, by
+a timer armed when the cycle opened (:class:`CycleTimer`). Either way the task ticks the
+tracker every scan period only while a restart reconciliation counts scan periods.
 """
 
 from __future__ import annotations
@@ -104,6 +104,53 @@ class Settler:
         self._timer, self._when = None, math.inf
 
 
+class CycleTimer:
+    """Without changes_only: one timer for a scan cycle still open (an antenna's frame is
+    missing, e.g. lost), due when :meth:`SnapshotTracker.tick` would close it (half a period
+    after its first frame) plus a whole cycle's UART time. Armed when a cycle opens,
+    cancelled when it closes, normally at its last antenna's frame: no wakeup every scan
+    period. ``fired`` counts its fires."""
+
+    def __init__(self, d: Daemon, link: SerialReaderLink) -> None:
+        self.d = d
+        self.link = link
+        self._timer: asyncio.TimerHandle | None = None
+        self._cycle: int | None = None  # the pending cycle the timer is for
+        self.fired = 0
+
+    def wire(self) -> float:
+        info = self.link.board_info
+        antennas = info.antenna_count if info is not None else 32
+        return antennas * FRAME_BYTES * 10 / self.d.cfg.link.baudrate
+
+    def arm(self) -> None:
+        cycle = self.d.tracker.pending_cycle
+        if cycle is None:
+            self.cancel()
+            return
+        if self._timer is not None and cycle == self._cycle:
+            return  # armed for this cycle already
+        due = self.d.tracker.tick_due()
+        assert due is not None
+        self.cancel()
+        self._cycle = cycle
+        delay = max(0.0, due + self.wire() - time.monotonic())
+        self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.fired += 1
+        d = self.d
+        tracker_out(d, d.tracker.tick(time.monotonic() - self.wire()))
+        reconcile(d)
+        self.arm()  # (re-armed if the cycle is still open: a timer may fire a hair early)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer, self._cycle = None, None
+
+
 async def reader_task(d: Daemon) -> None:
     baud = d.cfg.link.baudrate
     settler = Settler(d, burst_gap(baud), baud) if d.tracker_changes else None
@@ -113,6 +160,8 @@ async def reader_task(d: Daemon) -> None:
         on_snapshot(d, snap)
         if settler is not None:
             settler.arm()
+        elif cycle_timer is not None:
+            cycle_timer.arm()
 
     link = SerialReaderLink(
         list(d.cfg.reader_ports), snapshot,
@@ -120,6 +169,8 @@ async def reader_task(d: Daemon) -> None:
         config=d.cfg.daemon_link,
     )  # fmt: skip
     d.reader = link
+    cycle_timer = CycleTimer(d, link) if settler is None else None
+    d.cycle_timer = cycle_timer
     await link.start()
     # with no frame for this long the tracker has nothing left to close: wait for the next
     # frame instead of ticking every scan, unless a restart reconciliation still counts quiet
@@ -127,29 +178,29 @@ async def reader_task(d: Daemon) -> None:
     quiet = (max(d.cfg.debounce_cycles, d.cfg.removal_cycles) + 3) * d.scan_period
     try:
         while True:  # a cycle that lost a frame closes half a period after it began...
-            if settler is not None and not d.reconciler.active:
-                # changes_only: the settler closes every cycle and counts the quiet periods
-                # that matter; with the reconciliation over nothing is left to tick for
+            if not d.reconciler.active:
+                # the settler (changes_only) or the cycle timer closes every cycle (and the
+                # settler counts the quiet periods that matter): with the reconciliation over
+                # nothing is left to tick for
                 await asyncio.get_running_loop().create_future()
             if time.monotonic() - d.last_frame > quiet and not d.reconciler.pending:
                 d.frame.clear()
                 await d.frame.wait()
             await asyncio.sleep(d.scan_period)
-            wire = 0.0
-            if settler is None:  # ...and after a whole cycle's frames had time on the UART
-                info = link.board_info
-                antennas = info.antenna_count if info is not None else 32
-                wire = antennas * FRAME_BYTES * 10 / d.cfg.link.baudrate
-            # (changes_only, reconciling: the settler closes cycles by the burst gap; a long
-            # burst, such as a full refresh, holds the tick's fallback off, see tracker.tick)
+            # ...and after a whole cycle's frames had time on the UART (changes_only: the
+            # settler closes cycles by the burst gap; a long burst, such as a full refresh,
+            # holds the tick's fallback off, see tracker.tick)
+            wire = cycle_timer.wire() if cycle_timer is not None else 0.0
             d.stats.reader_ticks += 1
             tracker_out(d, d.tracker.tick(time.monotonic() - wire))
             reconcile(d)
-            if settler is not None:
-                settler.arm()
+            for timer in (settler, cycle_timer):
+                if timer is not None:
+                    timer.arm()
     finally:
-        if settler is not None:
-            settler.cancel()
+        for timer in (settler, cycle_timer):
+            if timer is not None:
+                timer.cancel()
         await link.stop()
 
 

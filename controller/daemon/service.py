@@ -146,6 +146,7 @@ class Daemon:
         )  # fmt: skip
         self.reader: SerialReaderLink | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
+        self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer
         self.frame = asyncio.Event()  # set by every frame from the board
         self.last_frame = 0.0
         self._indicators: Indicators = _NullIndicators()

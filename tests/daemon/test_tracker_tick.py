@@ -43,3 +43,38 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
 @pytest.mark.timeout(60)
 def test_card_reaches_the_core_while_an_antenna_is_dead(tmp_path: Path) -> None:
     run_scenario(_scenario, tmp_path)
+
+
+async def _every_scan_scenario(tmp_path: Path, mqtt_port: int) -> None:
+    """The board reports every antenna every scan: a cycle closes at its last antenna's
+    frame, and one whose frame is missing (a dead antenna) by the cycle timer; the reader
+    task does not tick every scan period."""
+    board = SimBoard(6, config=SetConfig(scan_period_ms=SCAN_MS, heartbeat_interval_ms=1000))
+    async with running(board, tmp_path, mqtt_port, scan_ms=SCAN_MS, muck=DEAD,
+                       changes_only=False) as daemon:  # fmt: skip
+        timer = daemon.cycle_timer
+        assert timer is not None and daemon.settler is None
+        await until(lambda: not daemon.reconciler.active, 5, "the reconciliation over")
+        # all antennas report: each cycle closes at its last frame, the timer never fires
+        fired, ticks, cycles = timer.fired, daemon.stats.reader_ticks, daemon.tracker.cycles
+        await until(lambda: daemon.tracker.cycles >= cycles + 2, 3, "two cycles")
+        assert timer.fired == fired
+        board.kill_antenna(DEAD)  # from now on every cycle lacks the muck's frame
+        before = daemon.stats.events
+        start = board.cycle
+        await until(lambda: board.cycle != start, 2, "a scan cycle")
+        c0 = board.cycle
+        board.place(HOLE1, CARD)  # first read in cycle c0+1, confirmed (debounce 2) in c0+2
+        await until(lambda: board.cycle == c0 + 2, 2, "the confirming cycle")
+        board.stall()  # nothing more from the board: only the timer can close c0+2
+        assert board.cycle == c0 + 2, "the test missed the confirming cycle"
+        await until(lambda: daemon.stats.events > before, 4 * SCAN_MS / 1000,
+                    "CardPlaced in the core, the board silent after c0+2")  # fmt: skip
+        assert timer.fired > fired  # closed by the cycle timer...
+        assert daemon.stats.reader_ticks == ticks  # ...not by a tick every scan period
+        assert daemon.tracker.present() == {CARD: daemon.cfg.zones.zone_of(HOLE1)}
+
+
+@pytest.mark.timeout(60)
+def test_every_scan_cycle_missing_a_frame_closes_by_its_timer(tmp_path: Path) -> None:
+    run_scenario(_every_scan_scenario, tmp_path)
