@@ -232,6 +232,14 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
             raise TableError(
                 "over_stack", f"seat {e.seat} put in {e.amount - take} but has {p.stack} behind"
             )
+        held = h.oot.get(e.seat)  # chips already in the zone out of turn, not yet played
+        if e.amount is not None and held is not None and held[0] is not None:
+            if held[0] + e.amount - take > p.stack:
+                raise TableError(
+                    "over_stack",
+                    f"seat {e.seat} has {held[0] + e.amount - take} in its zone out of turn "
+                    f"but {p.stack} behind",
+                )
     if take:
         assert e.amount is not None
         h.unconfirmed[e.seat] = owed - take

@@ -217,3 +217,24 @@ def test_random_play_from_a_dealt_hand_keeps_the_core_consistent(
             before = after
     event(f"last phase {before.phase.value}")
     event(f"hands completed {min(before.hand_no, 2) if before.phase is Phase.COMPLETE else 0}")
+
+
+def test_chips_out_of_turn_add_up_to_no_more_than_the_stack() -> None:
+    """Found by the property above: two amounts out of turn, each within the seat's stack
+    but together over it, were held and then played, leaving a negative stack. The second
+    is impossible (the zone cannot hold more than the seat had): rejected, state unchanged."""
+    from table_builder import Table
+
+    tb = Table("a2c-000", {1: 1000, 2: 1000, 3: 400}).post_blinds()
+    tb.deal({2: "2c3c", 3: "4c5c", 1: "6c7c"})
+    core = tb.core
+    t = tb.t + 1
+    assert core.handle(ChipsIn(t, 3, 50)).rejected is None  # out of turn: held (seat 1 is next)
+    before = core.snapshot()
+    step = core.handle(ChipsIn(t, 3, 300))  # 350 against 300 behind
+    assert step.rejected is not None and step.rejected.code == "over_stack"
+    assert core.snapshot() == before
+    core.handle(ChipsIn(t + 1, 1, 100))
+    core.handle(ChipsIn(t + 1, 2, 50))  # seat 3's turn: its 50 out of turn now plays
+    _check(core, core.snapshot())
+    assert core.hand is not None and core.hand.players[3].stack == 250
