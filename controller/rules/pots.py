@@ -22,6 +22,12 @@ class Pot:
 def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> list[Pot]:
     """Layer the pot by contribution levels. A layer only one live seat can win is an
     uncalled bet: it comes back as a pot whose only eligible seat is that seat."""
+    if len(live) == 1:
+        # everyone else folded (most hands): the layers below all add up to one pot
+        total = 0
+        for c in contrib.values():
+            total += c
+        return [Pot(total, tuple(live))] if total else []
     level_set: set[int] = set()
     for s, c in contrib.items():
         if c > 0 and s in live:

@@ -15,21 +15,25 @@ if TYPE_CHECKING:
 __all__ = ["HandRecord", "build", "complete"]
 
 
-def _cards(core: TableCore, tags: list[str]) -> tuple[Card, ...]:
-    card_of = core.card_of
-    return tuple([c for t in tags if (c := card_of.get(t)) is not None])
+def _cards(card_of: dict[str, Card | None], tags: list[str]) -> tuple[Card, ...]:
+    out: list[Card] = []
+    for t in tags:
+        c = card_of.get(t)
+        if c is not None:
+            out.append(c)
+    return tuple(out)
 
 
 def build(core: TableCore, h: Hand) -> HandRecord:
     pots = award(core, h)
-    won = dict.fromkeys(h.players, 0)
+    won: dict[int, int] = {}
     for pot in pots:
         for s, chips in pot.shares:
-            won[s] += chips
+            won[s] = won.get(s, 0) + chips
     seated = core.seats
+    card_of = core.card_of
     seats: list[SeatRecord] = []
-    for s in sorted(h.players):
-        p = h.players[s]
+    for s, p in h.players.items():  # built in seat order (dealing.start_hand)
         seat = seated.get(s)
         seats.append(
             SeatRecord(
@@ -37,8 +41,8 @@ def build(core: TableCore, h: Hand) -> HandRecord:
                 seat.player if seat is not None else "",
                 p.start_stack,
                 p.stack,
-                _cards(core, p.hole),
-                won[s],
+                _cards(card_of, p.hole),
+                won.get(s, 0),
             )
         )
     return HandRecord(
@@ -56,8 +60,8 @@ def build(core: TableCore, h: Hand) -> HandRecord:
         big_blind=h.big_blind,
         ante=h.ante,
         seats=tuple(seats),
-        board=_cards(core, h.board),
-        burns=_cards(core, h.burns),
+        board=_cards(card_of, h.board),
+        burns=_cards(card_of, h.burns),
         actions=tuple(h.actions),
         pots=tuple(pots),
         alerts=tuple(h.alerts),
