@@ -96,8 +96,10 @@ async def _locked_hand(tmp: Path, port: int) -> None:
         await wait_for(lambda: [e for e in rig.events("alert_ack")
                                 if e["data"]["alert_id"] == alert[0]["alert_id"]],
                        "the alert cleared")  # fmt: skip
-        assert rig.events("storage_ok")
+        # (published right after the ack: it may be a moment behind it)
+        await wait_for(lambda: rig.events("storage_ok"), "storage_ok")
         await wait_for(lambda: not d.store.hand_events(1), "hand 1's events cleared")
+        assert d.indicators.current_alert is None  # type: ignore[attr-defined]  # (the lights' calls are done)
         assert not rig.gpio.alert_led() and not rig.gpio.buzzer()
         assert [r.hand_id for r in d.link.outbox.pending()] == ["v1-t1-1"] or \
             d.link.outbox.ack_status("v1-t1-1") is not None  # fmt: skip
