@@ -102,6 +102,7 @@ class Settler:
         if self._timer is not None:
             self._timer.cancel()
         self._timer, self._when = None, math.inf
+        self._hold_start = math.inf
 
 
 class CycleTimer:
