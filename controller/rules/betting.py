@@ -233,13 +233,13 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
                 "over_stack", f"seat {e.seat} put in {e.amount - take} but has {p.stack} behind"
             )
         held = h.oot.get(e.seat)  # chips already in the zone out of turn, not yet played
-        if e.amount is not None and held is not None and held[0] is not None:
-            if held[0] + e.amount - take > p.stack:
-                raise TableError(
-                    "over_stack",
-                    f"seat {e.seat} has {held[0] + e.amount - take} in its zone out of turn "
-                    f"but {p.stack} behind",
-                )
+        in_zone = None if held is None or held[0] is None or e.amount is None else held[0]
+        if in_zone is not None and e.amount is not None and in_zone + e.amount - take > p.stack:
+            raise TableError(
+                "over_stack",
+                f"seat {e.seat} has {in_zone + e.amount - take} in its zone out of turn "
+                f"but {p.stack} behind",
+            )
     if take:
         assert e.amount is not None
         h.unconfirmed[e.seat] = owed - take

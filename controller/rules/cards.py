@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Final
 
@@ -35,6 +35,12 @@ class Card:
 
     rank: int
     suit: Suit
+    # rank * 4 + suit, the card's hash: computed once (cards key the core's duplicate check
+    # on every card read, and IntEnum arithmetic is slow code in the compiled core)
+    _key: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_key", self.rank * 4 + self.suit)
 
     @classmethod
     def parse(cls, text: str) -> Card:
@@ -55,14 +61,18 @@ class Card:
         return cls(r + 2, suit)
 
     @property
+    def code(self) -> int:
+        """``rank * 4 + suit``: 8..59 for the 52 standard cards (0..3 for the joker)."""
+        return self._key
+
+    @property
     def is_joker(self) -> bool:
         return self.rank == 0
 
     def __hash__(self) -> int:
         # Consistent with the generated equality (rank and suit); the generated hash hashed a
-        # tuple holding the Suit, and Enum.__hash__ is Python code: cards key the core's
-        # duplicate check on every card read.
-        return self.rank * 4 + self.suit
+        # tuple holding the Suit, and Enum.__hash__ is Python code.
+        return self._key
 
     def __str__(self) -> str:
         if self.is_joker:

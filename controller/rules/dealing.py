@@ -228,8 +228,8 @@ def hole_owner(h: Hand, tag: str) -> Player | None:
 
 def _give_hole(h: Hand, p: Player, tag: str) -> None:
     p.hole.append(tag)
-    q = h.owner.get(tag)
-    if q is None or p.seat < q.seat:
+    q = h.owner.setdefault(tag, p)
+    if p.seat < q.seat:
         h.owner[tag] = p
 
 
@@ -298,8 +298,16 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             core, AlertCode.JOKER, "TDA 35-A: non-standard card", "a joker was dealt", e.seat, e.tag
         )
         return True
-    other = h.seen.get(e.card)
-    if other is not None and other != e.tag:
+    # the first tag seen carrying this card: a slot per card code (a list index is cheaper
+    # than hashing the card into a dict on every card read); other codes in a dict
+    code = e.card.code
+    if 0 <= code < len(h.seen_codes):
+        other = h.seen_codes[code]
+        if not other:
+            h.seen_codes[code] = other = e.tag
+    else:
+        other = h.seen.setdefault(e.card, e.tag)
+    if other != e.tag:
         misdeal.void(
             core,
             AlertCode.DUPLICATE_CARD,
@@ -309,7 +317,6 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             e.tag,
         )
         return True
-    h.seen[e.card] = e.tag
     return False
 
 

@@ -133,7 +133,8 @@ class Hand:
     redeal_flop: bool  # a four-card flop goes back into the stub
     last_burn: str
     read_t: dict[str, float]  # when each board tag was read
-    seen: dict[object, str]  # card -> the tag that carried it
+    seen_codes: list[str]  # card code (Card.code) -> the tag that carried it, "" if none yet
+    seen: dict[object, str]  # the same for a card whose code is outside 0..63
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
 
     def __init__(
@@ -199,6 +200,7 @@ class Hand:
         self.redeal_flop = False
         self.last_burn = ""
         self.read_t = {}
+        self.seen_codes = [""] * 64
         self.seen = {}
         self.owner = {}
 
