@@ -40,7 +40,7 @@ DOC = ROOT / "docs" / "performance.md"
 BEGIN = "<!-- bench/run.py: generated figures begin -->"
 END = "<!-- bench/run.py: generated figures end -->"
 
-FULL = {"core_hands": 1000, "core_repeat": 5, "compiled": True, "events": 5000,
+FULL = {"core_hands": 1000, "core_repeat": 7, "compiled": True, "events": 5000,
         "pipeline_hands": 20, "idle_s": 60.0, "fleet_tables": 100, "fleet_s": 120.0}  # fmt: skip
 QUICK = {"core_hands": 50, "core_repeat": 1, "compiled": False, "events": 200,
          "pipeline_hands": 1, "idle_s": 3.0, "fleet_tables": 20, "fleet_s": 4.0}  # fmt: skip
