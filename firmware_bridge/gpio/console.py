@@ -165,14 +165,17 @@ class GpioConsole:
         self._loop = loop
         self._sink = sink
         cfg = self.config
-        from gpiozero import Button, DigitalInputDevice
+        from gpiozero import DigitalInputDevice
 
         try:
             for button, pin in cfg.buttons.items():
                 key = f"buttons.{button.value}"
+                # A plain input, not gpiozero's Button: long presses are timed on the loop
+                # (_button_changed), and a Button starts a HoldThread that wakes ten times a
+                # second for ever (six buttons: most of an idle daemon's wakeups).
                 dev = _make(
-                    key, pin, Button, pull_up=True, bounce_time=_bounce(cfg.button_debounce_s),
-                    pin_factory=self._factory,
+                    key, pin, DigitalInputDevice, pull_up=True,
+                    bounce_time=_bounce(cfg.button_debounce_s), pin_factory=self._factory,
                 )  # fmt: skip
                 self._buttons[key] = _ButtonState(button)
                 self._add(key, dev, cfg.button_debounce_s, self._button_changed)

@@ -226,6 +226,24 @@ def test_zero_debounce_passes_every_press(factory: MockFactory) -> None:
     assert len(rig.events) == 7  # every make: 4 on the press, 3 more on the release
 
 
+def test_buttons_start_no_polling_thread(factory: MockFactory) -> None:
+    """gpiozero's Button starts a HoldThread per button that wakes every 0.1 s for ever; the
+    console times long presses on the loop, so its buttons are plain inputs (idle CPU)."""
+    from gpiozero.mixins import HoldThread
+
+    seen: list[int] = []
+
+    async def scenario(rig: Rig) -> None:
+        await rig.sim.press(B.ACK, hold_s=0.1)
+        seen.append(sum(isinstance(t, HoldThread) for t in threading.enumerate()))
+        await asyncio.sleep(0.1)  # the release's debounce
+
+    rig = run(factory, scenario)
+    assert len(rig.config.buttons) >= 6
+    assert seen == [0]
+    assert [e.button for e in rig.events] == [B.ACK]  # and a press still reads
+
+
 def test_long_press_reports_once_at_hold_time_and_no_short(factory: MockFactory) -> None:
     async def scenario(rig: Rig) -> None:
         rig.sim.set_button(B.MISDEAL, True)
