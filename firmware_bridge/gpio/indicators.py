@@ -1,7 +1,9 @@
 """The rail's outputs: an action LED per seat, the alert LED, the status LED and the buzzer.
 
-Blinking and beeping run on gpiozero's background threads, so every method returns at once
-and may be called from the event loop. Patterns per severity/status are in
+Blinking and beeping run on gpiozero's background threads, but starting one joins the
+previous blink's thread first: a call takes about 0.5 ms and sometimes several. The daemon
+therefore makes these calls from one worker thread (controller/daemon/lights.py,
+``IndicatorLane``), not on its event loop. Patterns per severity/status are in
 :mod:`firmware_bridge.gpio.config`.
 """
 
