@@ -17,6 +17,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from controller.daemon.lights import IndicatorLane
 from controller.rules.events import (
     ButtonPress,
     ChipsIn,
@@ -48,6 +49,11 @@ async def gpio_task(d: Daemon) -> None:
         await asyncio.Event().wait()
     finally:
         console.close()
+        # the light calls queued on their thread run first (a blink started after the
+        # devices closed raised in gpiozero's blink thread), then the devices close
+        lane = d.indicators
+        if isinstance(lane, IndicatorLane):
+            lane.close()
         lights.close()
 
 

@@ -59,3 +59,43 @@ async def _scenario(tmp: Path, port: int) -> None:
 def test_alert_reaches_the_venue_before_the_buzzer_call_returns(tmp_path: Path) -> None:
     with plain_broker() as broker:
         asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker.port), 40))
+
+
+class RecordedLights(HeldLights):
+    """HeldLights whose held alert records whether it still found the devices open."""
+
+    def __init__(self, real: Any) -> None:
+        super().__init__(real)
+        self.failed: list[BaseException] = []
+
+    def alert(self, severity: Any) -> None:
+        self.go.wait(10)
+        try:
+            self.real.alert(severity)
+            self.calls.append("alert")
+        except Exception as exc:  # the devices were closed under the queued call
+            self.failed.append(exc)
+
+
+async def _stop_with_a_call_queued(tmp: Path, port: int) -> RecordedLights:
+    async with running(tmp, port) as rig:
+        d = rig.daemon
+        await rig.setup(button=None, deck=False)
+        lane = d.indicators
+        assert isinstance(lane, IndicatorLane)
+        held = RecordedLights(lane.target)
+        d.indicators = held  # type: ignore[assignment]
+        await rig.chips(6, 100)  # an alert: its light call waits on held.go
+        await wait_for(lambda: rig.alerts("REJECTED"), "the venue's alert", 5)
+        threading.Timer(0.5, held.go.set).start()  # let it go while the daemon stops
+    return held
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_light_call_queued_at_stop_runs_before_the_devices_close(tmp_path: Path) -> None:
+    """The GPIO task runs the queued light calls before it closes the devices: a call (a
+    blink) made on closed devices raised in gpiozero's thread at every stop."""
+    with plain_broker() as broker:
+        held = asyncio.run(asyncio.wait_for(_stop_with_a_call_queued(tmp_path, broker.port), 40))
+    assert held.failed == [] and held.calls == ["alert"]
