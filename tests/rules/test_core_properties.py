@@ -238,3 +238,36 @@ def test_chips_out_of_turn_add_up_to_no_more_than_the_stack() -> None:
     core.handle(ChipsIn(t + 1, 2, 50))  # seat 3's turn: its 50 out of turn now plays
     _check(core, core.snapshot())
     assert core.hand is not None and core.hand.players[3].stack == 250
+
+
+def test_a_card_slid_to_another_seat_during_the_deal_belongs_to_the_lower_seat() -> None:
+    """A tag can end up in two seats' hole cards: pitched to seat 3, then slid to seat 2 out
+    of sequence (TDA profile: a warning, the deal goes on). The hand's hole-card index then
+    names the lower seat, as a scan of the seats in order does, whichever got it first."""
+    from table_builder import Table, tag
+
+    t = Table("tda-2024", 4, button=1).post_blinds()  # deal order 2, 3, 4, 1, 2, ...
+    t.hole(2, "2c").hole(3, "3c")
+    t.place(ZoneKind.HOLE, "3c", tag("3c"), seat=2)  # the same tag, slid from seat 3 to 2
+    h = t.core.hand
+    assert h is not None
+    both = [s for s, p in h.players.items() if tag("3c") in p.hole]
+    assert both == [2, 3]
+    owner = hole_owner(h, tag("3c"))
+    assert owner is not None and owner.seat == 2
+    _check(t.core, t.core.snapshot())  # and the index agrees with the scan for every tag
+
+
+def test_a_first_card_slid_on_to_the_next_seat_still_belongs_to_the_first() -> None:
+    """The other order: the first card, pitched to seat 2, slid on to seat 3 (next in the
+    deal, so accepted there too): the lower seat, which got it first, stays the owner."""
+    from table_builder import Table, tag
+
+    t = Table("tda-2024", 4, button=1).post_blinds()
+    t.hole(2, "2c")
+    t.place(ZoneKind.HOLE, "2c", tag("2c"), seat=3)
+    h = t.core.hand
+    assert h is not None
+    assert [s for s, p in h.players.items() if tag("2c") in p.hole] == [2, 3]
+    owner = hole_owner(h, tag("2c"))
+    assert owner is not None and owner.seat == 2
