@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Final
@@ -86,6 +87,16 @@ class Card:
 JOKER: Final = Card(0, Suit.CLUBS)
 
 STANDARD_DECK: Final[tuple[Card, ...]] = tuple(Card(r, s) for s in Suit for r in range(2, 15))
+
+
+def known_cards(card_of: Mapping[str, Card | None], tags: Iterable[str]) -> list[Card]:
+    """The cards of ``tags``, in order; a tag of no registered deck (no card) is left out."""
+    out: list[Card] = []
+    for t in tags:
+        c = card_of.get(t)
+        if c is not None:
+            out.append(c)
+    return out
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:

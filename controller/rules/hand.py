@@ -134,7 +134,7 @@ class Hand:
     last_burn: str
     read_t: dict[str, float]  # when each board tag was read
     seen_codes: list[str]  # card code (Card.code) -> the tag that carried it, "" if none yet
-    seen: dict[object, str]  # the same for a card whose code is outside 0..63
+    seen: dict[int, str]  # the same for a code outside 0..63
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
 
     def __init__(

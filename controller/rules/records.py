@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules.cards import Card
+from controller.rules.cards import known_cards
 from controller.rules.decisions import HandComplete, HandRecord, SeatRecord
 from controller.rules.hand import Hand
 from controller.rules.showdown import award
@@ -13,15 +13,6 @@ if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
 __all__ = ["HandRecord", "build", "complete"]
-
-
-def _cards(card_of: dict[str, Card | None], tags: list[str]) -> tuple[Card, ...]:
-    out: list[Card] = []
-    for t in tags:
-        c = card_of.get(t)
-        if c is not None:
-            out.append(c)
-    return tuple(out)
 
 
 def build(core: TableCore, h: Hand) -> HandRecord:
@@ -41,7 +32,7 @@ def build(core: TableCore, h: Hand) -> HandRecord:
                 seat.player if seat is not None else "",
                 p.start_stack,
                 p.stack,
-                _cards(card_of, p.hole),
+                tuple(known_cards(card_of, p.hole)),
                 won.get(s, 0),
             )
         )
@@ -60,8 +51,8 @@ def build(core: TableCore, h: Hand) -> HandRecord:
         big_blind=h.big_blind,
         ante=h.ante,
         seats=tuple(seats),
-        board=_cards(card_of, h.board),
-        burns=_cards(card_of, h.burns),
+        board=tuple(known_cards(card_of, h.board)),
+        burns=tuple(known_cards(card_of, h.burns)),
         actions=tuple(h.actions),
         pots=tuple(pots),
         alerts=tuple(h.alerts),

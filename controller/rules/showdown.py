@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules.cards import Card
+from controller.rules.cards import Card, known_cards
 from controller.rules.decisions import PotRecord
 from controller.rules.evaluate import score, score_label
 from controller.rules.hand import Hand
@@ -32,17 +32,6 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     return 0
 
 
-def _known(core: TableCore, tags: list[str]) -> list[Card]:
-    """The cards of ``tags`` (a tag of no registered deck has no card)."""
-    card_of = core.card_of
-    out: list[Card] = []
-    for t in tags:
-        c = card_of.get(t)
-        if c is not None:
-            out.append(c)
-    return out
-
-
 def award(core: TableCore, h: Hand) -> list[PotRecord]:
     live: set[int] = set()
     contrib: dict[int, int] = {}
@@ -56,10 +45,10 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
     cards: dict[int, list[Card]] = {}
     if len(live) > 1:
-        board = _known(core, h.board)
+        board = known_cards(core.card_of, h.board)
         if len(board) == 5:
             for s in live:
-                hole = _known(core, h.players[s].hole)
+                hole = known_cards(core.card_of, h.players[s].hole)
                 if len(hole) == 2:
                     cards[s] = hole + board
                     values[s] = score(cards[s])

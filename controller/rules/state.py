@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from controller.rules.cards import Card
+from controller.rules.cards import Card, known_cards
 from controller.rules.hand import Phase, Street
 
 if TYPE_CHECKING:
@@ -68,11 +68,7 @@ def snapshot_of(core: TableCore) -> TableState:
     for n, seat in sorted(core.seats.items()):
         p = h.players.get(n) if h is not None else None
         live_hand = p is not None and core.phase is not Phase.COMPLETE
-        hole = (
-            tuple(c for c in (core.card_of.get(t) for t in p.hole) if isinstance(c, Card))
-            if p
-            else ()
-        )
+        hole = tuple(known_cards(core.card_of, p.hole)) if p else ()
         seats.append(
             SeatState(
                 seat=n,
@@ -88,9 +84,7 @@ def snapshot_of(core: TableCore) -> TableState:
                 hole=hole,
             )
         )
-    board = (
-        tuple(c for c in (core.card_of.get(t) for t in h.board) if isinstance(c, Card)) if h else ()
-    )
+    board = tuple(known_cards(core.card_of, h.board)) if h else ()
     hp = h.pos if h is not None else pos
     return TableState(
         table=core.table,
