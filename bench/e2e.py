@@ -165,8 +165,14 @@ async def daemon_e2e(port: int, events: int, workdir: Path) -> dict[str, Any]:
     lat_end: list[float] = []  # from the last mapped antenna's frame of the confirming cycle
     timeouts = 0
     try:
-        await wait_for(lambda: any(isinstance(b, dict) and b.get("status") == "online"
-                                   for b in sub.on(f"{BASE}/status")), "the daemon", 20)
+        await wait_for(
+            lambda: any(
+                isinstance(b, dict) and b.get("status") == "online"
+                for b in sub.on(f"{BASE}/status")
+            ),
+            "the daemon",
+            20,
+        )
         await board.wait_command(SetConfig, timeout=10)
         await asyncio.sleep(0.3)
         prev: tuple[int, bytes] | None = None

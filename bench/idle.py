@@ -60,8 +60,14 @@ async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
          "--mqtt-port", str(port)], stdout=subprocess.PIPE, cwd=HERE.parent,
     )  # fmt: skip
     try:
-        await wait_for(lambda: any(isinstance(b, dict) and b.get("status") == "online"
-                                   for b in sub.on(f"{BASE}/status")), "the daemon", 20)
+        await wait_for(
+            lambda: any(
+                isinstance(b, dict) and b.get("status") == "online"
+                for b in sub.on(f"{BASE}/status")
+            ),
+            "the daemon",
+            20,
+        )
         await board.wait_command(SetConfig, timeout=10)
         assert baseline.stdout is not None
         line = await asyncio.wait_for(asyncio.to_thread(baseline.stdout.readline), 10)

@@ -87,7 +87,6 @@ def machine() -> str:
                 cpu = line.split(":", 1)[1].strip()
                 break
 
-
     return f"{os.cpu_count()}-core {platform.machine()} ({cpu}), {platform.system()} " \
            f"{platform.release()}"  # fmt: skip
 
@@ -121,17 +120,26 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
     vers = ", ".join(f"{k} {x}" for k, x in v.items())
     core_rows = []
     if "compiled_vs_pokerkit" in r:
-        core_rows.append((
-            "rules core as a Pi install runs it (compiled with mypyc, "
-            "scripts/install-pi.sh) vs pokerkit, same PHH hands",
-            f"{r['compiled_hands_per_s']:,} hands/s", f"pokerkit {r['pokerkit_hands_per_s']:,} "
-            "hands/s", f"**{r['compiled_vs_pokerkit']}×**", "≥ 20×"))
-    core_rows.append((
-        "rules core, pure Python (the developers' editable install) vs pokerkit (the dispatch "
-        f"of the same events with nothing judged: {r['dispatch_floor_vs_pokerkit']}× pokerkit)",
-        f"{r['core_hands_per_s']:,} hands/s ({r['core_us_per_event']} µs an event)",
-        f"pokerkit {r['pokerkit_hands_per_s']:,} hands/s", f"**{r['core_vs_pokerkit']}×**",
-        "" if core_rows else "≥ 20× (compiled core not measured: `--compiled`)"))
+        core_rows.append(
+            (
+                "rules core as a Pi install runs it (compiled with mypyc, "
+                "scripts/install-pi.sh) vs pokerkit, same PHH hands",
+                f"{r['compiled_hands_per_s']:,} hands/s",
+                f"pokerkit {r['pokerkit_hands_per_s']:,} hands/s",
+                f"**{r['compiled_vs_pokerkit']}×**",
+                "≥ 20×",
+            )
+        )
+    core_rows.append(
+        (
+            "rules core, pure Python (the developers' editable install) vs pokerkit (the dispatch "
+            f"of the same events with nothing judged: {r['dispatch_floor_vs_pokerkit']}× pokerkit)",
+            f"{r['core_hands_per_s']:,} hands/s ({r['core_us_per_event']} µs an event)",
+            f"pokerkit {r['pokerkit_hands_per_s']:,} hands/s",
+            f"**{r['core_vs_pokerkit']}×**",
+            "" if core_rows else "≥ 20× (compiled core not measured: `--compiled`)",
+        )
+    )
     rows = [
         *core_rows,
         (f"frame on the pty → alert at an MQTT subscriber ({r['events']:,} events, daemon in "
@@ -163,7 +171,8 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
         BEGIN,
         "## Figures from `bench/run.py`",
         "",
-        f"Generated {when} by `{cmd}`" + (" (a smoke run: small counts)" if quick else "")
+        f"Generated {when} by `{cmd}`"
+        + (" (a smoke run: small counts)" if quick else "")
         + f" on {machine()}; {vers}.",
         "",
         "| what | figure | baseline in the same run | ratio | target |",
@@ -177,7 +186,7 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
         "`railguard run --config` (for this figure the board reports every antenna every scan, "
         "so the frame completing the debounce is a real frame). Idle: the daemon with "
         "production reader defaults (50 ms scan, changes-only reporting with a full refresh) "
-        "and nothing on the table; the baseline reads a board's bytes. A fleet \"table\" is "
+        'and nothing on the table; the baseline reads a board\'s bytes. A fleet "table" is '
         "a lightweight simulated table: "
         "its own `VenueLink` and SQLite outbox fed real OHH records through `submit_hand` as "
         "the daemon's outbox task does, one hand every 12 s (a live table deals about 30 an "
@@ -207,8 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small counts: a smoke run")
     ap.add_argument("--no-write", action="store_true", help="do not touch docs/performance.md")
     ap.add_argument("--events", type=int, help="end-to-end events (default 5000; quick 200)")
-    ap.add_argument("--compiled", action=argparse.BooleanOptionalAction, default=None,
-                    help="build and time the compiled core (default: yes, with --quick no)")
+    ap.add_argument(
+        "--compiled",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="build and time the compiled core (default: yes, with --quick no)",
+    )
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.CRITICAL, force=True)  # in-process daemon: quiet
     n = dict(QUICK if args.quick else FULL)

@@ -24,9 +24,23 @@ if ((${#missing[@]})); then
   fi
 fi
 
-PY=${PYTHON:-python3}
+# The venv is made from the distribution's Python (/usr/bin/python3: 3.11.2 on Debian 12 and
+# Raspberry Pi OS, the interpreter a table runs), not whatever python3 is first on PATH, so a
+# developer's machine, CI and a Pi run the same interpreter. RAILGUARD_PYTHON overrides it.
+if [ -n "${RAILGUARD_PYTHON:-}" ]; then
+  PY=$RAILGUARD_PYTHON
+elif [ -x /usr/bin/python3 ]; then
+  PY=/usr/bin/python3
+else
+  PY=python3
+fi
+want_home=$(dirname "$("$PY" -c 'import sys; print(sys.executable)')")
+if [ -f .venv/pyvenv.cfg ] && ! grep -qxF "home = $want_home" .venv/pyvenv.cfg; then
+  echo "setup: .venv was made from another Python ($(grep '^home' .venv/pyvenv.cfg)); recreating it from $PY"
+  rm -rf .venv
+fi
 if [ ! -x .venv/bin/python ]; then
-  echo "setup: creating .venv"
+  echo "setup: creating .venv from $PY ($("$PY" --version 2>&1))"
   "$PY" -m venv .venv
 fi
 # Reinstall only when pyproject.toml changed since the last successful install.

@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 echo "== ruff";  .venv/bin/ruff check controller firmware_bridge hwsim tests bench scripts
+.venv/bin/ruff format --check controller firmware_bridge hwsim tests bench scripts
 echo "== mypy";  .venv/bin/mypy
 echo "== pytest"; .venv/bin/python -m pytest -q "$@"

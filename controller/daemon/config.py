@@ -42,24 +42,39 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("table.venue", "venue", "venue id, same form as table.id"),
     Setting("table.profile", "tda-2024", "house-rule profile: a packaged name or a TOML path"),
     Setting("table.size", 0, "seats at the table for hand records; 0: the profile's max_seats"),
-    Setting("reader.ports", ["/dev/railguard-reader"],
-            "serial ports tried in order: paths, globs or socket://host:port URLs"),
+    Setting(
+        "reader.ports",
+        ["/dev/railguard-reader"],
+        "serial ports tried in order: paths, globs or socket://host:port URLs",
+    ),
     Setting("reader.baudrate", 115200, "UART speed"),
     Setting("reader.scan_period_ms", 50, "board scan period sent with SET_CONFIG (10..1000)"),
     Setting("reader.heartbeat_ms", 1000, "board heartbeat interval (100..10000)"),
-    Setting("reader.changes_only", True,
-            "board reports an antenna only when its tags changed (plus full refreshes)"),
-    Setting("reader.full_refresh_cycles", 20,
-            "with changes_only: every antenna is reported every this many scans (1..255)"),
+    Setting(
+        "reader.changes_only",
+        True,
+        "board reports an antenna only when its tags changed (plus full refreshes)",
+    ),
+    Setting(
+        "reader.full_refresh_cycles",
+        20,
+        "with changes_only: every antenna is reported every this many scans (1..255)",
+    ),
     Setting("reader.stall_intervals", 3, "missed heartbeats before the board counts as stalled"),
     Setting("reader.hello_timeout_s", 0.5, "no HELLO this long after opening: send RESET"),
     Setting("reader.backoff_max_s", 5.0, "longest wait between reconnect attempts"),
     Setting("reader.debounce_cycles", 2, "consecutive reads before a tag counts as placed"),
     Setting("reader.removal_cycles", 3, "consecutive misses before a tag counts as removed"),
-    Setting("reader.ready_timeout_s", 30.0,
-            "READY=1 is sent without the reader (or a reconciled table) after this long"),
-    Setting("gpio.pin_factory", "default",
-            "gpiozero pin factory: 'default' (lgpio on a Pi) or 'mock' (hwsim, tests)"),
+    Setting(
+        "reader.ready_timeout_s",
+        30.0,
+        "READY=1 is sent without the reader (or a reconciled table) after this long",
+    ),
+    Setting(
+        "gpio.pin_factory",
+        "default",
+        "gpiozero pin factory: 'default' (lgpio on a Pi) or 'mock' (hwsim, tests)",
+    ),
     Setting("pcsc.enabled", False, "read staff badges with a PC/SC reader (pcscd)"),
     Setting("pcsc.reader_filter", "", "use readers whose name contains this ('' = any)"),
     Setting("mqtt.host", "localhost", "broker host"),
@@ -74,8 +89,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("mqtt.keepalive", 15, "MQTT keepalive in seconds"),
     Setting("mqtt.connect_timeout", 10.0, "broker connect timeout in seconds"),
     Setting("mqtt.command_key", "", "HMAC key venue commands must be signed with ('' = none)"),
-    Setting("storage.path", "/var/lib/railguard",
-            "directory of table.db (seating, stacks, counters, decks) and outbox.db"),
+    Setting(
+        "storage.path",
+        "/var/lib/railguard",
+        "directory of table.db (seating, stacks, counters, decks) and outbox.db",
+    ),
     Setting("log.level", "INFO", "DEBUG, INFO, WARNING or ERROR"),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
@@ -205,8 +223,10 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
     r = _scalars(raw, "reader")
     try:
         board = SetConfig(
-            scan_period_ms=r["scan_period_ms"], heartbeat_interval_ms=r["heartbeat_ms"],
-            changes_only=False, full_refresh_cycles=r["full_refresh_cycles"],
+            scan_period_ms=r["scan_period_ms"],
+            heartbeat_interval_ms=r["heartbeat_ms"],
+            changes_only=False,
+            full_refresh_cycles=r["full_refresh_cycles"],
         )  # every scan for the tools; the daemon's own is DaemonConfig.daemon_link
         if problems := board.problems():
             raise ConfigError("; ".join(problems))

@@ -44,9 +44,9 @@ class LiveEvents:
             self.actions = len(h.actions)
             self.board = len(h.board)
 
-    def after(self, core: TableCore, snap: TableState, decisions: tuple[Decision, ...]) -> list[
-        LiveEvent
-    ]:
+    def after(
+        self, core: TableCore, snap: TableState, decisions: tuple[Decision, ...]
+    ) -> list[LiveEvent]:
         out: list[LiveEvent] = []
         h = core.hand
         if h is not None and snap.phase in _PLAYING and (h.hand_no, h.deal_no) != self.hand:

@@ -129,9 +129,7 @@ class ReaderInput:
         chips_out_t: float | None = None
         for i, e in enumerate(events):
             if isinstance(e, CardRemoved):
-                later = any(
-                    isinstance(x, CardPlaced) and x.tag == e.tag for x in events[i + 1 :]
-                )
+                later = any(isinstance(x, CardPlaced) and x.tag == e.tag for x in events[i + 1 :])
                 if later and e.tag in placed_later:
                     continue  # a move within one cycle: the placement implies the removal
             elif isinstance(e, ChipsIn):

@@ -195,8 +195,14 @@ class VenueLink:
         """Publish a live event (not retained). Dropped (returns False) while disconnected:
         the seq reset at the next birth tells the venue that it missed some."""
         check_no_hole_cards(data, f"event {kind}")
-        msg = {"seq": 0, "bdseq": 0, "ts": _TS, "kind": kind, "hand_no": hand_no,
-               "data": dict(data)}
+        msg = {
+            "seq": 0,
+            "bdseq": 0,
+            "ts": _TS,
+            "kind": kind,
+            "hand_no": hand_no,
+            "data": dict(data),
+        }
         schemas.validate("event", msg)
         if not self.connected:
             self.stats.events_dropped += 1
@@ -280,8 +286,9 @@ class VenueLink:
         while True:
             bdseq = self.outbox.next_bdseq()
             self.bdseq = bdseq
-            set_will(client, aiomqtt.Will(self.topics.status,
-                                          _dumps(self._status("offline")), 1, True))
+            set_will(
+                client, aiomqtt.Will(self.topics.status, _dumps(self._status("offline")), 1, True)
+            )
             try:
                 async with client:
                     self.stats.connects += 1
@@ -314,8 +321,13 @@ class VenueLink:
             raise group.exceptions[0] from None
 
     def _status(self, status: str) -> dict[str, Any]:
-        return {"status": status, "bdseq": self.bdseq or 0, "ts": time.time(),
-                "venue": self.topics.venue, "table": self.topics.table}
+        return {
+            "status": status,
+            "bdseq": self.bdseq or 0,
+            "ts": time.time(),
+            "venue": self.topics.venue,
+            "table": self.topics.table,
+        }
 
     def _stamp(self, msg: dict[str, Any]) -> dict[str, Any]:
         out = {**msg, "seq": self._seq, "bdseq": self.bdseq or 0, "ts": time.time()}
@@ -407,20 +419,39 @@ class VenueLink:
 
     # -- hand records --------------------------------------------------------------------
     def _envelope_of(
-        self, hand_id: str, hand_no: int, ohh: dict[str, Any], *, seq: int, sent: int,
-        ended: float, dealer_id: str | None = None,
+        self,
+        hand_id: str,
+        hand_no: int,
+        ohh: dict[str, Any],
+        *,
+        seq: int,
+        sent: int,
+        ended: float,
+        dealer_id: str | None = None,
     ) -> dict[str, Any]:
         return {
-            "kind": "hand", "hand_id": hand_id, "venue": self.topics.venue,
-            "table": self.topics.table, "hand_no": hand_no, "record_seq": seq,
-            "replayed": sent > 0, "ended_at": ended, "sent_at": time.time(),
-            "dealer_id": dealer_id, "ohh": ohh,
+            "kind": "hand",
+            "hand_id": hand_id,
+            "venue": self.topics.venue,
+            "table": self.topics.table,
+            "hand_no": hand_no,
+            "record_seq": seq,
+            "replayed": sent > 0,
+            "ended_at": ended,
+            "sent_at": time.time(),
+            "dealer_id": dealer_id,
+            "ohh": ohh,
         }
 
     def envelope(self, rec: OutboxRecord) -> dict[str, Any]:
         return self._envelope_of(
-            rec.hand_id, rec.hand_no, rec.ohh, seq=rec.record_seq, sent=rec.sent_count,
-            ended=rec.ended_at, dealer_id=rec.dealer_id,
+            rec.hand_id,
+            rec.hand_no,
+            rec.ohh,
+            seq=rec.record_seq,
+            sent=rec.sent_count,
+            ended=rec.ended_at,
+            dealer_id=rec.dealer_id,
         )
 
     async def _sender(self, client: aiomqtt.Client) -> None:
@@ -459,11 +490,19 @@ class VenueLink:
 
     # -- commands ------------------------------------------------------------------------
     def _respond(
-        self, request_id: str | None, command: str | None, ok: bool, reason: str = "",
+        self,
+        request_id: str | None,
+        command: str | None,
+        ok: bool,
+        reason: str = "",
         data: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        msg: dict[str, Any] = {"request_id": request_id, "command": command, "ok": ok,
-                               "ts": time.time()}
+        msg: dict[str, Any] = {
+            "request_id": request_id,
+            "command": command,
+            "ok": ok,
+            "ts": time.time(),
+        }
         if not ok:
             msg["reason"] = reason[:500] or "refused"
         if data:

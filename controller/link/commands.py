@@ -178,9 +178,7 @@ def _loads(payload: bytes | str) -> Any:
     except UnicodeDecodeError:
         raise CommandRefused("malformed: not UTF-8") from None
     try:
-        return json.loads(
-            text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates
-        )
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
     except RecursionError:
         raise CommandRefused("malformed: nested too deeply") from None
     except ValueError as exc:
@@ -252,7 +250,11 @@ def parse_command(payload: bytes | str) -> Command:
         if a["small_blind"] > a["big_blind"]:
             raise CommandRefused("invalid: args: small_blind is larger than big_blind", rid)
         return SetLevel(
-            meta, a["level"], a["small_blind"], a["big_blind"], a["ante"],
+            meta,
+            a["level"],
+            a["small_blind"],
+            a["big_blind"],
+            a["ante"],
             bool(a.get("big_blind_ante", False)),
         )
     if name == "set_profile":

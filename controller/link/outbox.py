@@ -67,8 +67,13 @@ class Outbox:
         self.db.set_size_cap(max_bytes)
 
     def add(
-        self, hand_id: str, hand_no: int, ohh: dict[str, Any], ended_at: float | None = None,
-        *, dealer_id: str | None = None,
+        self,
+        hand_id: str,
+        hand_no: int,
+        ohh: dict[str, Any],
+        ended_at: float | None = None,
+        *,
+        dealer_id: str | None = None,
     ) -> OutboxRecord:
         """Store a completed hand durably; idempotent for the same ``hand_id`` and content.
         ``dealer_id``: the dealer's badge id (sent in the envelope; OHH has no field for it).

@@ -203,7 +203,7 @@ class TableStore:
         """The tag UIDs of a deck's jokers, in enrolment order."""
         rows = self.db.query("SELECT card, uid FROM deck_cards WHERE deck_id = ?", (deck_id,))
         jokers = [(str(c), str(u)) for c, u in rows if str(c).startswith(JOKER_PREFIX)]
-        return [u for _, u in sorted(jokers, key=lambda j: int(j[0][len(JOKER_PREFIX):]))]
+        return [u for _, u in sorted(jokers, key=lambda j: int(j[0][len(JOKER_PREFIX) :]))]
 
     def card_for_uid(self, uid: str) -> tuple[str, str] | None:
         """(deck_id, card) of a tag UID, or None if no enrolled deck has it."""

@@ -35,5 +35,9 @@ def enroll(p: argparse.ArgumentParser) -> None:
 def deck_check(p: argparse.ArgumentParser) -> None:
     _config(p)
     p.add_argument("--deck", required=True, help="the enrolled deck to check")
-    p.add_argument("--cycles", type=int, default=5,
-                   help="scan cycles to read (a card missed in one is read in another)")
+    p.add_argument(
+        "--cycles",
+        type=int,
+        default=5,
+        help="scan cycles to read (a card missed in one is read in another)",
+    )

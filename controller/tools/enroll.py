@@ -84,9 +84,7 @@ class Progress:
         self.say(f"refused: {message}" if message.startswith("tag ") else message)
 
 
-async def _pcsc_reads(
-    cfg: DaemonConfig, say: Say, timeout: float
-) -> AsyncGenerator[bytes, None]:
+async def _pcsc_reads(cfg: DaemonConfig, say: Say, timeout: float) -> AsyncGenerator[bytes, None]:
     from firmware_bridge.pcsc import PcscReader, PcscState, ReaderStatus, TagEvent, TagTap
 
     queue: asyncio.Queue[bytes | PcscState] = asyncio.Queue()

@@ -41,8 +41,9 @@ def register(p: argparse.ArgumentParser) -> None:
     run.add_argument("--key-file")
     run.add_argument("--username")
     run.add_argument("--password-file", type=Path)
-    run.add_argument("--allow-plaintext", action="store_true",
-                     help="connect without TLS (lab brokers only)")
+    run.add_argument(
+        "--allow-plaintext", action="store_true", help="connect without TLS (lab brokers only)"
+    )
     run.add_argument("--instance", default=default_instance(),
                      help="this logger's name, distinct for every logger on the broker: it is "
                           "in its MQTT client id and status topic (default: the host name, "
@@ -82,9 +83,14 @@ def main(args: argparse.Namespace) -> int:
             return 0
         password = args.password_file.read_text().strip() if args.password_file else None
         broker = BrokerConfig(
-            host=args.host, port=args.port, tls=not args.allow_plaintext,
-            allow_plaintext=args.allow_plaintext, ca_file=args.ca_file,
-            cert_file=args.cert_file, key_file=args.key_file, username=args.username,
+            host=args.host,
+            port=args.port,
+            tls=not args.allow_plaintext,
+            allow_plaintext=args.allow_plaintext,
+            ca_file=args.ca_file,
+            cert_file=args.cert_file,
+            key_file=args.key_file,
+            username=args.username,
             password=password,
         )
         logger = VenueLogger(broker, store, instance=args.instance, group=args.group)

@@ -106,8 +106,7 @@ class VenueLogger:
             self._task = None
 
     def _status(self, status: str) -> dict[str, Any]:
-        return {"status": status, "instance": self.instance, "group": self.group,
-                "ts": time.time()}
+        return {"status": status, "instance": self.instance, "group": self.group, "ts": time.time()}
 
     async def run(self) -> None:
         will = aiomqtt.Will(self.status_topic, _dumps(self._status("offline")), 1, True)
@@ -120,9 +119,7 @@ class VenueLogger:
                     self.stats.connects += 1
                     delay = self.backoff[0]
                     await client.subscribe(hands_share_filter(self.group), qos=1)
-                    await client.publish(
-                        self.status_topic, _dumps(self._status("online")), 1, True
-                    )
+                    await client.publish(self.status_topic, _dumps(self._status("online")), 1, True)
                     self._connected.set()
                     task = asyncio.current_task()
                     async for message in client.messages:
@@ -186,8 +183,12 @@ class VenueLogger:
     def _ack(
         self, hand_id: str, record_seq: int | None, status: str, reason: str = ""
     ) -> dict[str, Any]:
-        ack: dict[str, Any] = {"hand_id": hand_id, "status": status, "logger": self.instance,
-                               "ts": time.time()}
+        ack: dict[str, Any] = {
+            "hand_id": hand_id,
+            "status": status,
+            "logger": self.instance,
+            "ts": time.time(),
+        }
         if record_seq is not None:
             ack["record_seq"] = record_seq
         if reason:

@@ -83,8 +83,14 @@ class SqliteHandStore:
 
 def _row(envelope: dict[str, Any], body: str) -> tuple[object, ...]:
     return (
-        envelope["hand_id"], envelope["venue"], envelope["table"], envelope["hand_no"],
-        envelope["record_seq"], envelope["ended_at"], time.time(), body,
+        envelope["hand_id"],
+        envelope["venue"],
+        envelope["table"],
+        envelope["hand_no"],
+        envelope["record_seq"],
+        envelope["ended_at"],
+        time.time(),
+        body,
     )
 
 

@@ -105,8 +105,11 @@ class Rig:
     async def setup(self, seats: tuple[int, ...] = (1, 2, 3), button: int | None = 1,
                     deck: bool = True) -> None:  # fmt: skip
         if deck:
-            await self.venue.do("enrol_deck", deck_id="A",
-                                cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})
+            await self.venue.do(
+                "enrol_deck",
+                deck_id="A",
+                cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK},
+            )
         await self.venue.do("set_level", level=1, small_blind=50, big_blind=100, ante=0)
         for s in seats:
             await self.venue.do("seat", seat=s, player_id=f"p{s}", name=f"Player {s}",

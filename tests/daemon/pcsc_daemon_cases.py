@@ -102,9 +102,7 @@ async def _badges(tmp: Path, port: int, pcscd: Pcscd) -> None:
         assert d.core.dealer == "" and d.core.phase.value == "misdeal"
 
 
-def test_no_pcscd_is_a_status_and_the_table_plays_on(
-    tmp_path: Path, pcscd_session: Pcscd
-) -> None:
+def test_no_pcscd_is_a_status_and_the_table_plays_on(tmp_path: Path, pcscd_session: Pcscd) -> None:
     with plain_broker() as broker:
         asyncio.run(asyncio.wait_for(_no_pcscd(tmp_path, broker.port, pcscd_session), 80))
 

@@ -37,8 +37,10 @@ def test_defaults() -> None:
         ({"reader": {"debounce_cycles": 0}}, "reader.debounce_cycles"),
         ({"reader": {"baudrate": "fast"}}, "reader.baudrate"),
         ({"reader": {"ports": []}}, "reader.ports"),
-        ({"zones": {"seats": 2, "hole": {"1": 0, "2": 0}, "board": 3, "burn": 4, "muck": 5}},
-         "zones.hole"),
+        (
+            {"zones": {"seats": 2, "hole": {"1": 0, "2": 0}, "board": 3, "burn": 4, "muck": 5}},
+            "zones.hole",
+        ),
         ({"zones": {"seats": 2, "hole": {"1": 0, "2": 1}, "board": 3, "burn": 4}}, "zones.muck"),
         ({"gpio": {"pin_factory": "pigpio"}}, "gpio.pin_factory"),
         ({"gpio": {"buzzer": 99}}, "gpio.buzzer"),

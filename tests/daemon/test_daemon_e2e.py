@@ -100,15 +100,24 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
         assert daemon.reader.board_info.antenna_count == 16
 
         # table setup through venue commands and the dealer-button puck
-        await venue.do("enrol_deck", deck_id="A",
-                       cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})
+        await venue.do(
+            "enrol_deck",
+            deck_id="A",
+            cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK},
+        )
         for ev in plan.events:
             if isinstance(ev, SetLevelEv):
-                await venue.do("set_level", level=1, small_blind=ev.small_blind,
-                               big_blind=ev.big_blind, ante=ev.ante)
+                await venue.do(
+                    "set_level",
+                    level=1,
+                    small_blind=ev.small_blind,
+                    big_blind=ev.big_blind,
+                    ante=ev.ante,
+                )
             elif isinstance(ev, SeatPlayer):
-                await venue.do("seat", seat=ev.seat, player_id=f"p{ev.seat}", name=ev.player,
-                               stack=ev.stack)
+                await venue.do(
+                    "seat", seat=ev.seat, player_id=f"p{ev.seat}", name=ev.player, stack=ev.stack
+                )
             elif isinstance(ev, SetButton):
                 gpio.set_puck(ev.seat, True)
                 await wait_until(lambda: daemon.core.positions is not None, 3, "button")
@@ -132,20 +141,30 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
                     first_card = False
                     wrong = ev.seat % SEATS + 1
                     board.place(HOLE[wrong], uid)
-                    await wait_until(lambda: any(a.get("code") == "WRONG_FIRST_SEAT"
-                                                 for a in venue.on("alerts")), 5, "misdeal alert")
+                    await wait_until(
+                        lambda: any(
+                            a.get("code") == "WRONG_FIRST_SEAT" for a in venue.on("alerts")
+                        ),
+                        5,
+                        "misdeal alert",
+                    )
                     board.remove(HOLE[wrong], uid)
                     await wait_until(lambda u=uid: u not in daemon.tracker.present(), 3, "gone")
                     await wait_until(lambda: daemon.core.phase.value == "idle", 3, "re-deal")
-                ant = {ZoneKind.HOLE: HOLE.get(ev.seat, 0), ZoneKind.BOARD: BOARD,
-                       ZoneKind.BURN: BURN, ZoneKind.MUCK: MUCK}[ev.zone]
+                ant = {
+                    ZoneKind.HOLE: HOLE.get(ev.seat, 0),
+                    ZoneKind.BOARD: BOARD,
+                    ZoneKind.BURN: BURN,
+                    ZoneKind.MUCK: MUCK,
+                }[ev.zone]
                 if uid in where:
                     board.remove(where[uid], uid)
                 board.place(ant, uid)
                 where[uid] = ant
                 zone = daemon.cfg.zones.zone_of(ant)
-                await wait_until(lambda u=uid, z=zone: daemon.tracker.present().get(u) == z, 3,
-                                 f"card {ev.card}")
+                await wait_until(
+                    lambda u=uid, z=zone: daemon.tracker.present().get(u) == z, 3, f"card {ev.card}"
+                )
             elif isinstance(ev, Sweep):
                 if any(chips_on.values()):
                     for seat, uids in chips_on.items():

@@ -125,8 +125,10 @@ async def _restart(tmp: Path, port: int, next_hand: bool) -> list[str]:
                 await rig.clear()
                 rig.gpio.set_puck(1, False)
                 rig.gpio.set_puck(2, True)
-                await wait_for(lambda: d.core.positions is not None
-                               and d.core.positions.button == 2, "the button at seat 2")
+                await wait_for(
+                    lambda: d.core.positions is not None and d.core.positions.button == 2,
+                    "the button at seat 2",
+                )
                 await rig.chips(3, 50)
                 await rig.chips(1, 100)
                 await rig.deal(3, "As")

@@ -154,8 +154,10 @@ async def _console_ack(tmp: Path, port: int) -> None:
         await rig.chips(6, 100)  # chips in front of an empty seat: not accepted
         await wait_for(lambda: rig.alerts("REJECTED"), "the rejected-input alert")
         await wait_for(lambda: gpio.buzzer() or gpio.pulses("buzzer"), "the buzzer")
-        await wait_for(lambda: d.indicators.current_alert is not None,  # type: ignore[attr-defined]
-                       "a repeating alert")
+        await wait_for(
+            lambda: d.indicators.current_alert is not None,  # type: ignore[attr-defined]
+            "a repeating alert",
+        )
         ids = [a["alert_id"] for a in rig.venue.on("alerts")]
         assert len(ids) == 2 and sorted(ids) == sorted(d.open_alerts)
         await gpio.press(ConsoleButton.ACK, 0.06)

@@ -194,15 +194,15 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
         if policy == "resume":
             for k in ("street", "pot", "to_act", "board"):
                 assert after[k] == before[k], k
-            assert [(s["seat"], s["stack"], s["bet"], s["cards_held"]) for s in after["seats"]] \
-                == [(s["seat"], s["stack"], s["bet"], s["cards_held"]) for s in before["seats"]]
+            assert [(s["seat"], s["stack"], s["bet"], s["cards_held"]) for s in after["seats"]] == [
+                (s["seat"], s["stack"], s["bet"], s["cards_held"]) for s in before["seats"]
+            ]
             await _next_action(board, hand, after["to_act"], venue)
         else:
             assert after["street"] == "idle" and after["to_act"] is None
             starting = dict(zip(hand.plan.seats, hand.plan.starting, strict=True))
             # bets returned, the blinds stay posted (G1)
-            assert sum(s["stack"] for s in after["seats"]) + after["pot"] \
-                == sum(starting.values())
+            assert sum(s["stack"] for s in after["seats"]) + after["pot"] == sum(starting.values())
             assert after["pot"] == after["level"]["small_blind"] + after["level"]["big_blind"]
             assert after["pot"] < before["pot"]
             for uid, ant in where.items():  # the dealer gathers the cards
@@ -232,8 +232,11 @@ async def _setup(pty: str, mqtt_port: int, storage: Path, profile: str,
     button = 0
     try:
         await asyncio.wait_for(daemon.ready.wait(), 10)
-        await venue.do("enrol_deck", deck_id="A",
-                       cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})
+        await venue.do(
+            "enrol_deck",
+            deck_id="A",
+            cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK},
+        )
         for ev in hand.plan.events:
             if isinstance(ev, SetLevel):
                 await venue.do("set_level", level=1, small_blind=ev.small_blind,
@@ -297,7 +300,8 @@ async def _next_action(board: SimBoard, hand: Any, seat: int, venue: Venue) -> N
     n = len([e for e in venue.on("events") if e["kind"] == "action"])
     state = last(venue, "state")
     owe = max(s["bet"] for s in state["seats"]) - next(
-        s["bet"] for s in state["seats"] if s["seat"] == seat)
+        s["bet"] for s in state["seats"] if s["seat"] == seat
+    )
     chips = demo_table.split_chips(owe) if owe else []
     if not chips:
         pytest.skip("the next action is a check (no chips to place)")

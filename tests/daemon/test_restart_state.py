@@ -102,6 +102,7 @@ def test_start_record_keeps_level_wait_and_presence_posts(presence_seat: int) ->
     assert res.rejected == 0 and fresh.hand is not None
     assert (fresh.hand.small_blind, fresh.hand.big_blind) == (50, 100)
     assert (fresh.level, fresh.pending_level) == (core.level, core.pending_level)
+
     # the forced bets and their alerts (a presence-only post is not "short", L3) match
     def forced(h: Hand) -> object:
         return (

@@ -213,9 +213,7 @@ def test_crosstalk_persistence_beats_stronger_newcomer() -> None:
 def test_crosstalk_earlier_run_wins_over_rssi() -> None:
     tb = Table()
     tb.run({HOLE1: [(AS, -80)]})
-    assert tb.run({HOLE1: [(AS, -80)], HOLE2: [(AS, -20)]}) == [
-        placed(T(0), ZoneKind.HOLE, AS, 1)
-    ]
+    assert tb.run({HOLE1: [(AS, -80)], HOLE2: [(AS, -20)]}) == [placed(T(0), ZoneKind.HOLE, AS, 1)]
 
 
 def test_crosstalk_confirmed_together_longest_read_wins_over_rssi() -> None:
@@ -223,9 +221,7 @@ def test_crosstalk_confirmed_together_longest_read_wins_over_rssi() -> None:
     tb.run({HOLE1: [(AS, -80)]})
     tb.run({})  # flicker on the true antenna
     assert tb.run({HOLE1: [(AS, -80)], HOLE2: [(AS, -20)]}) == []
-    assert tb.run({HOLE1: [(AS, -80)], HOLE2: [(AS, -20)]}) == [
-        placed(T(0), ZoneKind.HOLE, AS, 1)
-    ]
+    assert tb.run({HOLE1: [(AS, -80)], HOLE2: [(AS, -20)]}) == [placed(T(0), ZoneKind.HOLE, AS, 1)]
 
 
 # ---------------------------------------------------------------- moves

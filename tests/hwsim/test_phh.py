@@ -194,9 +194,13 @@ def test_one_line_actions_and_comments_with_quotes() -> None:
     text = BASE.replace('  "p1 xx",', "")
     lines = text.splitlines()
     start, end = lines.index("actions = ["), lines.index("]")
-    one_line = "actions = ['" + "', '".join(
-        line.strip().split('"')[1] for line in lines[start + 1 : end]
-    ).replace("p2 f", "p2 fold") + "']"
+    one_line = (
+        "actions = ['"
+        + "', '".join(line.strip().split('"')[1] for line in lines[start + 1 : end]).replace(
+            "p2 f", "p2 fold"
+        )
+        + "']"
+    )
     text = "\n".join([*lines[:start], one_line, *lines[end + 1 :]])
     with pytest.raises(PhhError) as info:
         parse_phh(text, "one.phh")

@@ -36,8 +36,13 @@ VALID: dict[str, dict[str, Any]] = {
     "seat": {"seat": 3, "player_id": "p3", "name": "Dwan", "stack": 50000},
     "unseat": {"seat": 3},
     "move": {"from_seat": 3, "to_seat": 5},
-    "set_level": {"level": 7, "small_blind": 400, "big_blind": 800, "ante": 800,
-                  "big_blind_ante": True},
+    "set_level": {
+        "level": 7,
+        "small_blind": 400,
+        "big_blind": 800,
+        "ante": 800,
+        "big_blind_ante": True,
+    },
     "set_profile": {"profile": "wsop"},
     "enrol_deck": {"deck_id": "red-1", "cards": DECK},
     "ack_alert": {"alert_id": "a1", "by": "floor"},
@@ -122,25 +127,39 @@ def test_guard_stale_future_replay_and_hmac() -> None:
 # -- 10,000 hostile commands against the real handler path ------------------------------
 
 json_leaf = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**70), 2**70),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=30),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=30),
 )
 json_value = st.recursive(
     json_leaf,
-    lambda inner: st.one_of(st.lists(inner, max_size=5),
-                            st.dictionaries(st.text(max_size=12), inner, max_size=5)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=12), inner, max_size=5)
+    ),
     max_leaves=6,
 )
 
 
 REQUIRED = {
-    "seat": ["seat", "player_id", "name", "stack"], "unseat": ["seat"],
-    "move": ["from_seat", "to_seat"], "set_level": ["level", "small_blind", "big_blind", "ante"],
-    "set_profile": ["profile"], "enrol_deck": ["deck_id", "cards"], "ack_alert": ["alert_id"],
-    "rebirth": [], "replay": ["from_hand"],
+    "seat": ["seat", "player_id", "name", "stack"],
+    "unseat": ["seat"],
+    "move": ["from_seat", "to_seat"],
+    "set_level": ["level", "small_blind", "big_blind", "ante"],
+    "set_profile": ["profile"],
+    "enrol_deck": ["deck_id", "cards"],
+    "ack_alert": ["alert_id"],
+    "rebirth": [],
+    "replay": ["from_hand"],
 }
-NON_INT = st.one_of(st.text(max_size=8), st.none(), st.booleans(), st.lists(json_leaf, max_size=2),
-                    st.floats(allow_nan=False, allow_infinity=False))
+NON_INT = st.one_of(
+    st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.lists(json_leaf, max_size=2),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
 
 
 def wrong_type(value: Any) -> st.SearchStrategy[Any]:
@@ -152,8 +171,14 @@ def wrong_type(value: Any) -> st.SearchStrategy[Any]:
     if isinstance(value, float):
         return st.one_of(st.text(max_size=8), st.none(), st.booleans(), st.lists(json_leaf))
     if isinstance(value, str):
-        return st.one_of(st.none(), st.integers(), st.booleans(), st.lists(json_leaf),
-                         st.text(min_size=65, max_size=80), st.just(""))
+        return st.one_of(
+            st.none(),
+            st.integers(),
+            st.booleans(),
+            st.lists(json_leaf),
+            st.text(min_size=65, max_size=80),
+            st.just(""),
+        )
     return st.one_of(st.none(), st.integers(), st.text(max_size=8), st.lists(json_leaf))
 
 
@@ -162,8 +187,22 @@ def mutated_command(draw: st.DrawFn) -> bytes:
     """A valid, signed, fresh command with one hostile change."""
     name = draw(st.sampled_from(sorted(VALID)))
     cmd = samples.command(name, json.loads(json.dumps(VALID[name])), key=KEY)
-    how = draw(st.sampled_from(["drop", "retype", "extra", "arg", "argdrop", "sig", "old",
-                                "future", "name", "unsigned"]))
+    how = draw(
+        st.sampled_from(
+            [
+                "drop",
+                "retype",
+                "extra",
+                "arg",
+                "argdrop",
+                "sig",
+                "old",
+                "future",
+                "name",
+                "unsigned",
+            ]
+        )
+    )
     if how == "drop":
         del cmd[draw(st.sampled_from(["request_id", "ts", "command", "args"]))]
         return dumps(cmd)
@@ -208,8 +247,11 @@ def samples_sign(cmd: dict[str, Any]) -> dict[str, Any]:
 hostile = st.one_of(
     st.binary(max_size=200),
     json_value.map(lambda v: json.dumps(v).encode()),
-    st.dictionaries(st.sampled_from(["request_id", "ts", "command", "args", "hmac", "issuer"]),
-                    json_value, max_size=6).map(dumps),
+    st.dictionaries(
+        st.sampled_from(["request_id", "ts", "command", "args", "hmac", "issuer"]),
+        json_value,
+        max_size=6,
+    ).map(dumps),
     mutated_command(),
     mutated_command(),
 )
@@ -231,12 +273,17 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     loop = asyncio.new_event_loop()
     broker = BrokerConfig(host="127.0.0.1", port=9, tls=False, allow_plaintext=True)
     link = VenueLink(broker, "v1", "t1", path, on_command, command_key=KEY)
-    return {"store": store, "calls": calls, "loop": loop, "link": link,
-            "before": store.snapshot(), "count": [0]}
+    return {
+        "store": store,
+        "calls": calls,
+        "loop": loop,
+        "link": link,
+        "before": store.snapshot(),
+        "count": [0],
+    }
 
 
-@settings(max_examples=1_000, deadline=None, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=1_000, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(batch=st.lists(hostile, min_size=10, max_size=10))
 def test_hostile_commands_are_refused_and_change_nothing(
     harness: dict[str, Any], batch: list[bytes]

@@ -25,8 +25,9 @@ def plain(port: int) -> BrokerConfig:
 
 
 def fast_link(port: int, path: Path) -> VenueLink:
-    return VenueLink(plain(port), "v1", "t1", path, backoff=(0.05, 0.3), ack_timeout=1.0,
-                     held_retry=0.1)
+    return VenueLink(
+        plain(port), "v1", "t1", path, backoff=(0.05, 0.3), ack_timeout=1.0, held_retry=0.1
+    )
 
 
 def ids(n: range) -> list[str]:

@@ -80,9 +80,11 @@ def test_contract_end_to_end(tmp_path: Path) -> None:
                 alert_id = link.publish_alert(samples.alert())
                 await until(lambda: len(obs.on("/t1/events")) == 2, what="events")
                 await until(lambda: obs.on("/t1/alerts"), what="alert")
-                seqs = [m["seq"] for m in obs.on("/t1/state")[1:]] + [
-                    m["seq"] for m in obs.on("/t1/events")
-                ] + [m["seq"] for m in obs.on("/t1/alerts")]
+                seqs = (
+                    [m["seq"] for m in obs.on("/t1/state")[1:]]
+                    + [m["seq"] for m in obs.on("/t1/events")]
+                    + [m["seq"] for m in obs.on("/t1/alerts")]
+                )
                 assert sorted(seqs) == [1, 2, 3, 4]
                 assert obs.on("/t1/alerts")[0]["alert_id"] == alert_id
 
@@ -91,12 +93,15 @@ def test_contract_end_to_end(tmp_path: Path) -> None:
                     await until(lambda: len(late.messages) >= 2, what="retained")
                     await asyncio.sleep(0.1)
                     assert {t for t, _, r in late.messages if r} == {
-                        "railguard/v1/t1/status", "railguard/v1/t1/state"}
+                        "railguard/v1/t1/status",
+                        "railguard/v1/t1/state",
+                    }
                     assert late.on("/state")[0]["pot"] == 200
 
                 # Commands: ok, error from the daemon, refused malformed, replayed.
-                seat = samples.command("seat", {"seat": 4, "player_id": "p9", "name": "Negreanu",
-                                                "stack": 50000})
+                seat = samples.command(
+                    "seat", {"seat": 4, "player_id": "p9", "name": "Negreanu", "stack": 50000}
+                )
                 await publish_cmd(b.port, seat)
                 await publish_cmd(b.port, samples.command("set_profile", {"profile": "wsop"}))
                 await publish_cmd(b.port, b"{not json")
@@ -137,17 +142,24 @@ def test_contract_end_to_end(tmp_path: Path) -> None:
                 first = link.bdseq
                 assert link._client is not None
                 link._client._client.socket().shutdown(socket.SHUT_RDWR)
-                await until(lambda: any(s["status"] == "offline" for s in obs.on("/t1/status")),
-                            what="will")
+                await until(
+                    lambda: any(s["status"] == "offline" for s in obs.on("/t1/status")), what="will"
+                )
                 will = next(s for s in obs.on("/t1/status") if s["status"] == "offline")
                 assert will["bdseq"] == first
-                await until(lambda: obs.on("/t1/status")[-1]["status"] == "online"
-                            and obs.on("/t1/status")[-1]["bdseq"] == first + 1, what="rebirth")
+                await until(
+                    lambda: (
+                        obs.on("/t1/status")[-1]["status"] == "online"
+                        and obs.on("/t1/status")[-1]["bdseq"] == first + 1
+                    ),
+                    what="rebirth",
+                )
                 # Events are dropped while disconnected? Not here: connected again.
                 await link.wait_connected(5)
                 await link.stop()
-                await until(lambda: obs.on("/t1/status")[-1]["status"] == "offline",
-                            what="clean offline")
+                await until(
+                    lambda: obs.on("/t1/status")[-1]["status"] == "offline", what="clean offline"
+                )
                 await logger.stop()
             hands.close()
 
@@ -157,5 +169,6 @@ def test_contract_end_to_end(tmp_path: Path) -> None:
 async def publish_cmd(port: int, cmd: dict[str, Any] | bytes) -> None:
     from tests.link.mqtt_helpers import publish
 
-    await publish(port, "railguard/v1/t1/cmd", cmd if isinstance(cmd, bytes) else
-                  json.dumps(cmd).encode())
+    await publish(
+        port, "railguard/v1/t1/cmd", cmd if isinstance(cmd, bytes) else json.dumps(cmd).encode()
+    )

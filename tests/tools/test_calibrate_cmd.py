@@ -130,7 +130,7 @@ def test_calibrate_without_a_board_says_so(tmp_path: Path) -> None:
 
 def test_calibrate_bad_config_names_the_key(tmp_path: Path) -> None:
     async def main() -> None:
-        cfg = write_config(tmp_path, "/dev/null", extra="\n[log]\nlevel = \"LOUD\"\n")
+        cfg = write_config(tmp_path, "/dev/null", extra='\n[log]\nlevel = "LOUD"\n')
         cli = await Cli.start("calibrate", "--config", str(cfg))
         try:
             assert await cli.finish() == 2

@@ -23,9 +23,18 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def envelope(n: int, table: str = "t1", replayed: bool = False) -> dict[str, Any]:
-    return {"kind": "hand", "hand_id": f"v1-{table}-{n}", "venue": "v1", "table": table,
-            "hand_no": n, "record_seq": n, "replayed": replayed, "ended_at": 1.0 * n,
-            "sent_at": 2.0 * n, "ohh": samples.ohh(n, table)}
+    return {
+        "kind": "hand",
+        "hand_id": f"v1-{table}-{n}",
+        "venue": "v1",
+        "table": table,
+        "hand_no": n,
+        "record_seq": n,
+        "replayed": replayed,
+        "ended_at": 1.0 * n,
+        "sent_at": 2.0 * n,
+        "ohh": samples.ohh(n, table),
+    }
 
 
 def logger_for(store: Any) -> VenueLogger:
@@ -119,8 +128,22 @@ def test_cli_export(tmp_path: Path) -> None:
     store.close()
     out = tmp_path / "hands.phhs"
     run = subprocess.run(
-        [sys.executable, "-m", "controller.venuelog", "export", "--db", str(db), "--format",
-         "phh", "--out", str(out)], capture_output=True, text=True, cwd=ROOT, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "controller.venuelog",
+            "export",
+            "--db",
+            str(db),
+            "--format",
+            "phh",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
         check=False,
     )
     assert run.returncode == 0, run.stderr
@@ -128,6 +151,10 @@ def test_cli_export(tmp_path: Path) -> None:
     assert len(tomllib.loads(out.read_text())) == 3
     run = subprocess.run(
         [sys.executable, "-m", "controller.venuelog", "export", "--db", str(db)],
-        capture_output=True, text=True, cwd=ROOT, timeout=30, check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=30,
+        check=False,
     )
     assert len(run.stdout.splitlines()) == 3
