@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import enum
 import glob
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from controller.rules.errors import ConfigError, RailguardError
-from firmware_bridge.protocol import Ack, Hello, SetConfig
+from firmware_bridge.protocol import Ack, ErrorReport, Hello, SetConfig
+from firmware_bridge.snapshots import AntennaSnapshot
 
 
 class LinkStatus(enum.Enum):
@@ -124,6 +125,26 @@ class ReaderBoard(Protocol):
     async def set_config(self, config: SetConfig) -> Ack: ...
 
     async def reset(self) -> Ack: ...
+
+
+SnapshotConsumer = Callable[[AntennaSnapshot], None]
+StatusConsumer = Callable[[StatusChange], None]
+ErrorConsumer = Callable[[ErrorReport], None]
+
+
+class BoardFactory(Protocol):
+    """Makes the daemon's reader board, given where its snapshots, status changes and error
+    reports go. The default is a :class:`~firmware_bridge.serial_link.SerialReaderLink` over
+    the configured ports; the simulator passes an in-process board (as gpiozero takes a pin
+    factory)."""
+
+    def __call__(
+        self,
+        on_snapshot: SnapshotConsumer,
+        *,
+        on_status: StatusConsumer,
+        on_error: ErrorConsumer,
+    ) -> ReaderBoard: ...
 
 
 def expand_ports(patterns: Sequence[str]) -> list[str]:

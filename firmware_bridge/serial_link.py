@@ -26,14 +26,18 @@ import serial_asyncio_fast
 
 from controller.rules.errors import ConfigError
 from firmware_bridge.link_model import (
+    BoardFactory,
     CommandTimeout,
+    ErrorConsumer,
     LinkConfig,
     LinkDown,
     LinkError,
     LinkStats,
     LinkStatus,
     ReaderBoard,
+    SnapshotConsumer,
     StatusChange,
+    StatusConsumer,
     expand_ports,
 )
 from firmware_bridge.protocol import (
@@ -61,6 +65,7 @@ from firmware_bridge.snapshots import AntennaSnapshot
 
 # the link's vocabulary lives in link_model.py; callers import it from here as before
 __all__ = [
+    "BoardFactory",
     "CommandTimeout",
     "LinkConfig",
     "LinkDown",
@@ -78,11 +83,6 @@ log = logging.getLogger(__name__)
 # the HELLO / stall timer fires this long after its deadline, so that the deadline has surely
 # passed on the link's clock when it checks
 CHECK_SLACK = 0.005  # seconds
-
-
-SnapshotConsumer = Callable[[AntennaSnapshot], None]
-StatusConsumer = Callable[[StatusChange], None]
-ErrorConsumer = Callable[[ErrorReport], None]
 
 
 class _LinkProtocol(asyncio.Protocol):

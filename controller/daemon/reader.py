@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut
 from firmware_bridge.antennas import FRAME_BYTES, Collision, StrayTag, burst_gap
 from firmware_bridge.protocol import MAX_ENCODED_SIZE, ErrorReport
-from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
+from firmware_bridge.serial_link import LinkStatus, ReaderBoard, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class CycleTimer:
     cancelled when it closes, normally at its last antenna's frame: no wakeup every scan
     period. ``fired`` counts its fires."""
 
-    def __init__(self, d: Daemon, link: SerialReaderLink) -> None:
+    def __init__(self, d: Daemon, link: ReaderBoard) -> None:
         self.d = d
         self.link = link
         self._timer: asyncio.TimerHandle | None = None
@@ -164,11 +164,17 @@ async def reader_task(d: Daemon) -> None:
         elif cycle_timer is not None:
             cycle_timer.arm()
 
-    link = SerialReaderLink(
-        list(d.cfg.reader_ports), snapshot,
-        on_status=lambda change: on_status(d, change), on_error=on_error,
-        config=d.cfg.daemon_link,
-    )  # fmt: skip
+    def status(change: StatusChange) -> None:
+        on_status(d, change)
+
+    link: ReaderBoard
+    if d.board_factory is not None:
+        link = d.board_factory(snapshot, on_status=status, on_error=on_error)
+    else:
+        link = SerialReaderLink(
+            list(d.cfg.reader_ports), snapshot,
+            on_status=status, on_error=on_error, config=d.cfg.daemon_link,
+        )  # fmt: skip
     d.reader = link
     cycle_timer = CycleTimer(d, link) if settler is None else None
     d.cycle_timer = cycle_timer

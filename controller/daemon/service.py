@@ -67,7 +67,7 @@ from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 from firmware_bridge.gpio import Indicators
-from firmware_bridge.serial_link import LinkStatus, SerialReaderLink
+from firmware_bridge.serial_link import BoardFactory, LinkStatus, ReaderBoard
 
 log = logging.getLogger("railguard.daemon")
 
@@ -105,9 +105,18 @@ class DaemonStats:
 class Daemon:
     """One table's daemon (see the module docstring)."""
 
-    def __init__(self, cfg: DaemonConfig, *, pin_factory: Any = None) -> None:
+    def __init__(
+        self,
+        cfg: DaemonConfig,
+        *,
+        pin_factory: Any = None,
+        board_factory: BoardFactory | None = None,
+    ) -> None:
         self.cfg = cfg
         self.pin_factory = pin_factory
+        # the reader board: a SerialReaderLink over cfg.reader_ports unless given (hwsim's
+        # in-process board), as gpiozero takes a pin factory
+        self.board_factory = board_factory
         if pin_factory is None and cfg.pin_factory == "mock":
             from gpiozero.pins.mock import MockFactory
 
@@ -144,7 +153,7 @@ class Daemon:
             cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self.on_command,
             command_key=cfg.command_key,
         )  # fmt: skip
-        self.reader: SerialReaderLink | None = None
+        self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
         self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer
         self.frame = asyncio.Event()  # set by every frame from the board
@@ -580,7 +589,11 @@ class Daemon:
 
 
 async def run_daemon(
-    cfg: DaemonConfig, *, pin_factory: Any = None, stop: asyncio.Event | None = None
+    cfg: DaemonConfig,
+    *,
+    pin_factory: Any = None,
+    board_factory: BoardFactory | None = None,
+    stop: asyncio.Event | None = None,
 ) -> None:
     """Run the daemon until ``stop`` is set (or forever)."""
-    await Daemon(cfg, pin_factory=pin_factory).run(stop)
+    await Daemon(cfg, pin_factory=pin_factory, board_factory=board_factory).run(stop)
