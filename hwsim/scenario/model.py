@@ -99,6 +99,7 @@ class Scenario:
     title: str = ""
     steps: list[Step] = field(default_factory=list)
     setup: list[Expect] = field(default_factory=list)  # expectations before any action
+    clauses: list[str] = field(default_factory=list)  # inventory rows whose ruling it asserts
 
     @property
     def name(self) -> str:

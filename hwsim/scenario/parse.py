@@ -30,6 +30,7 @@ FAULTS = ("garbage", "bitflip", "reboot", "unplug", "replug", "stall", "heartbea
           "resume", "bounce")  # fmt: skip
 CARD_VERBS = ("hole", "board", "burn", "muck", "take")
 MAX_SEAT = 6  # the simulated table (controller.demo.table.SEATS)
+_CLAUSE_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]*$")
 _HEX = re.compile(r"^(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{14}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{20})$")
 
 
@@ -278,6 +279,18 @@ def parse_text(text: str, path: str = "<scenario>") -> Scenario:
             sc.profile = words[1]
         elif head == "title":
             sc.title = _text(words[1:])
+        elif head == "clause":
+            ln.arity(1, 20, "clause ID [ID ...] (clause-inventory row ids)")
+            if sc.steps:
+                raise ln.error("clause must come before the first action")
+            for cid in words[1:]:
+                if not _CLAUSE_ID.match(cid):
+                    raise ln.error(
+                        f"clause {cid!r}: not a clause-inventory id (e.g. 000-S3-misdeal-1h)"
+                    )
+                if cid in sc.clauses:
+                    raise ln.error(f"clause {cid} given twice")
+                sc.clauses.append(cid)
         elif head == "xfail":
             if len(words) < 2:
                 raise ln.error("xfail: give the reason (what the controller gets wrong)")
