@@ -20,11 +20,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
+import sys
 import time
-import tty
+from pathlib import Path
 
+if __name__ == "__main__":  # run as a script: the checkout's packages first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.hops import bare_pty
 from controller.daemon.translate import ReaderInput
 from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event
@@ -120,36 +124,6 @@ async def frame_to_event(events: int, antennas: int) -> list[float]:
         await link.stop()
         await board.stop()
     return latencies
-
-
-async def bare_pty(frames: int, payload: bytes) -> list[float]:
-    loop = asyncio.get_running_loop()
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    os.set_blocking(slave, False)
-    got = bytearray()
-    done: asyncio.Future[None] | None = None
-
-    def readable() -> None:
-        got.extend(os.read(slave, 4096))
-        if done is not None and len(got) >= len(payload) and not done.done():
-            done.set_result(None)
-
-    loop.add_reader(slave, readable)
-    out = []
-    try:
-        for _ in range(frames):
-            got.clear()
-            done = loop.create_future()
-            t0 = time.perf_counter()
-            os.write(master, payload)
-            await done
-            out.append(time.perf_counter() - t0)
-    finally:
-        loop.remove_reader(slave)
-        os.close(slave)
-        os.close(master)
-    return out
 
 
 async def main(events: int, antennas: int) -> dict[str, float | int]:

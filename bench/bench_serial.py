@@ -17,9 +17,14 @@ import asyncio
 import json
 import os
 import statistics
+import sys
 import time
-import tty
+from pathlib import Path
 
+if __name__ == "__main__":  # run as a script: the checkout's packages first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.hops import bare_pty, open_pty
 from firmware_bridge.protocol import FirmwareVersion, Hello, ResetReason, encode_frame
 from firmware_bridge.serial_link import LinkConfig, LinkStatus, SerialReaderLink
 from firmware_bridge.snapshots import AntennaSnapshot, TagRead
@@ -30,41 +35,6 @@ TAGS = (TagRead(bytes.fromhex("04a1b2c3d4e5f6"), 180), TagRead(bytes.fromhex("de
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def open_pty() -> tuple[int, int, str]:
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    return master, slave, os.ttyname(slave)
-
-
-async def bare_pty(frames: int, payload: bytes) -> list[float]:
-    loop = asyncio.get_running_loop()
-    master, slave, _ = open_pty()
-    os.set_blocking(slave, False)
-    got = bytearray()
-    done: asyncio.Future[None] | None = None
-
-    def readable() -> None:
-        got.extend(os.read(slave, 4096))
-        if done is not None and len(got) >= len(payload) and not done.done():
-            done.set_result(None)
-
-    loop.add_reader(slave, readable)
-    out = []
-    try:
-        for _ in range(frames):
-            got.clear()
-            done = loop.create_future()
-            t0 = time.perf_counter()
-            os.write(master, payload)
-            await done
-            out.append(time.perf_counter() - t0)
-    finally:
-        loop.remove_reader(slave)
-        os.close(slave)
-        os.close(master)
-    return out
 
 
 async def link_latency(frames: int) -> tuple[list[float], int]:

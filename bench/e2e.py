@@ -21,12 +21,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import tempfile
 import time
-import tty
 import uuid
 from pathlib import Path
 from typing import Any
@@ -36,6 +34,7 @@ import aiomqtt
 if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.hops import bare_pty
 from bench.procs import DaemonProcess, Subscriber, daemon_mapping, pct, wait_for
 from controller.demo.table import HOLE
 from controller.link.config import NODELAY
@@ -70,37 +69,6 @@ class StampingBoard(SimBoard):
         if message.antenna == self.last_antenna:
             self.cycle_end[message.cycle] = time.perf_counter()
             self.cycle_end.pop(message.cycle - 100, None)
-
-
-async def bare_pty(n: int, payload: bytes) -> list[float]:
-    """Write ``payload`` on a pty's master, wait until the loop read it from the slave."""
-    loop = asyncio.get_running_loop()
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    os.set_blocking(slave, False)
-    got = bytearray()
-    done: asyncio.Future[None] | None = None
-
-    def readable() -> None:
-        got.extend(os.read(slave, 4096))
-        if done is not None and len(got) >= len(payload) and not done.done():
-            done.set_result(None)
-
-    loop.add_reader(slave, readable)
-    out = []
-    try:
-        for _ in range(n):
-            got.clear()
-            done = loop.create_future()
-            t0 = time.perf_counter()
-            os.write(master, payload)
-            await done
-            out.append(time.perf_counter() - t0)
-    finally:
-        loop.remove_reader(slave)
-        os.close(slave)
-        os.close(master)
-    return out
 
 
 async def bare_broker(port: int, n: int, size: int = 300) -> list[float]:

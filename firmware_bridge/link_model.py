@@ -88,15 +88,15 @@ class LinkStats:
     duplicates: int = 0
 
 
-class LinkError(RailguardError, RuntimeError):
+class ReaderLinkError(RailguardError, RuntimeError):
     """A command could not be carried out on the reader link."""
 
 
-class LinkDown(LinkError):
+class LinkDown(ReaderLinkError):
     """No port is open (or it closed while the command waited)."""
 
 
-class CommandTimeout(LinkError, TimeoutError):
+class CommandTimeout(ReaderLinkError, TimeoutError):
     """The board did not acknowledge a command in time."""
 
 

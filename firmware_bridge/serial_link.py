@@ -31,10 +31,10 @@ from firmware_bridge.link_model import (
     ErrorConsumer,
     LinkConfig,
     LinkDown,
-    LinkError,
     LinkStats,
     LinkStatus,
     ReaderBoard,
+    ReaderLinkError,
     SnapshotConsumer,
     StatusChange,
     StatusConsumer,
@@ -69,10 +69,10 @@ __all__ = [
     "CommandTimeout",
     "LinkConfig",
     "LinkDown",
-    "LinkError",
     "LinkStats",
     "LinkStatus",
     "ReaderBoard",
+    "ReaderLinkError",
     "SerialReaderLink",
     "StatusChange",
     "expand_ports",
@@ -160,7 +160,7 @@ class SerialReaderLink:
 
     async def start(self) -> None:
         if self._task is not None:
-            raise LinkError("the reader link is already started")
+            raise ReaderLinkError("the reader link is already started")
         self._task = asyncio.create_task(self._run(), name="reader-link")
 
     async def stop(self) -> None:
@@ -368,7 +368,7 @@ class SerialReaderLink:
             log.warning("board answered %s with %s", type(message).__name__, ack.status.name)
         return ack
 
-    def _fail_pending(self, error: LinkError) -> None:
+    def _fail_pending(self, error: ReaderLinkError) -> None:
         for _, future in self._pending.values():
             if not future.done():
                 future.set_exception(error)
@@ -376,7 +376,7 @@ class SerialReaderLink:
 
     def _background(self, message: HostMessage) -> None:
         async def run() -> None:
-            with contextlib.suppress(LinkError):
+            with contextlib.suppress(ReaderLinkError):
                 await self._command(message)
 
         task: asyncio.Task[object] = asyncio.create_task(run())

@@ -20,6 +20,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.errors import BadInput
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -53,7 +54,7 @@ DEFAULT_EXPOSED_N = 3
 Feedback = tuple[tuple[str, str], ...]
 
 
-class InjectionError(ValueError):
+class InjectionError(BadInput):
     """An unknown injection kind."""
 
 

@@ -45,7 +45,14 @@ from controller.link import Command, CommandResult, TableStore, VenueLink
 from controller.link.errors import LinkError
 from controller.link.outbox import Outbox
 from controller.rules.cards import Card
-from controller.rules.decisions import Alert, AlertCode, HandComplete, HandRecord, Instruction
+from controller.rules.decisions import (
+    SEVERITY_NAMES,
+    Alert,
+    AlertCode,
+    HandComplete,
+    HandRecord,
+    Instruction,
+)
 from controller.rules.decisions import Severity as CoreSeverity
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
@@ -71,8 +78,6 @@ from firmware_bridge.serial_link import BoardFactory, LinkStatus, ReaderBoard
 
 log = logging.getLogger("railguard.daemon")
 
-_SEVERITY = {CoreSeverity.INFO: "info", CoreSeverity.WARNING: "warning",
-             CoreSeverity.CRITICAL: "critical"}  # fmt: skip
 _PHYSICAL = (CardPlaced, CardRemoved, ChipsIn, ChipsOut, ButtonPress, BadgeTap)
 
 
@@ -507,8 +512,8 @@ class Daemon:
         hand_no = self.core.hand_no if self.core.hand is not None else 0
         hid = self.hand_id(hand_no) if hand_no else "-"
         log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
-                    _SEVERITY[a.severity], a.seat, a.remedy)  # fmt: skip
-        self.indicators.alert(_SEVERITY[a.severity])
+                    SEVERITY_NAMES[a.severity], a.seat, a.remedy)  # fmt: skip
+        self.indicators.alert(SEVERITY_NAMES[a.severity])
         self._publish_alert(alert_payload(a, hand_no))
 
     def _publish_alert(self, payload: dict[str, Any]) -> None:

@@ -18,13 +18,12 @@ from enum import Enum
 from typing import Any
 
 from controller.rules.cards import Card
-from controller.rules.decisions import Alert, Severity
+from controller.rules.decisions import SEVERITY_NAMES, Alert
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event, Sweep
 from controller.rules.hand import Phase
 from controller.rules.state import TableState
 
 _CARD_WORD = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b")
-_SEVERITY = {Severity.INFO: "info", Severity.WARNING: "warning", Severity.CRITICAL: "critical"}
 _IDLE = (Phase.IDLE, Phase.DRAW, Phase.MISDEAL, Phase.VOID)
 
 
@@ -89,7 +88,7 @@ def alert_payload(alert: Alert, hand_no: int) -> dict[str, Any]:
     """The venue alert message (schema ``alert.json`` without seq/bdseq/ts/alert_id)."""
     return {
         "code": alert.code.value.upper()[:48],
-        "severity": _SEVERITY[alert.severity],
+        "severity": SEVERITY_NAMES[alert.severity],
         "clause": scrub(alert.clause)[:64] or "railguard",
         "remedy": scrub(alert.remedy)[:500] or "see the dealer console",
         "seat": alert.seat or None,

@@ -69,7 +69,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
         core.deal_no += 1
     lvl = core.level
     players = {s: Player(s, core.seats[s].stack, core.seats[s].stack) for s in sorted(dealt)}
-    order = deal_order(pos, frozenset(dealt), prof.max_seats)
+    order = deal_order(pos, frozenset(dealt), prof.max_seats, prof.heads_up_bb_first_card)
     h = Hand(
         hand_no=core.hand_no,
         deal_no=core.deal_no,

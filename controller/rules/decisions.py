@@ -19,6 +19,10 @@ class Severity(IntEnum):
     CRITICAL = 2  # stop play: misdeal, void hand, floor needed
 
 
+# the contract's word for each severity (docs/mqtt.md), indexed by the IntEnum
+SEVERITY_NAMES: Final = ("info", "warning", "critical")
+
+
 class AlertCode(Enum):
     # the deal
     MISDEAL = "misdeal"

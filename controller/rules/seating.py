@@ -137,11 +137,17 @@ def waits_for_button(seat: int, pos: Positions, profile: Profile) -> bool:
     return between(pos.button, end, seat, n)
 
 
-def deal_order(pos: Positions, dealt: frozenset[int], max_seats: int) -> list[int]:
+def deal_order(
+    pos: Positions, dealt: frozenset[int], max_seats: int, bb_first: bool = True
+) -> list[int]:
     """Seats in the order they receive a card: from the first seat left of the button,
-    clockwise; heads-up the big blind first and the button last (002 HeadsUp-3)."""
-    start = pos.button
-    return [s for s in clockwise(start, max_seats) if s in dealt]
+    clockwise, so heads-up the big blind first and the button last (002 HeadsUp-3, TDA 34-B);
+    with ``bb_first`` false (the profile's ``heads_up_bb_first_card``) heads-up the button
+    first."""
+    order = [s for s in clockwise(pos.button, max_seats) if s in dealt]
+    if pos.heads_up and not bb_first and order and order[-1] == pos.button:
+        order.insert(0, order.pop())
+    return order
 
 
 def preflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:

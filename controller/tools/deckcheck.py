@@ -28,7 +28,7 @@ from controller.tools.common import (
     quiet_logs,
 )
 from firmware_bridge.decks import DeckRegistry, DeckReport
-from firmware_bridge.serial_link import LinkError
+from firmware_bridge.serial_link import ReaderLinkError
 
 
 async def read_table(cfg: DaemonConfig, cycles: int, timeout: float = 10.0) -> list[bytes]:
@@ -37,7 +37,7 @@ async def read_table(cfg: DaemonConfig, cycles: int, timeout: float = 10.0) -> l
         raise ToolError(f"--cycles {cycles}: must be at least 1")
     seen: dict[bytes, None] = {}
     async with BoardSession(cfg, online_timeout=timeout) as board:
-        with contextlib.suppress(LinkError):
+        with contextlib.suppress(ReaderLinkError):
             await board.link.request_snapshot()
         counted: set[int] = set()
         first: int | None = None

@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.rules.errors import BadInput
 from controller.rules.events import ConsoleButton
 
 ZONES = ("hole", "board", "burn", "muck")
 
 
-class ScenarioError(ValueError):
+class ScenarioError(BadInput):
     """A malformed scenario file: the message names the file, the line and the problem."""
 
     def __init__(self, path: str | Path, line: int, problem: str) -> None:

@@ -5,12 +5,15 @@ players (C16), level changes (C17, G11) and the button draw (C15, G4, G7)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode
 from controller.rules.events import ConsoleButton
 from controller.rules.hand import Phase, Street
+from controller.rules.profile import builtin_profile
 
 A = AlertCode
 
@@ -84,6 +87,20 @@ def test_000_S1_headsup_15_first_card_to_button_heads_up_is_wrong_seat(profile: 
     the button's first card is the wrong first seat (000 MISDEALS bullet 8)."""
     t = Table(profile, {3: 1000, 7: 1000}, button=3).post_blinds().hole(3)
     assert t.codes == [A.WRONG_FIRST_SEAT]
+
+
+@pytest.mark.parametrize("bb_first", [True, False])
+def test_heads_up_bb_first_card_setting_decides_the_first_seat(bb_first: bool) -> None:
+    """The profile's ``heads_up_bb_first_card``: true (every packaged profile) deals heads-up
+    from the big blind, false from the button; the other seat's first card is the wrong first
+    seat, and the right order draws no alert."""
+    prof = dataclasses.replace(builtin_profile("tda-2024"), heads_up_bb_first_card=bb_first)
+    first, second = (7, 3) if bb_first else (3, 7)
+    t = Table(prof, {3: 1000, 7: 1000}, button=3).post_blinds()
+    t.hole(first).hole(second).hole(first).hole(second)
+    assert t.codes == []
+    wrong = Table(prof, {3: 1000, 7: 1000}, button=3).post_blinds().hole(second)
+    assert wrong.codes == [A.WRONG_FIRST_SEAT]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
