@@ -7,11 +7,30 @@ pytest process (one per test module) would leave the second unreachable."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "firmware_bridge"))
 
 import pcsc_fixtures
 
+from tests.pg import PgServer, postgres_server
+
 pcscd_session = pcsc_fixtures.pcscd_session
 pcscd = pcsc_fixtures.pcscd
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A private PostgreSQL server for the whole run (tests/pg.py); fails if the server
+    package is missing."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """The URL of a fresh, empty database on the private server."""
+    return pg_server.create_database()
