@@ -34,8 +34,6 @@ from controller.venuelog.store import HandStore
 
 log = logging.getLogger(__name__)
 
-PROGRESS_EVERY = 60.0  # seconds between "stored N hands" lines, while hands arrive
-
 
 @dataclass
 class LoggerStats:
@@ -66,6 +64,7 @@ class VenueLogger:
         group: str = "venuelog",
         client_id: str | None = None,
         backoff: tuple[float, float] = (0.2, 10.0),
+        progress_every: float = 60.0,
     ) -> None:
         self.broker = broker
         self.store = store
@@ -74,6 +73,7 @@ class VenueLogger:
         self.group = check_id("share group", group)
         self.client_id = client_id or f"railguard-venuelog-{instance}"
         self.backoff = backoff
+        self.progress_every = progress_every  # s between "stored N hands" lines
         self.stats = LoggerStats()
         self.status_topic = logger_status_topic(instance)
         self._connected = asyncio.Event()
@@ -146,7 +146,7 @@ class VenueLogger:
     def _progress(self) -> None:
         """At most one INFO line a minute while hands arrive: how many were stored."""
         now = time.monotonic()
-        if now - self._progress_at < PROGRESS_EVERY:
+        if now - self._progress_at < self.progress_every:
             return
         s = self.stats
         log.info(
