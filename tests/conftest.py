@@ -2,7 +2,10 @@
 
 The private pcscd (real pcscd + the vpcd virtual reader) is one session fixture for the
 whole run: libpcsclite fixes its socket path once per process, so two session pcscds in one
-pytest process (one per test module) would leave the second unreachable."""
+pytest process (one per test module) would leave the second unreachable.
+
+The private PostgreSQL server (tests/pg.py) is one session fixture too, ``pg_server``; each
+test that asks for ``pg_url`` gets a fresh database on it."""
 
 from __future__ import annotations
 
@@ -13,6 +16,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "firmware_bridge"))
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # for `from tests.pg import`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pcsc_fixtures
 

@@ -81,7 +81,7 @@ def explain(exc: aiomqtt.MqttError, broker: BrokerConfig, connected: bool) -> st
     if not connected and broker.tls and tls_refused(exc):
         return (
             f"TLS handshake with {broker.host}:{broker.effective_port} failed ({text}): the"
-            " broker does not speak TLS on this port. Point it at the broker's TLS listener"
+            " broker probably does not speak TLS on this port. Use the broker's TLS listener"
             " (8883), or for a lab broker without TLS pass --allow-plaintext (railguard"
             " venue-log) or set mqtt.tls = false and mqtt.allow_plaintext = true (daemon)"
         )
