@@ -16,7 +16,7 @@ from controller.link import BrokerConfig
 from controller.venuelog import PostgresHandStore, SqliteHandStore, VenueLogger, open_store
 from controller.venuelog.export import export_ohh, export_phh, phh_text
 from tests.link import samples
-from tests.pg import PgServer
+from tests.pg import PgServer, PostgresMissing, postgres_server
 
 pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,6 +90,18 @@ def test_postgres_server_is_private(pg_server: PgServer) -> None:
         row = con.execute("SELECT current_setting('data_directory'), inet_server_port()")
         data_dir, port = row.fetchone()
     assert Path(data_dir).parent == pg_server.directory and port == pg_server.port
+
+
+def test_missing_postgres_server_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Debian's server binaries the fixture raises, naming the package to install."""
+    import tests.pg
+
+    monkeypatch.setattr(tests.pg.glob, "glob", lambda pattern: [])
+    with (
+        pytest.raises(PostgresMissing, match="install Debian's 'postgresql' package"),
+        postgres_server(),
+    ):
+        pass
 
 
 def test_ohh_export_lines_and_array() -> None:
