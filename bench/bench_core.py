@@ -28,13 +28,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+if __name__ == "__main__":  # run as a script: the checkout's packages first
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from controller.rules.engine import TableCore
 from controller.rules.profile import builtin_profile
 from hwsim.dealer import PlannedHand, plan_hand
 from hwsim.phh import iter_phh_paths, load_phh
+from tests import shared
 
 ROOT = Path(__file__).resolve().parents[1]
-PHH = ROOT.parent / "shared" / "data" / "phh" / "pluribus"
+PHH = shared.PHH / "pluribus"  # ../shared beside the checkout
 
 
 def load_plans(phh: str, hands: int) -> tuple[list[Path], list[PlannedHand]]:

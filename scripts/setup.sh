@@ -6,8 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # OS packages: the broker for tests and the demo, the PC/SC stack (pcscd, the vpcd virtual
-# reader driver, and what pyscard needs to build), a compiler and Python headers.
-APT_PACKAGES=(mosquitto pcscd vsmartcard-vpcd swig libpcsclite-dev gcc python3-dev python3-venv pkg-config)
+# reader driver, and what pyscard needs to build), a compiler and Python headers; libpq5,
+# the PostgreSQL client library psycopg (the venue logger's PostgreSQL store) loads, and the
+# PostgreSQL server package, whose initdb/postgres the tests start privately (tests/pg.py).
+# Debian's libpq5 rather than psycopg's "binary" wheel (which bundles its own libpq and
+# OpenSSL): security fixes come with apt, and the server package needs it anyway.
+APT_PACKAGES=(mosquitto pcscd vsmartcard-vpcd swig libpcsclite-dev gcc python3-dev python3-venv pkg-config
+              libpq5 postgresql)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -25,9 +26,25 @@ from typing import Any
 
 from hwsim.broker import Broker, broker_with_config, free_port, plain_broker
 
-__all__ = ["Broker", "broker_with_config", "free_port", "plain_broker", "secure_broker"]
+__all__ = [
+    "Broker",
+    "broker_with_config",
+    "documented_broker",
+    "free_port",
+    "plain_broker",
+    "secure_broker",
+]
 
 MOSQUITTO_PASSWD = shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd"
+
+
+def _password_file(users: Mapping[str, str], pw: Path) -> None:
+    first = True
+    for user, password in users.items():
+        args = [MOSQUITTO_PASSWD, "-b"] + (["-c"] if first else []) + [str(pw), user, password]
+        subprocess.run(args, check=True, capture_output=True, timeout=10)
+        first = False
+    os.chmod(pw, 0o600)
 
 
 def write_tls_files(ca: Any, directory: Path) -> dict[str, str]:
@@ -62,12 +79,7 @@ def secure_broker(
     with tempfile.TemporaryDirectory(prefix="rg-mosq-sec-") as tmp:
         d = Path(tmp)
         pw = d / "passwd"
-        first = True
-        for user, password in users.items():
-            args = [MOSQUITTO_PASSWD, "-b"] + (["-c"] if first else []) + [str(pw), user, password]
-            subprocess.run(args, check=True, capture_output=True, timeout=10)
-            first = False
-        os.chmod(pw, 0o600)
+        _password_file(users, pw)
         tls = write_tls_files(ca, d)
         body = (
             "per_listener_settings false\n"
@@ -83,4 +95,54 @@ def secure_broker(
         ports = [tls_port] + ([plain_port] if plain_port is not None else [])
         with broker_with_config(body, ports, {"acl": acl}) as b:
             b.info.update(tls_port=tls_port, plain_port=plain_port, **tls)
+            yield b
+
+
+@contextlib.contextmanager
+def documented_broker(
+    conf: str,
+    *,
+    users: Mapping[str, str],
+    acl: str,
+    ca: Any,
+    without: tuple[str, ...] = (),
+) -> Iterator[Broker]:
+    """mosquitto with a configuration as documented (``conf``, e.g. docs/deployment.md's
+    block): only the files it names (password_file, acl_file, cafile, certfile, keyfile)
+    and its ``listener 8883`` are replaced by temporary ones on a free loopback port, each
+    exactly once; every other line is kept verbatim. ``without`` drops the lines of those
+    directives (a control run). ``b.info['tls_port']``, ``b.info['cafile']``."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="rg-mosq-doc-") as tmp:
+        d = Path(tmp)
+        _password_file(users, d / "passwd")
+        tls = write_tls_files(ca, d)
+        swap = {
+            "password_file": str(d / "passwd"),
+            "acl_file": "{dir}/acl",
+            "cafile": tls["cafile"],
+            "certfile": tls["certfile"],
+            "keyfile": tls["keyfile"],
+        }
+        seen: list[str] = []
+        lines = []
+        for text in conf.splitlines():
+            m = re.match(r"(\w+)\s+(\S+)\s*$", text)
+            key = m.group(1) if m else ""
+            if key in without:
+                seen.append(key)
+                continue
+            out = text
+            if key in swap:
+                out = f"{key} {swap[key]}"
+                seen.append(key)
+            elif key == "listener":
+                assert m is not None and m.group(2) == "8883", text
+                out = f"listener {port} 127.0.0.1"
+                seen.append(key)
+            lines.append(out)
+        want = sorted([*swap, "listener", *without])
+        assert sorted(seen) == want, f"documented config: expected one each of {want}: {seen}"
+        with broker_with_config("\n".join(lines) + "\n", [port], {"acl": acl}) as b:
+            b.info.update(tls_port=port, **tls)
             yield b

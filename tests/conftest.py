@@ -2,16 +2,40 @@
 
 The private pcscd (real pcscd + the vpcd virtual reader) is one session fixture for the
 whole run: libpcsclite fixes its socket path once per process, so two session pcscds in one
-pytest process (one per test module) would leave the second unreachable."""
+pytest process (one per test module) would leave the second unreachable.
+
+The private PostgreSQL server (tests/pg.py) is one session fixture too, ``pg_server``; each
+test that asks for ``pg_url`` gets a fresh database on it."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent / "firmware_bridge"))
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # for `from tests.pg import`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pcsc_fixtures
 
+from tests.pg import PgServer, postgres_server
+
 pcscd_session = pcsc_fixtures.pcscd_session
 pcscd = pcsc_fixtures.pcscd
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """A private PostgreSQL server for the whole run (tests/pg.py); fails if the server
+    package is missing."""
+    with postgres_server() as server:
+        yield server
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """The URL of a fresh, empty database on the private server."""
+    return pg_server.create_database()

@@ -29,9 +29,9 @@ from controller.core_build import (
     is_extension,
     unpack_wheel,
 )
+from tests.shared import PHH, requires
 
 ROOT = Path(__file__).resolve().parents[1]
-PHH = ROOT.parent / "shared" / "data" / "phh"
 PROFILES = sorted(p.name for p in (ROOT / "controller" / "rules" / "profiles").glob("*.toml"))
 # Compiled: every module of controller/rules but these (setup.py's EXCLUDED).
 NOT_COMPILED = {"__init__", "errors", "profile"}
@@ -105,7 +105,7 @@ def _run_compiled(site: Path, code: str, cwd: Path, timeout: float) -> str:
 
 @pytest.mark.slow
 @pytest.mark.timeout(1500)
-@pytest.mark.skipif(not PHH.is_dir(), reason="shared PHH data not present")
+@requires(PHH)
 def test_compiled_core_replays_the_phh_corpus(compiled_site: Path, tmp_path: Path) -> None:
     code = (
         "import sys\nfrom controller.cli import main\n"

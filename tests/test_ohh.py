@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,8 @@ from controller.ohh import to_ohh, totals
 from controller.replay import replay_core
 from controller.rules.profile import get_profile
 from hwsim.phh import load_phh
+from tests.shared import PHH, need
 
-PHH = Path(__file__).resolve().parents[2] / "shared" / "data" / "phh"
 FILES = [
     "pluribus/83/0.phh",
     "pluribus/83/100.phh",
@@ -27,10 +26,7 @@ START = datetime(2024, 5, 1, 18, 30, tzinfo=UTC)
 
 @pytest.mark.parametrize("name", FILES)
 def test_ohh_of_replayed_hand(name: str) -> None:
-    path = PHH / name
-    if not path.exists():
-        pytest.skip(f"{path} not available")
-    hh = load_phh(path)
+    hh = load_phh(need(PHH / name))
     rec, _ = replay_core(hh, get_profile("tda-2024"))
     assert rec is not None
     ohh = to_ohh(rec, START, table_size=9)
@@ -57,9 +53,7 @@ def test_ohh_of_replayed_hand(name: str) -> None:
 
 
 def test_naive_datetime_is_utc() -> None:
-    hh = load_phh(PHH / FILES[0]) if (PHH / FILES[0]).exists() else None
-    if hh is None:
-        pytest.skip("no PHH data")
+    hh = load_phh(need(PHH / FILES[0]))
     rec, _ = replay_core(hh, get_profile("tda-2024"))
     assert rec is not None
     ohh = to_ohh(rec, datetime(2024, 1, 2, 3, 4, 5))

@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import time
 import uuid
 from collections import deque
@@ -45,20 +44,11 @@ from controller.link.commands import (
     command_name,
 )
 from controller.link.config import BrokerConfig, set_will
+from controller.link.connect import Reconnector, cancel_if_asked
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
 from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import check_no_hole_cards, redact_state
 from controller.link.topics import TableTopics
-
-
-def cancel_if_asked(task: asyncio.Task[Any] | None) -> None:
-    """Raise CancelledError if ``task`` was asked to stop. On Python 3.11 asyncio.wait_for
-    (which aiomqtt's publish awaits) can swallow a cancellation that arrives as the publish
-    completes (CPython gh-86296, fixed in 3.12); the writer would then wait on its queue for
-    ever and the daemon's stop would hang."""
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-
 
 # The stamp (seq, bdseq, ts) a message is validated with before it is queued; sending stamps
 # it for real. ts is not integral so that the fast schema check applies (schemas.validate).
@@ -282,43 +272,46 @@ class VenueLink:
     async def _connection_loop(self) -> None:
         client = self.broker.make_client(self.client_id)
         self._client = client
-        delay = self.backoff[0]
-        while True:
-            bdseq = self.outbox.next_bdseq()
-            self.bdseq = bdseq
-            set_will(
-                client, aiomqtt.Will(self.topics.status, _dumps(self._status("offline")), 1, True)
-            )
-            try:
-                async with client:
-                    self.stats.connects += 1
-                    delay = self.backoff[0]
-                    await self._session(client)
-            except aiomqtt.MqttError as exc:
-                self.stats.connect_failures += 1
-                self.stats.last_error = str(exc)
-                log.warning("venue link: %s; retrying in %.1f s", exc, delay)
-            finally:
-                self._connected.clear()
-                self._loggers.clear()
-            await asyncio.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, self.backoff[1])
+
+        def before_connect() -> None:
+            self.bdseq = self.outbox.next_bdseq()
+            will = aiomqtt.Will(self.topics.status, _dumps(self._status("offline")), 1, True)
+            set_will(client, will)
+
+        def on_down() -> None:
+            self._connected.clear()
+            self._loggers.clear()
+            self.stats.connect_failures = loop.failures
+            if loop.last_error:
+                self.stats.last_error = loop.last_error
+
+        loop = Reconnector(
+            f"venue link {self.topics.venue}/{self.topics.table}",
+            self.broker,
+            client,
+            self._session,
+            backoff=self.backoff,
+            before_connect=before_connect,
+            on_down=on_down,
+            describe=lambda: f"client id {self.client_id}, bdseq {self.bdseq}",
+        )
+        await loop.run()
 
     async def _session(self, client: aiomqtt.Client) -> None:
+        """Serve one connection; ends with an MqttError (alone or in the TaskGroup's
+        ExceptionGroup: the Reconnector unwraps either) when it breaks."""
         t = self.topics
+        self.stats.connects += 1
         await client.subscribe([(t.commands, 1), (t.hands_ack, 1), (t.logger_status_filter, 1)])
         await self._birth(client)
         self._connected.set()
         self._restart_round = True
         commands: asyncio.Queue[bytes] = asyncio.Queue(maxsize=100)
-        try:
-            async with asyncio.TaskGroup() as tg:
-                tg.create_task(self._reader(client, commands))
-                tg.create_task(self._writer(client))
-                tg.create_task(self._sender(client))
-                tg.create_task(self._commands(commands))
-        except* aiomqtt.MqttError as group:
-            raise group.exceptions[0] from None
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(self._reader(client, commands))
+            tg.create_task(self._writer(client))
+            tg.create_task(self._sender(client))
+            tg.create_task(self._commands(commands))
 
     def _status(self, status: str) -> dict[str, Any]:
         return {

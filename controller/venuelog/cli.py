@@ -57,6 +57,19 @@ def register(p: argparse.ArgumentParser) -> None:
     exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
 
 
+def _safe(db: str) -> str:
+    """The store for a log line: a PostgreSQL URL without its password."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    if not db.startswith(("postgresql://", "postgres://")):
+        return f"SQLite {db}"
+    parts = urlsplit(db)
+    host = parts.hostname or ""
+    netloc = (f"{parts.username}@" if parts.username else "") + host
+    netloc += f":{parts.port}" if parts.port else ""
+    return "PostgreSQL " + urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
 @command("venue-log", register)
 def main(args: argparse.Namespace) -> int:
     """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
@@ -93,7 +106,12 @@ def main(args: argparse.Namespace) -> int:
             username=args.username,
             password=password,
         )
-        logger = VenueLogger(broker, store, instance=args.instance, group=args.group)
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="venue-log: %(message)s", force=True)
+        logger = VenueLogger(
+            broker, store, instance=args.instance, group=args.group, store_name=_safe(args.db)
+        )
         try:
             asyncio.run(logger.run())
         except KeyboardInterrupt:

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,8 +21,8 @@ from typing import Any
 import aiomqtt
 
 from controller.link import schemas
-from controller.link.client import cancel_if_asked
 from controller.link.config import BrokerConfig
+from controller.link.connect import Reconnector, cancel_if_asked
 from controller.link.errors import SchemaViolation, StoreError
 from controller.link.topics import (
     check_id,
@@ -60,22 +59,28 @@ class VenueLogger:
         broker: BrokerConfig,
         store: HandStore,
         *,
+        store_name: str = "",
         instance: str = "main",
         group: str = "venuelog",
         client_id: str | None = None,
         backoff: tuple[float, float] = (0.2, 10.0),
+        progress_every: float = 60.0,
     ) -> None:
         self.broker = broker
         self.store = store
+        self.store_name = store_name or type(store).__name__
         self.instance = check_id("logger instance", instance)
         self.group = check_id("share group", group)
         self.client_id = client_id or f"railguard-venuelog-{instance}"
         self.backoff = backoff
+        self.progress_every = progress_every  # s between "stored N hands" lines
         self.stats = LoggerStats()
         self.status_topic = logger_status_topic(instance)
         self._connected = asyncio.Event()
         self._client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
+        self._progress_at = time.monotonic()
+        self._progress_stored = 0
 
     @property
     def connected(self) -> bool:
@@ -109,28 +114,54 @@ class VenueLogger:
         return {"status": status, "instance": self.instance, "group": self.group, "ts": time.time()}
 
     async def run(self) -> None:
+        """Connect, serve, reconnect with back-off (the shared :class:`Reconnector`); runs
+        until cancelled."""
         will = aiomqtt.Will(self.status_topic, _dumps(self._status("offline")), 1, True)
         client = self.broker.make_client(self.client_id, will)
         self._client = client
-        delay = self.backoff[0]
-        while True:
-            try:
-                async with client:
-                    self.stats.connects += 1
-                    delay = self.backoff[0]
-                    await client.subscribe(hands_share_filter(self.group), qos=1)
-                    await client.publish(self.status_topic, _dumps(self._status("online")), 1, True)
-                    self._connected.set()
-                    task = asyncio.current_task()
-                    async for message in client.messages:
-                        await self._on_message(client, message)
-                        cancel_if_asked(task)  # a stop swallowed by publish: see the helper
-            except aiomqtt.MqttError as exc:
-                log.warning("venue logger: %s; retrying in %.1f s", exc, delay)
-            finally:
-                self._connected.clear()
-            await asyncio.sleep(delay * (0.5 + random.random()))
-            delay = min(delay * 2, self.backoff[1])
+        loop = Reconnector(
+            f"venue logger {self.instance}",
+            self.broker,
+            client,
+            self._session,
+            backoff=self.backoff,
+            on_down=self._connected.clear,
+            describe=lambda: (
+                f"group {self.group}, client id {self.client_id}, store {self.store_name}"
+            ),
+        )
+        await loop.run()
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        self.stats.connects += 1
+        await client.subscribe(hands_share_filter(self.group), qos=1)
+        await client.publish(self.status_topic, _dumps(self._status("online")), 1, True)
+        self._connected.set()
+        task = asyncio.current_task()
+        async for message in client.messages:
+            await self._on_message(client, message)
+            cancel_if_asked(task)  # a stop swallowed by publish: see the helper
+            self._progress()
+
+    def _progress(self) -> None:
+        """At most one INFO line a minute while hands arrive: how many were stored."""
+        now = time.monotonic()
+        if now - self._progress_at < self.progress_every:
+            return
+        s = self.stats
+        log.info(
+            "venue logger %s: stored %d hands in the last %.0f s (total %d stored,"
+            " %d duplicates, %d conflicts, %d rejected, %d store errors)",
+            self.instance,
+            s.stored - self._progress_stored,
+            now - self._progress_at,
+            s.stored,
+            s.duplicates,
+            s.conflicts,
+            s.rejected,
+            s.store_errors,
+        )
+        self._progress_at, self._progress_stored = now, s.stored
 
     async def _on_message(self, client: aiomqtt.Client, message: aiomqtt.Message) -> None:
         self.stats.received += 1

@@ -39,8 +39,8 @@ from hwsim.dealer import plan_hand
 from hwsim.gpio import SimGpio, wired_factory
 from hwsim.phh import load_phh
 from tests.brokers import plain_broker
+from tests.shared import PHH, need
 
-PHH = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh"
 HAND = PHH / "pluribus" / "83" / "63.phh"
 BASE = "railguard/v1/t1"
 
@@ -68,8 +68,7 @@ def strings(obj: Any) -> list[str]:
 
 @pytest.mark.timeout(60)
 def test_daemon_plays_a_phh_hand(tmp_path: Path) -> None:
-    if not HAND.exists():
-        pytest.skip(f"{HAND} not available")
+    need(HAND)  # fails, never skips, without ../shared
     with plain_broker() as broker:
         asyncio.run(asyncio.wait_for(_scenario(tmp_path, broker), 50))
 

@@ -25,9 +25,10 @@ from hwsim.phh import (
     load_phh,
     parse_phh,
 )
+from tests.shared import PHH, requires
 
-DATA = Path("/work/shared/data/phh")
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared PHH corpus not present")
+DATA = PHH  # ../shared/data/phh beside the checkout (tests/shared.py)
+needs_data = requires(DATA)  # fails, never skips, without ../shared
 
 
 # -- the corpus ---------------------------------------------------------------------------------

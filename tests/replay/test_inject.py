@@ -18,10 +18,10 @@ from hwsim.dealer import plan_hand
 from hwsim.inject import KINDS, Injection, InjectionError, parse_kind
 from hwsim.phh import load_phh, parse_phh
 from tests.replay.hands import ALL_IN_PREFLOP, HAND_WITH_FLOP_BET
+from tests.shared import PHH, requires
 
 ROOT = Path(__file__).resolve().parents[2]
-PHH = ROOT.parent / "shared" / "data" / "phh"
-needs_data = pytest.mark.skipif(not PHH.is_dir(), reason="shared PHH data not present")
+needs_data = requires(PHH)  # fails, never skips, without ../shared
 
 PROFILES = ("tda-2024", "a2c-000", "club-003", "roberts-rules", "shaved-dog-004")
 

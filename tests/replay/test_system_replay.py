@@ -17,16 +17,16 @@ import pytest
 from controller.replay_system import Pace, system_replay
 from hwsim.inject import KINDS
 from tests.replay.hands import HAND_WITH_FLOP_BET
+from tests.shared import PHH, requires
 
 ROOT = Path(__file__).resolve().parents[2]
-PHH = ROOT.parent / "shared" / "data" / "phh"
 RAILGUARD = Path(sys.executable).parent / "railguard"
 
 needs_mosquitto = pytest.mark.skipif(
     not (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists()),
     reason="mosquitto not installed",
 )
-needs_data = pytest.mark.skipif(not PHH.is_dir(), reason="shared PHH data not present")
+needs_data = requires(PHH)  # fails, never skips, without ../shared
 
 MALFORMED = """variant = 'NT'
 antes = [0, 0]

@@ -1,7 +1,7 @@
 """Every enforceable clause of the clause inventory is accounted for: tested, or listed in
 docs/rules.md as not enforced with a reason.
 
-The inventory (/work/shared/reference/clause-inventory.md) has one table row per clause:
+The inventory (../shared/reference/clause-inventory.md) has one table row per clause:
 ``| id | section | rule | trigger | ruling | vs |``; the trigger cell starts with the class
 letters (`E` sensors, `A` human input, `V` venue data, `$` chip amounts). A row of class E or
 A, or one flagged `$`, must be either
@@ -26,8 +26,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import shared
+
 ROOT = Path(__file__).resolve().parents[2]
-INVENTORY = Path("/work/shared/reference/clause-inventory.md")
+INVENTORY = shared.INVENTORY  # ../shared beside the checkout (tests/shared.py)
 TESTS = Path(__file__).resolve().parent
 SCENARIOS = ROOT / "scenarios"
 DOC = ROOT / "docs" / "rules.md"
@@ -177,9 +179,7 @@ def not_enforced(doc: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def rows() -> dict[str, Row]:
-    if not INVENTORY.exists():
-        pytest.skip(f"{INVENTORY} is not on this machine (shared reference material)")
-    return inventory_rows(INVENTORY.read_text(encoding="utf-8"))
+    return inventory_rows(shared.need(INVENTORY).read_text(encoding="utf-8"))
 
 
 def test_inventory_parses_to_the_summary_counts(rows: dict[str, Row]) -> None:

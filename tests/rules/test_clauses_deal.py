@@ -2,7 +2,7 @@
 # (properties such as Table.phase change between reads; mypy narrows them as constants)
 """Clause tests of the deal: order, wrong seats, counts, exposed/boxed cards, jokers, foreign
 and duplicate cards, the misdeal window and the re-deal. Test names carry the clause ids of
-/work/shared/reference/clause-inventory.md (rulebook file and section)."""
+../shared/reference/clause-inventory.md (rulebook file and section)."""
 
 from __future__ import annotations
 

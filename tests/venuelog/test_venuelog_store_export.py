@@ -7,7 +7,6 @@ import json
 import subprocess
 import sys
 import tomllib
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from controller.link import BrokerConfig
 from controller.venuelog import PostgresHandStore, SqliteHandStore, VenueLogger, open_store
 from controller.venuelog.export import export_ohh, export_phh, phh_text
 from tests.link import samples
+from tests.pg import PgServer, PostgresMissing, postgres_server
 
 pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,23 +71,37 @@ def test_sqlite_store(tmp_path: Path) -> None:
     assert open_store(tmp_path / "venue.db").count() == 2  # durable
 
 
-def test_postgres_store() -> None:
-    psycopg = pytest.importorskip("psycopg")
-    schema = "rg_" + uuid.uuid4().hex[:12]
-    base = "postgresql://postgres@127.0.0.1:5432/test"
-    try:
-        admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
-    except psycopg.OperationalError as exc:
-        pytest.skip(f"no PostgreSQL at 127.0.0.1:5432: {exc}")
-    admin.execute(f"CREATE SCHEMA {schema}")
-    try:
-        store = open_store(f"{base}?options=-csearch_path%3D{schema}")
-        assert isinstance(store, PostgresHandStore)
-        check_store(store)
-        store.close()
-    finally:
-        admin.execute(f"DROP SCHEMA {schema} CASCADE")
-        admin.close()
+def test_postgres_store(pg_url: str) -> None:
+    """The same checks on PostgreSQL: the test's own server (tests/pg.py, Debian's package,
+    a free loopback port), never the machine's; it fails, not skips, without the server."""
+    store = open_store(pg_url)
+    assert isinstance(store, PostgresHandStore)
+    check_store(store)
+    store.close()
+    again = open_store(pg_url)  # durable, and the schema is created only once
+    assert again.count() == 2
+    again.close()
+
+
+def test_postgres_server_is_private(pg_server: PgServer) -> None:
+    """The fixture's server is its own process on its own port, not the one on 5432."""
+    assert pg_server.port != 5432 and pg_server.proc is not None
+    with pg_server.connect() as con:
+        row = con.execute("SELECT current_setting('data_directory'), inet_server_port()")
+        data_dir, port = row.fetchone()
+    assert Path(data_dir).parent == pg_server.directory and port == pg_server.port
+
+
+def test_missing_postgres_server_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without Debian's server binaries the fixture raises, naming the package to install."""
+    import tests.pg
+
+    monkeypatch.setattr(tests.pg.glob, "glob", lambda pattern: [])
+    with (
+        pytest.raises(PostgresMissing, match="install Debian's 'postgresql' package"),
+        postgres_server(),
+    ):
+        pass
 
 
 def test_ohh_export_lines_and_array() -> None:
