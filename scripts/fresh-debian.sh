@@ -39,6 +39,17 @@ mkdir -p "$root/dev/pts"
 mnt -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
 ln -sf pts/ptmx "$root/dev/ptmx"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# this network's own CA certificates (a proxy's), and the variables that point pip and others at
+# them: what a machine on this network is given, not something the project installs
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >/dev/null 2>&1 || true
+fi
+netenv=()
+for v in PIP_CERT SSL_CERT_FILE REQUESTS_CA_BUNDLE PIP_INDEX_URL PIP_EXTRA_INDEX_URL \
+         HTTP_PROXY HTTPS_PROXY http_proxy https_proxy NO_PROXY no_proxy; do
+  [ -n "${!v:-}" ] && netenv+=("$v=${!v}")
+done
 
 rm -rf "$root/work"
 mkdir -p "$root/work"
@@ -47,7 +58,7 @@ cp -r "$here/../shared" "$root/work/shared"
 chmod -R a-w "$root/work/shared"
 
 echo "fresh-debian: setup (with the network)"
-chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "${netenv[@]}" \
   /bin/bash -c 'cd /work/main && scripts/setup.sh'
 echo "fresh-debian: scripts/test.sh in a network namespace with only loopback"
 unshare --net /bin/bash -c '

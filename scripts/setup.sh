@@ -21,6 +21,12 @@ if ((${#missing[@]})); then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing OS packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    if [[ " ${missing[*]} " == *" postgresql "* ]] && [ ! -d /etc/postgresql ]; then
+      # only the server's programs are wanted (the tests start their own, tests/pg.py): no
+      # cluster of Debian's running on 5432 after the install
+      mkdir -p /etc/postgresql-common/createcluster.d
+      echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.d/railguard.conf
+    fi
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
