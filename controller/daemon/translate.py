@@ -20,7 +20,7 @@ from typing import Any
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, Severity
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event, Sweep
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.state import TableState
 
 _CARD_WORD = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b")

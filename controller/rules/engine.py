@@ -26,6 +26,7 @@ from controller.rules.events import (
     ChipsOut,
     ConsoleButton,
     Event,
+    Interrupted,
     SeatPlayer,
     SetButton,
     SetDealer,
@@ -37,10 +38,12 @@ from controller.rules.events import (
     UnseatPlayer,
     ZoneKind,
 )
-from controller.rules.hand import Hand, Phase
+from controller.rules.hand import Draw, Hand, Level
+from controller.rules.phases import Phase
 from controller.rules.profile import Profile
 from controller.rules.seating import Positions, Seat, SeatStatus, first_positions, next_positions
 from controller.rules.state import TableState, snapshot_of
+from controller.rules.tabledata import TableData, export_table, restore_table
 
 _TABLE_EVENTS: Final = (SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick)
 _CARDS: Final = (CardPlaced, CardRemoved)
@@ -56,9 +59,9 @@ ACCEPTS: Final[dict[Phase, frozenset[type]]] = {
         (*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton, StartButtonDraw)
     ),
     Phase.DRAW: frozenset((*_TABLE_EVENTS, *_CARDS, *_CONSOLE)),
-    Phase.DEALING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-    Phase.BETTING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-    Phase.BOARD: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
+    Phase.DEALING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, Interrupted)),
+    Phase.BETTING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, Interrupted)),
+    Phase.BOARD: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, Interrupted)),
     Phase.COMPLETE: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton)),
     Phase.MISDEAL: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
     Phase.VOID: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
@@ -102,24 +105,6 @@ class Step:
         return tuple(d for d in self.decisions if isinstance(d, Alert))
 
 
-@dataclass(init=False, slots=True)
-class Level:
-    small_blind: int
-    big_blind: int
-    ante: int
-
-    def __init__(self, small_blind: int, big_blind: int, ante: int = 0) -> None:
-        self.small_blind = small_blind
-        self.big_blind = big_blind
-        self.ante = ante
-
-
-class _Draw:
-    def __init__(self) -> None:
-        self.cards: dict[int, list[str]] = {}
-        self.order: list[tuple[int, str]] = []
-
-
 class TableCore:
     """One table's rules engine. Construct with a profile; feed events to :meth:`handle`."""
 
@@ -147,7 +132,7 @@ class TableCore:
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
         self.presence_posts: set[int] = set()  # of those, seats sensed by presence only (L3)
-        self.draw: _Draw | None = None
+        self.draw: Draw | None = None
         self.dealer = ""
         self.t = 0.0
         self.out: list[Decision] = []
@@ -160,10 +145,19 @@ class TableCore:
         """The house-rule profile (the daemon may switch it between hands)."""
         return self._profile
 
-    @profile.setter
-    def profile(self, profile: Profile) -> None:
+    def switch_profile(self, profile: Profile) -> None:
+        """Judge by ``profile`` from now on (the daemon switches it between hands)."""
         self._profile = profile
         self.max_seats = profile.max_seats
+
+    def export(self) -> TableData:
+        """The whole state as frozen values (:mod:`controller.rules.tabledata`)."""
+        return export_table(self)
+
+    def restore(self, data: TableData) -> None:
+        """Become ``data`` (from :meth:`export`, possibly changed with
+        :func:`dataclasses.replace`, or decoded by :mod:`controller.rules.handlog`)."""
+        restore_table(self, data)
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
@@ -238,6 +232,8 @@ class TableCore:
             self._start_draw(event)
         elif isinstance(event, SetDealer):
             self.dealer = event.dealer
+        elif isinstance(event, Interrupted):
+            misdeal.interrupted(self)
 
     def can(self, event: Event) -> bool:
         """Would this event be accepted in the current phase? (No side effects.)"""
@@ -249,6 +245,9 @@ class TableCore:
     # ------------------------------------------------------------------ helpers for rule modules
 
     def enter(self, phase: Phase) -> None:
+        self.set_phase(phase)
+
+    def set_phase(self, phase: Phase) -> None:
         self.phase = phase
         # not ACCEPTS[phase]: hashing an Enum member is a Python-level call
         self._accepts = _ACCEPTS_SEQ[_PHASE_SEQ.index(phase)]
@@ -372,7 +371,7 @@ class TableCore:
             raise TableError("too_few_players", "a button draw needs at least two players")
         if not self.table_clear():
             raise TableError("table_not_clear", "clear the table before the button draw")
-        self.draw = _Draw()
+        self.draw = Draw()
         self.enter(Phase.DRAW)
         rule = self.profile.draw_rule.value
         self.instruct(f"Button draw ({rule}): deal one card face up to each seat")
