@@ -36,7 +36,6 @@ from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.translate import (
     ReaderInput,
     alert_payload,
-    encode_event,
     scrub,
     state_payload,
 )
@@ -61,6 +60,7 @@ from controller.rules.events import (
     SetLevel,
     Tick,
 )
+from controller.rules.handlog import encode_event
 from controller.rules.phases import Phase
 from controller.rules.profile import InterruptedHand, Profile
 from controller.rules.state import TableState
