@@ -25,7 +25,7 @@ from controller.rules.events import (
     ConsoleButton,
     StartButtonDraw,
 )
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import Any
 
 from controller.rules.decisions import Decision, HandComplete
 from controller.rules.engine import TableCore
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.state import TableState
 
 LiveEvent = tuple[str, dict[str, Any], int | None]  # kind, data, hand_no

@@ -30,92 +30,70 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from controller.rules import misdeal
-from controller.rules.cards import Card
+from controller.rules import handlog
 from controller.rules.decisions import Decision
-from controller.rules.engine import Level, TableCore
+from controller.rules.engine import TableCore
 from controller.rules.events import (
-    BadgeTap,
-    ButtonPress,
     CardPlaced,
     CardRemoved,
     ChipsIn,
-    ChipsOut,
-    ConsoleButton,
     Event,
+    Interrupted,
     Sweep,
-    Tick,
     ZoneKind,
 )
-from controller.rules.hand import Phase
+from controller.rules.handlog import MISDEAL_MARK, START, HandLogError, decode_event
+from controller.rules.phases import Phase
 from controller.rules.profile import Profile, builtin_profile, builtin_profile_names
-from controller.rules.seating import Positions, Seat, SeatStatus
 
 log = logging.getLogger("railguard.daemon")
 
-START = "_start"
-MISDEAL_MARK = "_misdeal"
+__all__ = ["MISDEAL_MARK", "START", "decode_event"]
+
 LIVE = (Phase.DEALING, Phase.BETTING, Phase.BOARD, Phase.MISDEAL, Phase.VOID)
 PLAYING = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
-_DECODE: dict[str, type[Any]] = {
-    c.__name__: c for c in (CardPlaced, CardRemoved, ChipsIn, ChipsOut, Sweep, ButtonPress,
-                            BadgeTap, Tick)
-}  # fmt: skip
 
 
-# ---------------------------------------------------------------------------- button
+# ---------------------------------------------------------------------------- between hands
+# (the codec is the core's, controller/rules/handlog.py; the core changes only through
+# TableCore.handle and TableCore.restore)
 
 
 def positions_data(core: TableCore) -> dict[str, Any] | None:
-    p = core.positions
-    if p is None:
-        return None
-    return {"button": p.button, "sb": p.sb, "bb": p.bb, "heads_up": p.heads_up,
-            "button_set": core.button_set}  # fmt: skip
+    return handlog.encode_positions(core.positions, core.button_set)
 
 
 def apply_positions(core: TableCore, data: Any) -> None:
-    if not isinstance(data, dict):
-        return
-    core.positions = Positions(int(data["button"]), int(data["sb"]), int(data["bb"]),
-                               bool(data.get("heads_up", False)))  # fmt: skip
-    core.button_set = bool(data.get("button_set", False))
-
-
-# ---------------------------------------------------------------------------- level state
-
-
-def _lvl(level: Level | None) -> list[int] | None:
-    return None if level is None else [level.small_blind, level.big_blind, level.ante]
+    try:
+        core.restore(handlog.with_positions(core.export(), data))
+    except HandLogError as exc:
+        log.error("restore: %s; the button is placed again", exc)
 
 
 def levels_data(core: TableCore) -> dict[str, Any]:
     """The level in force, the pending one and G11's wait (``levels`` between hands)."""
-    return {"level": _lvl(core.level), "pending": _lvl(core.pending_level),
-            "waits": core.level_waits}  # fmt: skip
+    lvl, pend = core.level, core.pending_level
+    return handlog.encode_levels(
+        (lvl.small_blind, lvl.big_blind, lvl.ante),
+        None if pend is None else (pend.small_blind, pend.big_blind, pend.ante),
+        core.level_waits,
+    )
 
 
 def apply_levels(core: TableCore, data: Any, last_set: tuple[int, int, int] | None) -> bool:
     """Restore :func:`levels_data`; only if it already has the last commanded level
     (``last_set``, from the table store), otherwise that newer command is not in it and the
     caller applies the command. False if nothing was restored."""
-    if not isinstance(data, dict):
-        return False
     try:
-        level = Level(*(int(x) for x in data["level"]))
-        pend = data.get("pending")
-        pending = None if pend is None else Level(*(int(x) for x in pend))
-        waits = bool(data.get("waits", False))
-    except (KeyError, TypeError, ValueError) as exc:
-        log.error("restore: stored level state unreadable (%s); using the last level set", exc)
+        restored = handlog.with_levels(core.export(), data, last_set)
+    except HandLogError as exc:
+        if isinstance(data, dict) and "older than" not in str(exc):
+            log.error("restore: %s; using the last level set", exc)
         return False
-    newest = pending or level
-    if last_set is not None and (newest.small_blind, newest.big_blind, newest.ante) != last_set:
-        return False
-    core.level, core.pending_level, core.level_waits = level, pending, waits and bool(pending)
+    core.restore(restored)
     return True
 
 
@@ -124,49 +102,11 @@ def apply_levels(core: TableCore, data: Any, last_set: tuple[int, int, int] | No
 
 def capture(core: TableCore, started_at: str) -> dict[str, Any]:
     """The core's table state before a hand's first event (see the module docstring)."""
-    lvl, pend = core.level, core.pending_level
-    return {
-        "type": START,
-        "t": core.t,
-        "started_at": started_at,
-        "profile": core.profile.name,
-        "hand_no": core.hand_no,
-        "deal_no": core.deal_no,
-        "redeal_pending": core.redeal_pending,
-        "seats": {str(s): [x.player, x.stack, x.present, x.status.value]
-                  for s, x in core.seats.items()},
-        "level": [lvl.small_blind, lvl.big_blind, lvl.ante],
-        "pending_level": None if pend is None else [pend.small_blind, pend.big_blind, pend.ante],
-        "level_waits": core.level_waits,
-        "positions": positions_data(core),
-        "posted": {str(s): a for s, a in core.posted.items()},
-        "presence_posts": sorted(core.presence_posts),
-        "dealer": core.dealer,
-        "where": {t: [z.value, s] for t, (z, s) in core.where.items()},
-        "cards": {t: None if c is None else str(c) for t, c in core.card_of.items()},
-    }  # fmt: skip
+    return handlog.encode_start(core.export(), started_at)
 
 
 def restore_start(core: TableCore, d: dict[str, Any], offset: float) -> None:
-    core.t = float(d["t"]) + offset
-    core.hand_no = int(d["hand_no"])
-    core.deal_no = int(d["deal_no"])
-    core.redeal_pending = bool(d["redeal_pending"])
-    core.seats = {int(s): Seat(str(v[0]), int(v[1]), bool(v[2]), SeatStatus(v[3]))
-                  for s, v in d["seats"].items()}  # fmt: skip
-    core.level = Level(*(int(x) for x in d["level"]))
-    pend = d.get("pending_level")
-    core.pending_level = None if pend is None else Level(*(int(x) for x in pend))
-    core.level_waits = bool(d.get("level_waits", False)) and core.pending_level is not None
-    core.positions = None
-    apply_positions(core, d.get("positions"))
-    core.posted = {int(s): int(a) for s, a in d["posted"].items()}
-    core.presence_posts = {int(s) for s in d.get("presence_posts", ()) if int(s) in core.posted}
-    core.dealer = str(d.get("dealer", ""))
-    core.where = {t: (ZoneKind(z), int(s)) for t, (z, s) in d.get("where", {}).items()}
-    core.card_of = {t: None if c is None else Card.parse(c) for t, c in d.get("cards", {}).items()}
-    core.hand = None
-    core.enter(Phase.IDLE)
+    core.restore(handlog.decode_start(core.export(), d, offset))
 
 
 def profile_named(name: str, fallback: Profile) -> Profile:
@@ -189,40 +129,15 @@ def interrupted_remedy(hand_no: int, outcome: str) -> str:
             " controller restarted: gather every card, then deal again")  # fmt: skip
 
 
-# ---------------------------------------------------------------------------- events
-
-
-def decode_event(d: dict[str, Any], offset: float = 0.0) -> Event:
-    """The inverse of :func:`controller.daemon.translate.encode_event` (physical events)."""
-    cls = _DECODE.get(str(d.get("type")))
-    if cls is None:
-        raise ValueError(f"hand log: unknown event type {d.get('type')!r}")
-    kw = {k: v for k, v in d.items() if k != "type"}
-    kw["t"] = float(kw["t"]) + offset
-    if "zone" in kw:
-        kw["zone"] = ZoneKind(kw["zone"])
-    if "card" in kw:
-        kw["card"] = None if kw["card"] is None else Card.parse(kw["card"])
-    if "button" in kw:
-        kw["button"] = ConsoleButton(kw["button"])
-    if "chips" in kw:
-        kw["chips"] = tuple(kw["chips"])
-    ev: Event = cls(**kw)
-    return ev
+# ---------------------------------------------------------------------------- replay
 
 
 def rule_misdeal(core: TableCore) -> bool:
-    """A hand cut by a restart is a misdeal (profile ``interrupted_hand = "misdeal"``):
-    stacks as before the hand, blinds stay posted, cards to be gathered, then the same hand
-    number is dealt again. False if no hand was being played."""
-    if core.hand is None or core.phase not in PLAYING:
-        return False
-    saved = list(core.out)
-    misdeal.force_misdeal(core)
-    core.out = saved  # the daemon raises its own HAND_INTERRUPTED alert
-    if core.table_clear():
-        core.void_or_misdeal_cleared()
-    return True
+    """A hand cut by a restart is a misdeal (profile ``interrupted_hand = "misdeal"``),
+    ruled by the core (:class:`~controller.rules.events.Interrupted`); its decisions are
+    dropped: the daemon raises its own HAND_INTERRUPTED alert. False if no hand was being
+    played."""
+    return core.handle(Interrupted(core.t)).rejected is None
 
 
 @dataclass
@@ -254,12 +169,12 @@ def replay_hand(
             continue
         try:
             ev = decode_event(d, offset)
-        except (ValueError, TypeError, KeyError) as exc:
+        except HandLogError as exc:
             log.error("hand=%s replay: entry skipped: %s", hand_id or core.hand_no, exc)
             out.rejected += 1
             continue
         if ev.t < core.t:
-            ev = _at(ev, core.t)
+            ev = replace(ev, t=core.t)
         step = core.handle(ev)
         out.events += 1
         if step.rejected is not None:
@@ -269,12 +184,6 @@ def replay_hand(
                         step.rejected)  # fmt: skip
         out.decisions.extend(step.decisions)
     return out
-
-
-def _at(ev: Event, t: float) -> Event:
-    from dataclasses import replace
-
-    return replace(ev, t=t)
 
 
 # ---------------------------------------------------------------------------- reconciliation

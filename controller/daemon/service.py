@@ -36,7 +36,6 @@ from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.translate import (
     ReaderInput,
     alert_payload,
-    encode_event,
     scrub,
     state_payload,
 )
@@ -68,7 +67,8 @@ from controller.rules.events import (
     SetLevel,
     Tick,
 )
-from controller.rules.hand import Phase
+from controller.rules.handlog import encode_event
+from controller.rules.phases import Phase
 from controller.rules.profile import InterruptedHand, Profile
 from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
@@ -257,7 +257,7 @@ class Daemon:
         if entries and entries[0].get("type") == recovery.START:
             name = str(entries[0].get("profile", ""))
             current = self.core.profile
-            self.core.profile = recovery.profile_named(name, current)
+            self.core.switch_profile(recovery.profile_named(name, current))
             if self.core.profile is not current:
                 self.pending_profile = current
         else:  # a log without its start record (an older version): nothing to rebuild
@@ -490,7 +490,7 @@ class Daemon:
         if prof is None or core.phase not in (Phase.IDLE, Phase.COMPLETE) or core.redeal_pending:
             return False
         old = core.profile.name
-        core.profile = prof
+        core.switch_profile(prof)
         self.pending_profile = None
         log.info("hand=%s profile %s -> %s (from the next hand)",
                  self.hand_id(core.hand_no + 1), old, prof.name)  # fmt: skip

@@ -7,21 +7,21 @@
 - :class:`ReaderInput`: tracker output as core events, with the two things the tracker cannot
   know: a card moved between zones in one cycle is one placement (the core treats a placement
   as implying the removal), and all betting zones emptied at once is the dealer's sweep;
-- :func:`encode_event`: an event as JSON-able data for the in-progress hand log.
+- :func:`encode_event` (the core's hand-log codec, ``controller.rules.handlog``, re-exported).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from enum import Enum
 from typing import Any
 
-from controller.rules.cards import Card
 from controller.rules.decisions import SEVERITY_NAMES, Alert
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event, Sweep
-from controller.rules.hand import Phase
+from controller.rules.handlog import encode_event
+from controller.rules.phases import Phase
 from controller.rules.state import TableState
+
+__all__ = ["ReaderInput", "alert_payload", "encode_event", "scrub", "state_payload"]
 
 _CARD_WORD = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b")
 _IDLE = (Phase.IDLE, Phase.DRAW, Phase.MISDEAL, Phase.VOID)
@@ -94,21 +94,6 @@ def alert_payload(alert: Alert, hand_no: int) -> dict[str, Any]:
         "seat": alert.seat or None,
         "hand_no": hand_no or None,
     }
-
-
-def encode_event(ev: Event) -> dict[str, Any]:
-    """An event as plain data (the in-progress hand log on the table's own disk)."""
-    out: dict[str, Any] = {"type": type(ev).__name__}
-    for f in dataclasses.fields(ev):
-        v = getattr(ev, f.name)
-        if isinstance(v, Enum):
-            v = v.value
-        elif isinstance(v, Card):
-            v = str(v)
-        elif isinstance(v, tuple):
-            v = list(v)
-        out[f.name] = v
-    return out
 
 
 class ReaderInput:

@@ -31,7 +31,7 @@ from controller.link.store import LevelRecord
 from controller.rules.cards import Card
 from controller.rules.errors import RailguardError
 from controller.rules.events import SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import builtin_profile, builtin_profile_names
 from firmware_bridge.decks import Deck, parse_tag
 

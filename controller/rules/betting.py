@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Final
 from controller.rules.decisions import ActionRecord, AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
-from controller.rules.hand import Hand, Phase, Player, Street
+from controller.rules.hand import Hand, Player, Street
+from controller.rules.phases import Phase
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Final
 from controller.rules import betting, misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import BadgeTap, CardPlaced
-from controller.rules.hand import Hand, Phase, Street
+from controller.rules.hand import Hand, Street
+from controller.rules.phases import Phase
 from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
 
 if TYPE_CHECKING:

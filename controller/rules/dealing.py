@@ -9,7 +9,8 @@ from controller.rules import betting, board, misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
-from controller.rules.hand import Hand, Phase, Player, Street
+from controller.rules.hand import Hand, Player, Street
+from controller.rules.phases import Phase
 from controller.rules.profile import (
     AnteStyle,
     ExtraCardRule,
@@ -95,7 +96,8 @@ def _post_forced(core: TableCore, h: Hand) -> None:
     due: dict[int, list[tuple[str, int]]] = {}
     if h.ante:
         if core.profile.ante_style is AnteStyle.BIG_BLIND:
-            due.setdefault(pos.bb, []).append(("post_ante", h.ante))
+            if pos.bb in h.players:  # the big blind's seat left after the button was set
+                due.setdefault(pos.bb, []).append(("post_ante", h.ante))
         else:
             for s in h.players:
                 due.setdefault(s, []).append(("post_ante", h.ante))

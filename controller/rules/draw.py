@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from controller.rules.cards import Card
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import CardPlaced, ZoneKind
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import DrawRule
 from controller.rules.seating import first_positions
 

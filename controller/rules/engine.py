@@ -4,8 +4,9 @@
 The table's full state is read with :meth:`TableCore.snapshot` (frozen values). A rejected
 event raises nothing: the step carries a :class:`TableError` and the state is unchanged.
 
-Phases and the events each accepts are listed once, in :data:`ACCEPTS`; the only place the
-phase changes is :meth:`TableCore.enter`.
+Phases, the events each accepts, their handlers and the phases each may lead to are listed
+once, in the transition table (:mod:`controller.rules.transitions`); the only place the
+phase changes is :meth:`TableCore.enter`, which refuses a change the table does not list.
 """
 
 from __future__ import annotations
@@ -13,67 +14,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.rules import betting, board, dealing, draw, misdeal, records, showdown
+from controller.rules import betting, records, showdown
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
-from controller.rules.errors import TableError
+from controller.rules.errors import LocalError, TableError
 from controller.rules.events import (
-    BadgeTap,
-    ButtonPress,
-    CardPlaced,
-    CardRemoved,
-    ChipsIn,
-    ChipsOut,
-    ConsoleButton,
     Event,
-    SeatPlayer,
-    SetButton,
-    SetDealer,
-    SetLevel,
-    SetPresence,
-    StartButtonDraw,
-    Sweep,
-    Tick,
-    UnseatPlayer,
     ZoneKind,
 )
-from controller.rules.hand import Hand, Phase
+from controller.rules.hand import Draw, Hand, Level
+from controller.rules.phases import Phase
 from controller.rules.profile import Profile
-from controller.rules.seating import Positions, Seat, SeatStatus, first_positions, next_positions
+from controller.rules.seating import Positions, Seat, SeatStatus, next_positions
 from controller.rules.state import TableState, snapshot_of
-
-_TABLE_EVENTS: Final = (SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick)
-_CARDS: Final = (CardPlaced, CardRemoved)
-_CHIPS: Final = (ChipsIn, ChipsOut, Sweep)
-_CONSOLE: Final = (ButtonPress, BadgeTap)
-
-# A hole card in these phases starts a (re-)deal.
-_STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
-
-# Which events each phase accepts; anything else is rejected with the state unchanged.
-ACCEPTS: Final[dict[Phase, frozenset[type]]] = {
-    Phase.IDLE: frozenset(
-        (*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton, StartButtonDraw)
-    ),
-    Phase.DRAW: frozenset((*_TABLE_EVENTS, *_CARDS, *_CONSOLE)),
-    Phase.DEALING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-    Phase.BETTING: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-    Phase.BOARD: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-    Phase.COMPLETE: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE, SetButton)),
-    Phase.MISDEAL: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-    Phase.VOID: frozenset((*_TABLE_EVENTS, *_CARDS, *_CHIPS, *_CONSOLE)),
-}
-
-
-# The locations a card can have (TableCore.where), built once rather than per card.
-_HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
-_MUCK_LOC: Final = (ZoneKind.MUCK, 0)
-_BOARD_LOC: Final = (ZoneKind.BOARD, 0)
-_BURN_LOC: Final = (ZoneKind.BURN, 0)
-
-# ACCEPTS as two parallel tuples, for TableCore.enter
-_PHASE_SEQ: Final[tuple[Phase, ...]] = tuple(ACCEPTS)
-_ACCEPTS_SEQ: Final[tuple[frozenset[type], ...]] = tuple(ACCEPTS.values())
+from controller.rules.tabledata import TableData, export_table, restore_table
+from controller.rules.transitions import CLOCK_ROWS, PHASES, ROWS
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
@@ -102,24 +57,6 @@ class Step:
         return tuple(d for d in self.decisions if isinstance(d, Alert))
 
 
-@dataclass(init=False, slots=True)
-class Level:
-    small_blind: int
-    big_blind: int
-    ante: int
-
-    def __init__(self, small_blind: int, big_blind: int, ante: int = 0) -> None:
-        self.small_blind = small_blind
-        self.big_blind = big_blind
-        self.ante = ante
-
-
-class _Draw:
-    def __init__(self) -> None:
-        self.cards: dict[int, list[str]] = {}
-        self.order: list[tuple[int, str]] = []
-
-
 class TableCore:
     """One table's rules engine. Construct with a profile; feed events to :meth:`handle`."""
 
@@ -140,14 +77,15 @@ class TableCore:
         self.redeal_pending = False
         self.hand: Hand | None = None
         self.phase = Phase.IDLE
-        self._accepts = ACCEPTS[Phase.IDLE]
+        self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
+        self._allowed: tuple[Phase, ...] = ()  # where the event being handled may lead
         # the Step of an event that decided nothing, reused while phase and hand stay the same
         self._quiet = Step(Phase.IDLE, hand_no)
         self.where: dict[str, tuple[ZoneKind, int]] = {}
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
         self.presence_posts: set[int] = set()  # of those, seats sensed by presence only (L3)
-        self.draw: _Draw | None = None
+        self.draw: Draw | None = None
         self.dealer = ""
         self.t = 0.0
         self.out: list[Decision] = []
@@ -160,16 +98,26 @@ class TableCore:
         """The house-rule profile (the daemon may switch it between hands)."""
         return self._profile
 
-    @profile.setter
-    def profile(self, profile: Profile) -> None:
+    def switch_profile(self, profile: Profile) -> None:
+        """Judge by ``profile`` from now on (the daemon switches it between hands)."""
         self._profile = profile
         self.max_seats = profile.max_seats
+
+    def export(self) -> TableData:
+        """The whole state as frozen values (:mod:`controller.rules.tabledata`)."""
+        return export_table(self)
+
+    def restore(self, data: TableData) -> None:
+        """Become ``data`` (from :meth:`export`, possibly changed with
+        :func:`dataclasses.replace`, or decoded by :mod:`controller.rules.handlog`)."""
+        restore_table(self, data)
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
         self.out.clear()  # the decisions of this event (copied into its Step)
         kind = type(event)
-        if kind not in self._accepts:
+        tr = self._row.get(kind)  # keyed by class: no Enum hashing per event
+        if tr is None:
             return self._reject(
                 TableError("not_now", f"{kind.__name__} is not accepted while {self.phase.value}")
             )
@@ -180,15 +128,21 @@ class TableCore:
         clock: tuple[Decision, ...] = ()
         h = self.hand
         if h is not None and h.clock_seat:
+            self._allowed = CLOCK_ROWS[PHASES.index(self.phase)]
             try:
-                self._check_clock(event.t)
+                betting.clock_tick(self, event.t)
             except TableError as err:
                 return self._reject(err)
             clock = tuple(self.out)
+            tr = self._row.get(kind)  # the clock may have changed the phase
+            if tr is None:
+                late = f"{kind.__name__} is not accepted while {self.phase.value}"
+                return Step(self.phase, self.hand_no, clock, TableError("not_now", late))
         saved_t = self.t
+        self._allowed = tr.targets
         try:
             self.t = event.t
-            self._dispatch(event)
+            tr.handler(self, event)
         except TableError as err:
             self.t = saved_t
             if clock:
@@ -197,6 +151,8 @@ class TableCore:
                 # event itself is rejected (it changed nothing)
                 return Step(self.phase, self.hand_no, clock, err)
             return self._reject(err)
+        finally:
+            self._allowed = ()
         if self.out:
             return Step(self.phase, self.hand_no, tuple(self.out))
         quiet = self._quiet
@@ -204,44 +160,9 @@ class TableCore:
             quiet = self._quiet = Step(self.phase, self.hand_no)
         return quiet
 
-    def _dispatch(self, event: Event) -> None:
-        """Hand the event to its handler. A chain of isinstance tests, the most frequent
-        kinds first: the compiled core turns it into direct calls (a dict of bound methods
-        costs a Python-level call per event in either build)."""
-        if isinstance(event, CardPlaced):
-            self._card_placed(event)
-        elif isinstance(event, CardRemoved):
-            self._card_removed(event)
-        elif isinstance(event, ChipsIn):
-            self._chips_in(event)
-        elif isinstance(event, Sweep):
-            betting.sweep(self, event)
-        elif isinstance(event, ChipsOut):
-            self._chips_out(event)
-        elif isinstance(event, ButtonPress):
-            self._button(event)
-        elif isinstance(event, BadgeTap):
-            self._badge(event)
-        elif isinstance(event, Tick):
-            return
-        elif isinstance(event, SeatPlayer):
-            self._seat_player(event)
-        elif isinstance(event, UnseatPlayer):
-            self._unseat_player(event)
-        elif isinstance(event, SetPresence):
-            self._set_presence(event)
-        elif isinstance(event, SetLevel):
-            self._set_level(event)
-        elif isinstance(event, SetButton):
-            self._set_button(event)
-        elif isinstance(event, StartButtonDraw):
-            self._start_draw(event)
-        elif isinstance(event, SetDealer):
-            self.dealer = event.dealer
-
     def can(self, event: Event) -> bool:
         """Would this event be accepted in the current phase? (No side effects.)"""
-        return type(event) in self._accepts and event.t >= self.t
+        return type(event) in self._row and event.t >= self.t
 
     def snapshot(self) -> TableState:
         return snapshot_of(self)
@@ -249,9 +170,23 @@ class TableCore:
     # ------------------------------------------------------------------ helpers for rule modules
 
     def enter(self, phase: Phase) -> None:
+        """Change the phase, if the transition table lets the event being handled do so."""
+        if phase is not self.phase:
+            for allowed in self._allowed:
+                if allowed is phase:
+                    break
+            else:
+                raise LocalError(
+                    f"the transition table has no change {self.phase.value} -> {phase.value}"
+                    " for this event"
+                )
+        self.set_phase(phase)
+
+    def set_phase(self, phase: Phase) -> None:
+        """Set the phase without the table's check (:meth:`restore` only)."""
         self.phase = phase
-        # not ACCEPTS[phase]: hashing an Enum member is a Python-level call
-        self._accepts = _ACCEPTS_SEQ[_PHASE_SEQ.index(phase)]
+        # not TRANSITIONS[phase]: hashing an Enum member is a Python-level call
+        self._row = ROWS[PHASES.index(phase)]
 
     def alert(
         self,
@@ -300,174 +235,6 @@ class TableCore:
 
     def _reject(self, err: TableError) -> Step:
         return Step(self.phase, self.hand_no, (), err)
-
-    # ------------------------------------------------------------------ table management
-
-    def _seat_player(self, e: SeatPlayer) -> None:
-        if not 1 <= e.seat <= self.max_seats:
-            raise TableError("bad_seat", f"seat {e.seat} is not 1..{self.max_seats}")
-        if e.stack < 0:
-            raise TableError("bad_stack", f"stack {e.stack} is negative")
-        cur = self.seats.get(e.seat)
-        if cur is not None and cur.player != e.player and cur.stack > 0:
-            raise TableError("seat_taken", f"seat {e.seat} is taken by {cur.player}")
-        in_hand = self.hand is not None and e.seat in self.hand.players
-        if in_hand:
-            raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
-        # A new player waits for the button unless the table has no button yet.
-        status = (
-            SeatStatus.WAITING
-            if self.positions is not None and not self.button_set
-            else SeatStatus.ACTIVE
-        )
-        if cur is not None and cur.player == e.player and cur.status is SeatStatus.ACTIVE:
-            status = SeatStatus.ACTIVE
-        self.seats[e.seat] = Seat(e.player, e.stack, e.present, status)
-
-    def _unseat_player(self, e: UnseatPlayer) -> None:
-        if e.seat not in self.seats:
-            raise TableError("empty_seat", f"seat {e.seat} is empty")
-        if self.hand is not None and e.seat in self.hand.players and self.hand.players[e.seat].live:
-            raise TableError("in_hand", f"seat {e.seat} is in the hand; unseat it after the hand")
-        del self.seats[e.seat]
-
-    def _set_presence(self, e: SetPresence) -> None:
-        if e.seat not in self.seats:
-            raise TableError("empty_seat", f"seat {e.seat} is empty")
-        self.seats[e.seat].present = e.present
-
-    def _set_level(self, e: SetLevel) -> None:
-        if e.small_blind < 0 or e.big_blind <= 0 or e.ante < 0 or e.small_blind > e.big_blind:
-            raise TableError(
-                "bad_level", f"level {e.small_blind}/{e.big_blind} ante {e.ante} is invalid"
-            )
-        lvl = Level(e.small_blind, e.big_blind, e.ante)
-        if self.hand is None and self.hand_no == 0:
-            self.level = lvl  # before the first hand: applies at once
-        else:
-            self.pending_level = lvl  # G11: from the first hand whose blinds come after it
-            # blinds already in the zones for the coming (new) hand keep it at the old level
-            self.level_waits = (
-                bool(self.posted)
-                and self.phase in (Phase.IDLE, Phase.COMPLETE)
-                and not self.redeal_pending
-            )
-
-    def _set_button(self, e: SetButton) -> None:
-        live = self.live_seated()
-        if e.seat not in self.seats and len(live) >= 2:
-            pass  # a dead button may sit in front of an empty seat
-        if len(live) < 2:
-            raise TableError("too_few_players", "a hand needs at least two players with chips")
-        if self.hand is not None and self.phase is not Phase.COMPLETE:
-            raise TableError("in_hand", "the button moves between hands")
-        self.positions = first_positions(e.seat, live, self.max_seats)
-        self.button_set = True
-        for seat in self.seats.values():
-            if seat.status is SeatStatus.WAITING:
-                seat.status = SeatStatus.ACTIVE
-
-    def _start_draw(self, e: StartButtonDraw) -> None:
-        if len(self.live_seated()) < 2:
-            raise TableError("too_few_players", "a button draw needs at least two players")
-        if not self.table_clear():
-            raise TableError("table_not_clear", "clear the table before the button draw")
-        self.draw = _Draw()
-        self.enter(Phase.DRAW)
-        rule = self.profile.draw_rule.value
-        self.instruct(f"Button draw ({rule}): deal one card face up to each seat")
-
-    # ------------------------------------------------------------------ cards
-
-    def _card_placed(self, e: CardPlaced) -> None:
-        zone, tag = e.zone, e.tag
-        loc: tuple[ZoneKind, int]
-        dealt: set[int] | None = None
-        if zone is ZoneKind.HOLE:
-            if not 1 <= e.seat <= self.max_seats:
-                raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
-            if self.phase in _STARTS_HAND:
-                # a hand must be able to start: else rejected, unchanged
-                dealt = dealing.dealt_in(self)
-            loc = _HOLE_LOCS[e.seat]
-        elif zone is ZoneKind.MUCK:
-            loc = _MUCK_LOC
-        elif zone is ZoneKind.BOARD:
-            loc = _BOARD_LOC
-        else:
-            loc = _BURN_LOC
-        prev = self.where.get(tag)
-        if prev == loc:
-            raise TableError("already_there", f"{self.card_name(tag)} is already on that zone")
-        self.card_of[tag] = e.card
-        if prev is not None:
-            # A move: the removal may be reported late (L5), so the placement implies it.
-            self._remove(prev[0], tag, prev[1])
-        self.where[tag] = loc
-        if self.phase is Phase.DRAW:
-            draw.draw_card(self, e)
-            return
-        dealing.on_card_placed(self, e, prev, dealt)
-
-    def _card_removed(self, e: CardRemoved) -> None:
-        loc = self.where.get(e.tag)
-        if loc is None or loc[0] is not e.zone or (e.zone is ZoneKind.HOLE and loc[1] != e.seat):
-            raise TableError(
-                "not_there", f"tag {e.tag} was not on {e.zone.value} {e.seat or ''}".strip()
-            )
-        self._remove(e.zone, e.tag, e.seat)
-
-    def _remove(self, zone: ZoneKind, tag: str, seat: int) -> None:
-        """A card known to be on ``zone`` (of ``seat``) left it."""
-        del self.where[tag]
-        if self.phase is Phase.DRAW:
-            draw.draw_removed(self, tag)
-            return
-        dealing.on_card_removed(self, zone, tag, seat)
-
-    # ------------------------------------------------------------------ chips
-
-    def _chips_in(self, e: ChipsIn) -> None:
-        if e.seat not in self.seats:
-            raise TableError("empty_seat", f"chips in the betting zone of empty seat {e.seat}")
-        if e.amount is not None and e.amount <= 0:
-            raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
-        betting.chips_in(self, e)
-
-    def _chips_out(self, e: ChipsOut) -> None:
-        if e.seat not in self.seats:
-            raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
-        betting.chips_out(self, e)
-
-    # ------------------------------------------------------------------ console
-
-    def _button(self, e: ButtonPress) -> None:
-        b = e.button
-        if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
-            misdeal.exposed_or_boxed(self, boxed=b is ConsoleButton.BOXED)
-        elif b is ConsoleButton.MISDEAL:
-            misdeal.misdeal_pressed(self)
-        elif b is ConsoleButton.CLOCK:
-            betting.start_clock(self)
-        elif b is ConsoleButton.FLOOR:
-            self.alert(
-                AlertCode.FLOOR_CALLED,
-                Severity.INFO,
-                "all profiles: floor call",
-                "Floor called to the table",
-            )
-        elif b is ConsoleButton.ACK:
-            betting.ack(self)
-
-    def _badge(self, e: BadgeTap) -> None:
-        if not e.supervisor:
-            self.dealer = e.badge
-            return
-        board.supervisor(self, e)
-
-    def _check_clock(self, t: float) -> None:
-        if self.hand is not None and self.hand.clock_seat:
-            betting.clock_tick(self, t)
 
     # ------------------------------------------------------------------ hand lifecycle
 

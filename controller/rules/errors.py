@@ -21,6 +21,10 @@ class BadInput(RailguardError, ValueError):
     """Malformed input from outside: a frame, a command, a scenario or a PHH file."""
 
 
+class HandLogError(BadInput):
+    """A hand-log entry or a stored table value that cannot be decoded (``handlog.py``)."""
+
+
 class BadCard(BadInput):
     """Text that is not a card."""
 

@@ -170,6 +170,15 @@ class SetDealer:
     dealer: str
 
 
+@dataclass(frozen=True, slots=True)
+class Interrupted:
+    """The table controller restarted in the middle of a hand whose profile rules such a
+    hand a misdeal (``interrupted_hand = "misdeal"``): stacks as before the hand, the blinds
+    stay posted, every card is gathered and the same hand number is dealt again (G1)."""
+
+    t: float
+
+
 Event = (
     CardPlaced
     | CardRemoved
@@ -186,4 +195,5 @@ Event = (
     | SetButton
     | StartButtonDraw
     | SetDealer
+    | Interrupted
 )

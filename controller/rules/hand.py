@@ -4,33 +4,14 @@ copy it into frozen values)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
 
 from controller.rules.decisions import ActionRecord, Alert
+
+# Phase and Street lived here; they are public now: import them from controller.rules.phases
+from controller.rules.phases import Phase, Street
 from controller.rules.seating import Positions
 
-
-class Phase(Enum):
-    IDLE = "idle"  # between hands: blinds may be posted, waiting for the first hole card
-    DRAW = "draw"  # a button draw is being dealt
-    DEALING = "dealing"  # hole cards are being dealt
-    BETTING = "betting"  # a betting round is open
-    BOARD = "board"  # the round is closed: sweep, burn and board cards expected
-    COMPLETE = "complete"  # the hand is over; cards are being cleared
-    MISDEAL = "misdeal"  # misdeal called: every dealt card must be cleared, then re-deal
-    VOID = "void"  # foreign or duplicate card: bets returned, cards cleared, re-deal
-
-
-class Street(IntEnum):
-    PREFLOP = 0
-    FLOP = 1
-    TURN = 2
-    RIVER = 3
-
-    @property
-    def board_size(self) -> int:
-        return (0, 3, 4, 5)[self]  # an IntEnum indexes directly (``.value`` is Python code)
-
+__all__ = ["Draw", "Hand", "Level", "Phase", "Player", "Street"]
 
 # Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the
 # compiled core builds them natively (see decisions.py).
@@ -206,3 +187,23 @@ class Hand:
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)
+
+
+@dataclass(init=False, slots=True)
+class Level:
+    small_blind: int
+    big_blind: int
+    ante: int
+
+    def __init__(self, small_blind: int, big_blind: int, ante: int = 0) -> None:
+        self.small_blind = small_blind
+        self.big_blind = big_blind
+        self.ante = ante
+
+
+class Draw:
+    """A button draw being dealt (engine.py, draw.py)."""
+
+    def __init__(self) -> None:
+        self.cards: dict[int, list[str]] = {}
+        self.order: list[tuple[int, str]] = []

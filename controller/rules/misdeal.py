@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Final
 from controller.rules import betting
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
-from controller.rules.hand import Hand, Phase, Street
+from controller.rules.hand import Hand, Street
+from controller.rules.phases import Phase
 from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 
 if TYPE_CHECKING:
@@ -183,6 +184,14 @@ def force_misdeal(core: TableCore) -> None:
     _restore_stacks(h, keep_forced=True)
     core.posted = {s: p.total for s, p in h.players.items() if p.total}
     core.enter(Phase.MISDEAL)
+
+
+def interrupted(core: TableCore) -> None:
+    """An :class:`~controller.rules.events.Interrupted` hand: a misdeal (the daemon raises
+    its own HAND_INTERRUPTED alert for it); re-dealt at once if no card is on the table."""
+    force_misdeal(core)
+    if core.table_clear():
+        core.void_or_misdeal_cleared()
 
 
 def void(

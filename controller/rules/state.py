@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card, known_cards
-from controller.rules.hand import Phase, Street
+from controller.rules.phases import Phase, Street
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore

@@ -16,7 +16,7 @@ from controller.rules.cards import Card
 from controller.rules.decisions import AlertCode
 from controller.rules.errors import BadCard, ConfigError
 from controller.rules.events import ConsoleButton
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import get_profile
 from hwsim.scenario.model import Action, CardRef, Expect, Scenario, ScenarioError, Step
 

@@ -11,6 +11,7 @@ still in the betting zones; the next hand must be dealt at the old level. In a h
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,8 @@ async def _between_hands(tmp: Path, port: int) -> None:
         await rig.setup()  # 50/100, seats 1-3, button at seat 1: blinds seats 2 and 3
         # a table that has dealt hands (G11 is about a level change between hands): as if
         # hand 4 was the last one, rather than dealing four hands here
-        rig.daemon.core.hand_no = 4
+        core = rig.daemon.core
+        core.restore(dataclasses.replace(core.export(), hand_no=4))
         rig.daemon.store.put("hand_counter", 4)
         await rig.chips(2, 50)
         await rig.chips(3, 100)
@@ -80,7 +82,8 @@ def _table(presence_seat: int) -> TableCore:
     only when ``presence_seat`` is 2, the big blind by its chip tags; then the level goes up."""
     core = TableCore(get_profile("tda-2024"), "t1")
     core.handle(SetLevel(1.0, 50, 100, 0))  # before the first hand: in force at once
-    core.hand_no = 4  # hands have been played: a new level waits for the next hand
+    core.restore(dataclasses.replace(core.export(), hand_no=4))
+    # hands have been played: a new level waits for the next hand
     for s in (1, 2, 3):
         core.handle(SeatPlayer(1.0, s, f"p{s}", 10_000))
     core.handle(SetButton(1.0, 1))

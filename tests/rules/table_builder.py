@@ -37,7 +37,7 @@ from controller.rules.events import (
     UnseatPlayer,
     ZoneKind,
 )
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import Profile, builtin_profile
 from controller.rules.state import TableState
 

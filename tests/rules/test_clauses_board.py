@@ -11,7 +11,7 @@ from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ZoneKind
-from controller.rules.hand import Phase, Street
+from controller.rules.phases import Phase, Street
 
 A = AlertCode
 REDEAL_FLOP = ("a2c-000", "roberts-rules", "club-003", "shaved-dog-004")

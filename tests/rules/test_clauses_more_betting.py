@@ -12,7 +12,7 @@ from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
-from controller.rules.hand import Phase, Street
+from controller.rules.phases import Phase, Street
 
 A = AlertCode
 

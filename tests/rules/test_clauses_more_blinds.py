@@ -9,7 +9,7 @@ import pytest
 from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode, Severity
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 
 A = AlertCode
 

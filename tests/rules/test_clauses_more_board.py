@@ -7,7 +7,7 @@ import pytest
 from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 
 A = AlertCode
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from table_builder import PROFILES, Table
 
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 
 
 def _one_hand(t: Table) -> Table:

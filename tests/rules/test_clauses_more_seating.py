@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from table_builder import PROFILES, Table
 
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 
 
 def test_003_Open_table9_a_tenth_seat_is_rejected() -> None:

@@ -12,7 +12,7 @@ from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode
 from controller.rules.events import ConsoleButton
-from controller.rules.hand import Phase, Street
+from controller.rules.phases import Phase, Street
 from controller.rules.profile import builtin_profile
 
 A = AlertCode

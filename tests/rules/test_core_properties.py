@@ -31,7 +31,7 @@ from controller.rules.events import (
     UnseatPlayer,
     ZoneKind,
 )
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import builtin_profile, builtin_profile_names
 from controller.rules.state import TableState
 

@@ -29,7 +29,7 @@ from controller.rules.decisions import (
     Severity,
 )
 from controller.rules.engine import Step
-from controller.rules.hand import Phase
+from controller.rules.phases import Phase
 from controller.rules.pots import Pot
 from controller.rules.seating import Positions
 

@@ -1,0 +1,243 @@
+"""The core's event handlers, one per event kind (the transition table, ``transitions.py``,
+says which phases accept each and where it may lead). Each validates before it mutates and
+raises :class:`TableError` to reject the event; the rule modules do the rest."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from controller.rules import betting, board, dealing, draw, misdeal
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.errors import TableError
+from controller.rules.events import (
+    BadgeTap,
+    ButtonPress,
+    CardPlaced,
+    CardRemoved,
+    ChipsIn,
+    ChipsOut,
+    ConsoleButton,
+    Interrupted,
+    SeatPlayer,
+    SetButton,
+    SetDealer,
+    SetLevel,
+    SetPresence,
+    StartButtonDraw,
+    Sweep,
+    Tick,
+    UnseatPlayer,
+    ZoneKind,
+)
+from controller.rules.hand import Draw, Level
+from controller.rules.phases import Phase
+from controller.rules.seating import Seat, SeatStatus, first_positions
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+# A hole card in these phases starts a (re-)deal.
+STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
+
+# The locations a card can have (TableCore.where), built once rather than per card.
+_HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
+_MUCK_LOC: Final = (ZoneKind.MUCK, 0)
+_BOARD_LOC: Final = (ZoneKind.BOARD, 0)
+_BURN_LOC: Final = (ZoneKind.BURN, 0)
+
+
+# ---------------------------------------------------------------------------- table management
+
+
+def seat_player(core: TableCore, e: SeatPlayer) -> None:
+    if not 1 <= e.seat <= core.max_seats:
+        raise TableError("bad_seat", f"seat {e.seat} is not 1..{core.max_seats}")
+    if e.stack < 0:
+        raise TableError("bad_stack", f"stack {e.stack} is negative")
+    cur = core.seats.get(e.seat)
+    if cur is not None and cur.player != e.player and cur.stack > 0:
+        raise TableError("seat_taken", f"seat {e.seat} is taken by {cur.player}")
+    in_hand = core.hand is not None and e.seat in core.hand.players
+    if in_hand:
+        raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
+    # A new player waits for the button unless the table has no button yet.
+    status = (
+        SeatStatus.WAITING
+        if core.positions is not None and not core.button_set
+        else SeatStatus.ACTIVE
+    )
+    if cur is not None and cur.player == e.player and cur.status is SeatStatus.ACTIVE:
+        status = SeatStatus.ACTIVE
+    core.seats[e.seat] = Seat(e.player, e.stack, e.present, status)
+
+
+def unseat_player(core: TableCore, e: UnseatPlayer) -> None:
+    if e.seat not in core.seats:
+        raise TableError("empty_seat", f"seat {e.seat} is empty")
+    if core.hand is not None and e.seat in core.hand.players and core.hand.players[e.seat].live:
+        raise TableError("in_hand", f"seat {e.seat} is in the hand; unseat it after the hand")
+    del core.seats[e.seat]
+
+
+def set_presence(core: TableCore, e: SetPresence) -> None:
+    if e.seat not in core.seats:
+        raise TableError("empty_seat", f"seat {e.seat} is empty")
+    core.seats[e.seat].present = e.present
+
+
+def set_level(core: TableCore, e: SetLevel) -> None:
+    if e.small_blind < 0 or e.big_blind <= 0 or e.ante < 0 or e.small_blind > e.big_blind:
+        raise TableError(
+            "bad_level", f"level {e.small_blind}/{e.big_blind} ante {e.ante} is invalid"
+        )
+    lvl = Level(e.small_blind, e.big_blind, e.ante)
+    if core.hand is None and core.hand_no == 0:
+        core.level = lvl  # before the first hand: applies at once
+    else:
+        core.pending_level = lvl  # G11: from the first hand whose blinds come after it
+        # blinds already in the zones for the coming (new) hand keep it at the old level
+        core.level_waits = (
+            bool(core.posted)
+            and core.phase in (Phase.IDLE, Phase.COMPLETE)
+            and not core.redeal_pending
+        )
+
+
+def set_button(core: TableCore, e: SetButton) -> None:
+    live = core.live_seated()
+    if e.seat not in core.seats and len(live) >= 2:
+        pass  # a dead button may sit in front of an empty seat
+    if len(live) < 2:
+        raise TableError("too_few_players", "a hand needs at least two players with chips")
+    if core.hand is not None and core.phase is not Phase.COMPLETE:
+        raise TableError("in_hand", "the button moves between hands")
+    core.positions = first_positions(e.seat, live, core.max_seats)
+    core.button_set = True
+    for seat in core.seats.values():
+        if seat.status is SeatStatus.WAITING:
+            seat.status = SeatStatus.ACTIVE
+
+
+def start_draw(core: TableCore, e: StartButtonDraw) -> None:
+    if len(core.live_seated()) < 2:
+        raise TableError("too_few_players", "a button draw needs at least two players")
+    if not core.table_clear():
+        raise TableError("table_not_clear", "clear the table before the button draw")
+    core.draw = Draw()
+    core.enter(Phase.DRAW)
+    rule = core.profile.draw_rule.value
+    core.instruct(f"Button draw ({rule}): deal one card face up to each seat")
+
+
+# ---------------------------------------------------------------------------- cards
+
+
+def card_placed(core: TableCore, e: CardPlaced) -> None:
+    zone, tag = e.zone, e.tag
+    loc: tuple[ZoneKind, int]
+    dealt: set[int] | None = None
+    if zone is ZoneKind.HOLE:
+        if not 1 <= e.seat <= core.max_seats:
+            raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
+        if core.phase in STARTS_HAND:
+            # a hand must be able to start: else rejected, unchanged
+            dealt = dealing.dealt_in(core)
+        loc = _HOLE_LOCS[e.seat]
+    elif zone is ZoneKind.MUCK:
+        loc = _MUCK_LOC
+    elif zone is ZoneKind.BOARD:
+        loc = _BOARD_LOC
+    else:
+        loc = _BURN_LOC
+    prev = core.where.get(tag)
+    if prev == loc:
+        raise TableError("already_there", f"{core.card_name(tag)} is already on that zone")
+    core.card_of[tag] = e.card
+    if prev is not None:
+        # A move: the removal may be reported late (L5), so the placement implies it.
+        _remove(core, prev[0], tag, prev[1])
+    core.where[tag] = loc
+    if core.phase is Phase.DRAW:
+        draw.draw_card(core, e)
+        return
+    dealing.on_card_placed(core, e, prev, dealt)
+
+
+def card_removed(core: TableCore, e: CardRemoved) -> None:
+    loc = core.where.get(e.tag)
+    if loc is None or loc[0] is not e.zone or (e.zone is ZoneKind.HOLE and loc[1] != e.seat):
+        raise TableError(
+            "not_there", f"tag {e.tag} was not on {e.zone.value} {e.seat or ''}".strip()
+        )
+    _remove(core, e.zone, e.tag, e.seat)
+
+
+def _remove(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
+    """A card known to be on ``zone`` (of ``seat``) left it."""
+    del core.where[tag]
+    if core.phase is Phase.DRAW:
+        draw.draw_removed(core, tag)
+        return
+    dealing.on_card_removed(core, zone, tag, seat)
+
+
+# ---------------------------------------------------------------------------- chips
+
+
+def chips_in(core: TableCore, e: ChipsIn) -> None:
+    if e.seat not in core.seats:
+        raise TableError("empty_seat", f"chips in the betting zone of empty seat {e.seat}")
+    if e.amount is not None and e.amount <= 0:
+        raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
+    betting.chips_in(core, e)
+
+
+def chips_out(core: TableCore, e: ChipsOut) -> None:
+    if e.seat not in core.seats:
+        raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
+    betting.chips_out(core, e)
+
+
+# ---------------------------------------------------------------------------- console
+
+
+def button(core: TableCore, e: ButtonPress) -> None:
+    b = e.button
+    if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
+        misdeal.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
+    elif b is ConsoleButton.MISDEAL:
+        misdeal.misdeal_pressed(core)
+    elif b is ConsoleButton.CLOCK:
+        betting.start_clock(core)
+    elif b is ConsoleButton.FLOOR:
+        core.alert(
+            AlertCode.FLOOR_CALLED,
+            Severity.INFO,
+            "all profiles: floor call",
+            "Floor called to the table",
+        )
+    elif b is ConsoleButton.ACK:
+        betting.ack(core)
+
+
+def badge(core: TableCore, e: BadgeTap) -> None:
+    if not e.supervisor:
+        core.dealer = e.badge
+        return
+    board.supervisor(core, e)
+
+
+def set_dealer(core: TableCore, e: SetDealer) -> None:
+    core.dealer = e.dealer
+
+
+def tick(core: TableCore, e: Tick) -> None:
+    """Time passes: the clock was checked before any event (``TableCore.handle``)."""
+
+
+def sweep(core: TableCore, e: Sweep) -> None:
+    betting.sweep(core, e)
+
+
+def interrupted(core: TableCore, e: Interrupted) -> None:
+    misdeal.interrupted(core)
