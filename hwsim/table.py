@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -81,9 +82,11 @@ class SimTable:
         record: bool = True,
         on_message: Any = None,
         enrol: bool = True,
+        prepare: Callable[[Daemon], None] | None = None,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
-        ready; enrol deck A (the 52 cards of :func:`hwsim.layout.card_uid`) unless told not to."""
+        ready; enrol deck A (the 52 cards of :func:`hwsim.layout.card_uid`) unless told not to.
+        ``prepare`` is called with the daemon before it runs (the scenario clock's queue)."""
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
         board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
@@ -104,6 +107,8 @@ class SimTable:
         daemon = Daemon(cfg, pin_factory=factory, board_factory=boards)
         venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view, topics=topics,
                       record=record, on_message=on_message)  # fmt: skip
+        if prepare is not None:
+            prepare(daemon)
         table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink)
         table._task = asyncio.create_task(daemon.run(table._stop))
         try:
