@@ -178,8 +178,18 @@ def doctor(args: argparse.Namespace) -> int:
     return main(args.config, args.timeout)
 
 
-if "venue-log" not in REGISTRY:  # the venue logger registers itself when imported
-    import controller.venuelog.cli  # noqa: F401
+def _venue_log_args(p: argparse.ArgumentParser) -> None:
+    from controller.venuelog.cli import register
+
+    register(p)
+
+
+@command("venue-log", _venue_log_args)
+def venue_log(args: argparse.Namespace) -> int:
+    """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
+    from controller.venuelog.cli import main
+
+    return main(args)
 
 
 # ---------------------------------------------------------------- the simulated-table demo
