@@ -209,6 +209,20 @@ def demo(args: argparse.Namespace) -> int:
     return run_demo(args)
 
 
+def _sim_args(p: argparse.ArgumentParser) -> None:
+    from controller.demo.sim import register
+
+    register(p)
+
+
+@command("sim", _sim_args)
+def sim(args: argparse.Namespace) -> int:
+    """A simulated table (board on a pty, GPIO, broker) for a daemon run from its config."""
+    from controller.demo.sim import main
+
+    return main(args)
+
+
 # ---------------------------------------------------------------- table set-up (controller.tools)
 
 
