@@ -62,7 +62,7 @@ def chip_bank() -> dict[bytes, int]:
 
 def tag_of(ref: CardRef) -> bytes:
     """The tag UID of a scenario card: deck A as the demo enrols it, deck B its own tags,
-    the joker a one-card deck, ``tag:HEX`` as written."""
+    the joker a tag enrolled as deck A's joker, ``tag:HEX`` as written."""
     if ref.tag:
         return bytes.fromhex(ref.tag)
     card = Card.parse(ref.card)
@@ -89,7 +89,8 @@ class ShiftedClock(asyncio.Queue[Any]):
 
 
 class _Instructions(logging.Handler):
-    """Collects the instructions the daemon logs (they are not sent to the venue)."""
+    """Collects the instructions the daemon logs, card names included (the venue's
+    ``instruction`` events carry them scrubbed)."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
