@@ -178,8 +178,18 @@ def doctor(args: argparse.Namespace) -> int:
     return main(args.config, args.timeout)
 
 
-if "venue-log" not in REGISTRY:  # the venue logger registers itself when imported
-    import controller.venuelog.cli  # noqa: F401
+def _venue_log_args(p: argparse.ArgumentParser) -> None:
+    from controller.venuelog.cli import register
+
+    register(p)
+
+
+@command("venue-log", _venue_log_args)
+def venue_log(args: argparse.Namespace) -> int:
+    """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
+    from controller.venuelog.cli import main
+
+    return main(args)
 
 
 # ---------------------------------------------------------------- the simulated-table demo
@@ -197,6 +207,20 @@ def demo(args: argparse.Namespace) -> int:
     from controller.demo import run_demo
 
     return run_demo(args)
+
+
+def _sim_args(p: argparse.ArgumentParser) -> None:
+    from controller.demo.sim import register
+
+    register(p)
+
+
+@command("sim", _sim_args)
+def sim(args: argparse.Namespace) -> int:
+    """A simulated table (board on a pty, GPIO, broker) for a daemon run from its config."""
+    from controller.demo.sim import main
+
+    return main(args)
 
 
 # ---------------------------------------------------------------- table set-up (controller.tools)

@@ -25,6 +25,7 @@ import logging
 import os
 import random
 import tty
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,6 +152,8 @@ class SimBoard:
         self._server: asyncio.Server | None = None
         self._client: asyncio.StreamWriter | None = None
         self.url: str | None = None
+        # in-process transport: messages handed to the host as objects (hwsim.inprocess)
+        self._sink: Callable[[Message | None], None] | None = None
         self._command_event = asyncio.Event()
 
     # ---- lifecycle ---------------------------------------------------------------------
@@ -167,6 +170,20 @@ class SimBoard:
         bound = self._server.sockets[0].getsockname()
         self.url = f"socket://{bound[0]}:{bound[1]}"
         return self.url
+
+    async def start_inprocess(self, sink: Callable[[Message | None], None]) -> None:
+        """Plug in without a wire: every message goes to ``sink`` as an object (no bytes, no
+        byte faults; ``None`` when it is unplugged); the host's commands come in through
+        :meth:`command`."""
+        if self._loop is None:
+            self._start_common()
+        self._sink = sink
+        log.info("hwsim board plugged in in-process")
+        self._boot(ResetReason.POWER_ON)
+
+    def command(self, seq: int, message: Message) -> None:
+        """A host command handed over in-process (as a decoded frame would be)."""
+        self._on_command(Frame(seq, message))
 
     async def stop(self) -> None:
         """Stop every task and close every fd and socket the board holds."""
@@ -280,6 +297,10 @@ class SimBoard:
         if self._client is not None:
             self._client.close()
             self._client = None
+        sink, self._sink = self._sink, None
+        if sink is not None:
+            sink(None)  # the in-process host sees the cable go
+            log.info("hwsim board unplugged (in-process)")
 
     def replug(self, symlink: str | Path | None = None) -> str:
         """Plug back in over a fresh pty (a new path); the board powers up again."""
@@ -325,6 +346,11 @@ class SimBoard:
         if self._skip:
             self._seq = (self._seq + self._skip) % 65536
             self._skip = 0
+        if self._sink is not None:
+            self._seq = (self._seq + 1) % 65536
+            self.counters.frames_sent += 1
+            self._sink(message)
+            return
         wire = encode_frame(message, self._seq, version=self.protocol_version)
         self._seq = (self._seq + 1) % 65536
         copies = 1
@@ -438,7 +464,7 @@ class SimBoard:
                 )
 
     def _port_open(self) -> bool:
-        return self._master is not None or self._client is not None
+        return self._master is not None or self._client is not None or self._sink is not None
 
     # ---- host commands -----------------------------------------------------------------
 

@@ -28,10 +28,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.daemon import inputs, reader, recovery, storage
+from controller.daemon import inputs, observe, reader, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents
+from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.translate import (
     ReaderInput,
@@ -348,7 +349,9 @@ class Daemon:
     def put(self, ev: Event, source: str) -> None:
         self.queue.put_nowait(_Item(ev, source))
 
-    _put = put
+    def observe(self, *, state: bool = False) -> Observation:
+        """A frozen, read-only look at the daemon (controller/daemon/observe.py)."""
+        return observe.observe(self, state=state)
 
     def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
         inputs.acknowledge(self, alert_ids, by=by, publish=publish)

@@ -16,7 +16,7 @@ from hwsim.dealer import PlannedHand, plan_hand
 from hwsim.phh import HandHistory, load_phh, parse_phh
 
 PLURIBUS = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "pluribus"
-NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo")
+NAMES = ("Ada", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ida", "Jo")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-"""One table of the full-system replay: the simulated reader board and GPIO, the daemon
-in-process and a venue subscriber on the run's broker (the venue logger is the run's, shared
+"""One table of the full-system replay: :class:`hwsim.table.SimTable` of ten seats (the
+simulated reader board in-process, MockFactory GPIO, the daemon in-process and a venue
+subscriber on the run's broker) (the venue logger is the run's, shared
 by every table); :meth:`ReplayTable.play` deals one planned hand (with an injected dealer
 error if asked) physically and hands its result to ``out`` when its record comes back over
 MQTT (results of one table may come out of order: the caller orders them)."""
@@ -11,30 +12,14 @@ import contextlib
 import functools
 import time
 from collections import defaultdict, deque
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 from controller.daemon import Daemon
-from controller.demo.table import (
-    BET,
-    BOARD,
-    MUCK,
-    SEATS,
-    VENUE,
-    DemoFailure,
-    Venue,
-    antenna_of,
-    card_uid,
-    daemon_config,
-    ohh_stacks,
-    split_chips,
-    tag_uid,
-    wait_until,
-)
+from controller.daemon.observe import Observation
 from controller.replay import ReplayResult, compare_stacks
 from controller.replay_system import Pace, _failed, _Pending
-from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -48,14 +33,18 @@ from controller.rules.events import (
     Sweep,
     ZoneKind,
 )
+from controller.rules.hand import Phase
 from controller.rules.profile import AnteStyle
-from firmware_bridge.protocol import SetConfig
-from firmware_bridge.zones import ZoneType
-from hwsim.board import SimBoard
 from hwsim.dealer import PlannedHand
-from hwsim.gpio import SimGpio, wired_factory
 from hwsim.inject import Feedback, Injection
+from hwsim.layout import TEN, TableFailure, card_uid, ohh_stacks, split_chips, tag_uid, wait_until
 from hwsim.phh import HandHistory
+from hwsim.table import SimTable, Transport
+
+DemoFailure = TableFailure
+LAYOUT = TEN  # the replay's table seats ten: a PHH file of up to ten players deals
+BET, BOARD, MUCK, SEATS = LAYOUT.bet, LAYOUT.board, LAYOUT.muck, LAYOUT.seats
+antenna_of = LAYOUT.antenna_of
 
 # tournament stacks run to millions: chips up to 5M keep a bet under the antenna's 40 tags
 DENOMINATIONS = (5_000_000, 1_000_000, 500_000, 100_000, 25_000, 5000, 1000, 500, 100, 25, 5, 1)
@@ -95,7 +84,8 @@ class ChipPool:
 
 class ReplayTable:
     def __init__(self, host: str, port: int, table_id: str, profile: str, pace: Pace,
-                 workdir: Path, timeout: float, out: Results) -> None:  # fmt: skip
+                 workdir: Path, timeout: float, out: Results,
+                 transport: Transport = "inprocess") -> None:  # fmt: skip
         self.host, self.port, self.table_id, self.profile = host, port, table_id, profile
         self.pace, self.workdir, self.timeout, self.out = pace, workdir, timeout, out
         self.pool = ChipPool()
@@ -110,43 +100,32 @@ class ReplayTable:
         self.fifo: deque[_Pending] = deque()
         self.ante_style = AnteStyle.BIG_BLIND  # of the profile the daemon runs
         self.broken = False  # a hand left the table in a state it cannot leave: replace it
-        self._stop = asyncio.Event()
+        self.transport: Transport = transport
 
     # ---------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
         p = self.pace
-        self.board = SimBoard(16, config=SetConfig(scan_period_ms=p.scan_ms,
-                                                   heartbeat_interval_ms=200))  # fmt: skip
-        pty = await self.board.start_pty()
         timing = {
             "debounce_cycles": p.debounce_cycles,
             "removal_cycles": p.removal_cycles,
             "sensor_settle_s": p.sensor_settle_s,
             "button_debounce_s": p.button_debounce_s,
         }
-        cfg = daemon_config(pty, self.host, self.port, self.table_id, self.profile,
-                            self.workdir / "state", self.pool.value, scan_period_ms=p.scan_ms,
-                            timing=timing)  # fmt: skip
-        self.factory = wired_factory()
-        self.gpio = SimGpio(self.factory, cfg.gpio)
-        self.daemon = Daemon(cfg, pin_factory=self.factory)
-        base = f"railguard/{VENUE}/{self.table_id}"
-        self.venue = Venue(self.host, self.port, base, topics=("hands", "alerts", "cmd/response"),
-                           record=False, on_message=self._on_message)  # fmt: skip
-        self._run = asyncio.create_task(self.daemon.run(self._stop))
-        await self.venue.start()
-        await asyncio.wait_for(self.daemon.ready.wait(), 15)
-        cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-        await self.venue.do("enrol_deck", deck_id="A", cards=cards)
+        self.sim = await SimTable.open(
+            self.host, self.port, profile=self.profile, workdir=self.workdir,
+            table_id=self.table_id, seats=LAYOUT, chips=self.pool.value,
+            transport=self.transport, scan_period_ms=p.scan_ms, timing=timing,
+            topics=("hands", "alerts", "cmd/response"), record=False,
+            on_message=self._on_message,
+        )  # fmt: skip
+        self.sim.poll = POLL
+        self.board, self.gpio, self.daemon = self.sim.board, self.sim.gpio, self.sim.daemon
+        self.venue = self.sim.venue
+        self.where = self.sim.where
 
     async def stop(self) -> None:
-        self._stop.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._run, 10)
-        await self.venue.stop()
-        await self.board.stop()
-        self.factory.reset()
+        await self.sim.close()
 
     def _on_message(self, suffix: str, body: Any) -> None:
         if not isinstance(body, dict):
@@ -208,13 +187,12 @@ class ReplayTable:
 
     async def play(self, index: int, name: str, hh: HandHistory, plan: PlannedHand,
                    inj: Injection | None) -> None:  # fmt: skip
-        d = self.daemon
         try:
             await self._setup(plan)
-            before = len(d.records)
+            before = self.daemon.observe().records
             await self._deal(plan, inj)
             await self._finish(before)
-            pending = _Pending(index, name, hh, plan.seats, d.core.hand_no, inj)
+            pending = _Pending(index, name, hh, plan.seats, self.daemon.observe().hand_no, inj)
         except DemoFailure as exc:
             failed = _failed(name, hh, str(exc), inj)
             self.fifo.append(_Pending(index, name, hh, plan.seats, 0, inj, failed))
@@ -225,7 +203,6 @@ class ReplayTable:
         self._flush()
 
     async def _setup(self, plan: PlannedHand) -> None:
-        core = self.daemon.core
         seats: dict[int, SeatPlayer] = {}
         for ev in plan.events:
             if isinstance(ev, SetLevel):
@@ -239,11 +216,13 @@ class ReplayTable:
             elif isinstance(ev, SetButton):
                 button = ev.seat
         # the commands go out together; the daemon answers each in order
-        todo = [self.venue.do("unseat", seat=s) for s in sorted(set(core.seats) - set(seats))]
+        published = self.daemon.observe(state=True).published_state or {}
+        now_seated = {int(x["seat"]): x for x in published.get("seats", [])}
+        todo = [self.venue.do("unseat", seat=s) for s in sorted(set(now_seated) - set(seats))]
         for s, ev in sorted(seats.items()):
-            now = core.seats.get(s)
+            now = now_seated.get(s)
             name = ev.player or f"p{s}"  # a file may name no players
-            if now is None or now.stack != ev.stack or self.daemon.names.get(s) != name:
+            if now is None or now["stack"] != ev.stack or now["name"] != name[:64]:
                 todo.append(self.venue.do("seat", seat=s, player_id=f"p{s}", name=name,
                                           stack=ev.stack))  # fmt: skip
         await asyncio.gather(*todo)
@@ -252,7 +231,7 @@ class ReplayTable:
             await asyncio.sleep(wait)
         self.gpio.set_puck(button, True)
         self.button = button
-        await self._wait(lambda: core.button_set, "the button puck")
+        await self._wait(lambda: self.daemon.observe().button_set, "the button puck")
 
     async def _deal(self, plan: PlannedHand, inj: Injection | None) -> None:
         if inj is None:
@@ -278,8 +257,8 @@ class ReplayTable:
     async def _wait(self, cond: Any, what: str) -> None:
         await wait_until(cond, what, self.timeout, poll=POLL)
 
-    def _present(self) -> dict[bytes, Any]:
-        return self.daemon.tracker.present()
+    def _present(self) -> Mapping[bytes, Any]:
+        return self.daemon.observe().tags
 
     async def _do(self, ev: Event) -> None:
         if isinstance(ev, ChipsIn):  # every chip of the action lands in one scan
@@ -333,10 +312,10 @@ class ReplayTable:
         await self._wait(lambda: all(present().get(u) == z for u, z in uids), "tags read")
 
     def _no_chips(self) -> bool:
-        return not any(z.type is ZoneType.BET for z in self._present().values())
+        return self.sim.no_chips()
 
     async def _settled(self) -> None:
-        await self._wait(self.daemon.queue.empty, "the rules core")
+        await self._wait(lambda: self.daemon.observe().idle, "the rules core")
 
     async def _feedback(self, inj: Injection, since: int) -> Feedback:
         """The alerts the injected error raised, as they came over MQTT."""
@@ -351,19 +330,18 @@ class ReplayTable:
     async def _finish(self, before: int) -> None:
         d = self.daemon
         await self._settled()
-        if len(d.records) > before:
+        if d.observe().records > before:
             return
         # a checked-through last round: the dealer confirms each check with ACK
         for _ in range(2 * SEATS):
-            if len(d.records) > before or d.core.hand is None:
+            seen = d.observe()
+            if seen.records > before or not seen.hand_open:
                 break
-            h = d.core.hand
-            pointer = getattr(h, "pointer", None)
             await self.gpio.press(ConsoleButton.ACK, 2 * self.pace.button_debounce_s + 0.005)
-            moved = functools.partial(_moved, d, before, h, pointer)
+            moved = functools.partial(_moved, d, seen)
             with contextlib.suppress(DemoFailure):
                 await wait_until(moved, "an ACK", 0.5, poll=POLL)
-        await self._wait(lambda: len(d.records) > before, "the hand record")
+        await self._wait(lambda: d.observe().records > before, "the hand record")
 
     async def _clear_table(self) -> None:
         if self.button:
@@ -376,7 +354,7 @@ class ReplayTable:
         self.chips_on = []
         await self._wait(lambda: not self._present(), "a clear table")
         await self._settled()
-        await self._wait(lambda: self.daemon.core.phase.value == "idle", "the table to reset")
+        await self._wait(lambda: self.daemon.observe().phase is Phase.IDLE, "the table to reset")
 
     async def _recover(self) -> None:
         """After a failed hand: clear the table; if a hand is still open, the table is
@@ -413,7 +391,8 @@ def _burned_before(groups: list[list[Event]]) -> bool:
     return len(burns) > 1
 
 
-def _moved(d: Daemon, before: int, hand: object, pointer: object) -> bool:
+def _moved(d: Daemon, before: Observation) -> bool:
     """The ACK was taken: the record came, the hand ended, or the turn moved on."""
-    h = d.core.hand
-    return len(d.records) > before or h is not hand or getattr(h, "pointer", None) != pointer
+    now = d.observe()
+    return (now.records > before.records or not now.hand_open
+            or now.hand_no != before.hand_no or now.to_act != before.to_act)  # fmt: skip

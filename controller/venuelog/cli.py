@@ -4,7 +4,7 @@
         --password-file pw --db venue.db            # or --db postgresql://...
     railguard venue-log export --db venue.db --format ohh|ohh-array|phh [--out FILE]
 
-Registered in ``controller.commands.REGISTRY`` when this module is imported.
+Registered in ``controller.commands.REGISTRY`` (which imports it when the command runs).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import re
 import socket
 import sys
 from pathlib import Path
-
-from controller.commands import command
 
 
 def default_instance(hostname: str | None = None) -> str:
@@ -70,7 +68,6 @@ def _safe(db: str) -> str:
     return "PostgreSQL " + urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
-@command("venue-log", register)
 def main(args: argparse.Namespace) -> int:
     """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
     from controller.link.config import BrokerConfig

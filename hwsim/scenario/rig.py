@@ -1,9 +1,9 @@
-"""The simulated table a scenario plays on: the reader board on a pty (behind a symlink, so
-an unplugged board comes back at the same path), MockFactory GPIO, the daemon in-process
-and a venue subscriber on a private mosquitto. The pieces and their wiring are those of
-``railguard demo`` (:mod:`controller.demo.table`); this module adds what a scenario needs
-on top: a chip bank, card tags for a second deck and a joker, a scenario clock that can
-jump ahead, and the instructions the daemon logs."""
+"""The simulated table a scenario plays on: :class:`hwsim.table.SimTable` of ten seats (the
+daemon in-process, MockFactory GPIO, a venue subscriber on a private mosquitto; the reader
+board in-process, or on a pty behind a symlink, so that an unplugged board comes back at the
+same path, when the scenario has board faults) and a venue logger. This module adds what a
+scenario needs on top: a chip bank, card tags for a second deck and a joker, a scenario clock
+that can jump ahead, and the instructions the daemon logs."""
 
 from __future__ import annotations
 
@@ -16,33 +16,31 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon import Daemon
-from controller.demo.table import (
-    BET,
-    BOARD,
-    BURN,
-    DENOMINATIONS,
-    HOLE,
-    MUCK,
-    VENUE,
-    DemoFailure,
-    Venue,
-    card_uid,
-    chip_uid,
-    daemon_config,
-    wait_until,
-)
 from controller.link.config import BrokerConfig
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.events import Event
 from controller.venuelog import SqliteHandStore, VenueLogger
-from firmware_bridge.decks import Deck
-from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio, wired_factory
-from hwsim.scenario.model import CardRef
+from hwsim.gpio import SimGpio
+from hwsim.layout import (
+    DENOMINATIONS,
+    TEN,
+    TableFailure,
+    card_uid,
+    chip_uid,
+    wait_until,
+)
+from hwsim.scenario.model import CardRef, Scenario
+from hwsim.table import SimTable, Transport
+from hwsim.venue import Venue
+
+LAYOUT = TEN
+HOLE = LAYOUT.hole
+BET = LAYOUT.bet
+BOARD, BURN, MUCK = LAYOUT.board, LAYOUT.burn, LAYOUT.muck
+DemoFailure = TableFailure  # the name the runner catches
 
 CHIPS_PER_DENOMINATION = 60
-ANTENNAS = 16
 ZONE_ANTENNA = {"board": BOARD, "burn": BURN, "muck": MUCK}
 
 
@@ -64,7 +62,7 @@ def chip_bank() -> dict[bytes, int]:
 
 def tag_of(ref: CardRef) -> bytes:
     """The tag UID of a scenario card: deck A as the demo enrols it, deck B its own tags,
-    the joker a one-card deck, ``tag:HEX`` as written."""
+    the joker a tag enrolled as deck A's joker, ``tag:HEX`` as written."""
     if ref.tag:
         return bytes.fromhex(ref.tag)
     card = Card.parse(ref.card)
@@ -91,7 +89,8 @@ class ShiftedClock(asyncio.Queue[Any]):
 
 
 class _Instructions(logging.Handler):
-    """Collects the instructions the daemon logs (they are not sent to the venue)."""
+    """Collects the instructions the daemon logs, card names included (the venue's
+    ``instruction`` events carry them scrubbed)."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
@@ -103,34 +102,73 @@ class _Instructions(logging.Handler):
             self.texts.append(msg.split(": ", 1)[1] if ": " in msg else msg)
 
 
+def transport_for(sc: Scenario) -> Transport:
+    """A scenario with board faults (bytes on the wire, unplugging, a stall) plays with the
+    board on a pty, where they happen; every other scenario with the board in-process."""
+    return "pty" if any(step.action.verb == "fault" for step in sc.steps) else "inprocess"
+
+
 @dataclass
 class Rig:
     """A running simulated table (see the module docstring)."""
 
-    daemon: Daemon
-    board: SimBoard
-    gpio: SimGpio
-    venue: Venue
-    factory: Any
-    symlink: Path
+    sim: SimTable
     clock: ShiftedClock
-    stop: asyncio.Event
-    task: asyncio.Task[None]
     instructions: _Instructions
     logger: VenueLogger
-    where: dict[bytes, int] = field(default_factory=dict)  # every tag on the board: antenna
     chips_on: dict[int, list[bytes]] = field(default_factory=dict)  # seat: chip tags
     free_chips: dict[int, list[bytes]] = field(default_factory=dict)  # value: unused tags
     puck: int | None = None
     level_no: int = 0
 
+    @property
+    def daemon(self) -> Daemon:
+        return self.sim.daemon
+
+    @property
+    def board(self) -> SimBoard:
+        return self.sim.board
+
+    @property
+    def gpio(self) -> SimGpio:
+        return self.sim.gpio
+
+    @property
+    def venue(self) -> Venue:
+        return self.sim.venue
+
+    @property
+    def symlink(self) -> Path | None:
+        return self.sim.symlink
+
+    @property
+    def where(self) -> dict[bytes, int]:
+        return self.sim.where  # every tag on the board: antenna
+
     def now(self) -> float:
         return time.monotonic()
 
     def put(self, ev: Event, source: str) -> None:
-        """An event the hardware cannot produce here (badge taps without pcscd, the button
-        draw, the timer's tick) goes on the daemon's input queue, as its drivers do."""
-        self.daemon._put(ev, source)
+        """An event the simulated hardware does not produce here (badge taps without pcscd,
+        the button draw, the timer's tick) goes to the daemon as its drivers hand one over
+        (``Daemon.put``)."""
+        self.daemon.put(ev, source)
+
+    # ------------------------------------------------------------------ looking
+
+    def events_handled(self) -> int:
+        """Events the daemon has handled (accepted or rejected)."""
+        return self.sim.observe().events
+
+    def phase(self) -> str:
+        return self.sim.observe().phase.value
+
+    def reader_status(self) -> str:
+        return self.sim.observe().reader
+
+    def snapshot(self) -> Any:
+        """The core's snapshot (TableState), as :meth:`Daemon.observe` gives it."""
+        return self.sim.observe(state=True).snapshot
 
     # ------------------------------------------------------------------ settling
 
@@ -138,22 +176,25 @@ class Rig:
         """The rules core has handled everything sensed, and the venue has every alert,
         hand record and the current state."""
         d, v = self.daemon, self.venue
-        await wait_until(d.queue.empty, "the rules core", timeout)
+        await self.sim.handled(timeout)
         await asyncio.sleep(0.03)
-        await wait_until(d.queue.empty, "the rules core", timeout)
-        await wait_until(lambda: len(v.on("alerts")) >= d.stats.alerts, "alerts over MQTT",
+        await self.sim.handled(timeout)
+        await wait_until(lambda: len(v.on("alerts")) >= d.observe().alerts, "alerts over MQTT",
                          timeout)  # fmt: skip
-        await wait_until(lambda: d.hands.empty() and len(v.on("hands")) >= len(d.records),
-                         "hand records over MQTT", timeout)  # fmt: skip
-        from controller.daemon.translate import state_payload
+
+        def records_out() -> bool:
+            seen = d.observe()
+            return not seen.records_pending and len(v.on("hands")) >= seen.records
+
+        await wait_until(records_out, "hand records over MQTT", timeout)
 
         def state_current() -> bool:
             states = v.on("state")
-            if not states:
+            want = d.observe(state=True).published_state
+            if not states or want is None:
                 return False
-            want = _nameless(state_payload(d.core.snapshot(), names=d.names, level=d.level_no))
             got = _nameless(states[-1])
-            return all(got.get(k) == val for k, val in want.items())
+            return all(got.get(k) == val for k, val in _nameless(dict(want)).items())
 
         await wait_until(state_current, "the state over MQTT", timeout)
 
@@ -161,26 +202,11 @@ class Rig:
 
     async def move_tags(self, moves: list[tuple[bytes, int]]) -> None:
         """Lay tags on antennas in one scan cycle (taking each off where it was) and wait
-        until the daemon's tracker reads them there."""
-        for uid, ant in moves:
-            old = self.where.get(uid)
-            if old is not None:
-                self.board.remove(old, uid)
-            self.board.place(ant, uid)
-            self.where[uid] = ant
-        zones = self.daemon.cfg.zones
-        present = self.daemon.tracker.present
-        await wait_until(lambda: all(present().get(u) == zones.zone_of(a) for u, a in moves),
-                         "the tags to be read")  # fmt: skip
+        until the daemon's reader holds them there."""
+        await self.sim.move_tags(moves)
 
     async def remove_tags(self, uids: list[bytes]) -> None:
-        for uid in uids:
-            ant = self.where.pop(uid, None)
-            if ant is None:
-                raise DemoFailure(f"tag {uid.hex().upper()} is not on the table")
-            self.board.remove(ant, uid)
-        present = self.daemon.tracker.present
-        await wait_until(lambda: not any(u in present() for u in uids), "the tags to go")
+        await self.sim.remove_tags(uids)
 
     def take_chips(self, value: int) -> bytes:
         tags = self.free_chips.get(value)
@@ -196,45 +222,43 @@ class Rig:
 
 
 async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: str,
-                   *, decks: set[str]) -> Rig:  # fmt: skip
-    """Start the board, the daemon and the venue subscriber; enrol the decks used."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    board = SimBoard(ANTENNAS, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
-    symlink = workdir / "reader"
-    await board.start_pty(symlink)
+                   *, decks: set[str], transport: Transport = "inprocess") -> Rig:  # fmt: skip
+    """Start the table and the venue logger; enrol the decks used."""
     bank = chip_bank()
-    cfg = daemon_config(str(symlink), host, port, table_id, profile, workdir / "state", bank)
-    factory = wired_factory()
-    gpio = SimGpio(factory, cfg.gpio)
-    daemon = Daemon(cfg, pin_factory=factory)
-    clock = ShiftedClock()
-    daemon.queue = clock
+    workdir.mkdir(parents=True, exist_ok=True)
+    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
+                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
     instructions = _Instructions()
     dlog = logging.getLogger("railguard.daemon")
     dlog.addHandler(instructions)
     if dlog.getEffectiveLevel() > logging.INFO:
         dlog.setLevel(logging.INFO)
-    venue = Venue(host, port, f"railguard/{VENUE}/{table_id}")
-    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
-    stop = asyncio.Event()
-    task = asyncio.create_task(daemon.run(stop))
-    rig = Rig(daemon, board, gpio, venue, factory, symlink, clock, stop, task, instructions,
-              logger)  # fmt: skip
+    clock = ShiftedClock()  # the daemon's input queue, before it runs (see ShiftedClock)
+    logger.start()
+    try:
+        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
+        sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
+                                  table_id=table_id, seats=LAYOUT, chips=bank,
+                                  transport=transport, enrol=False,
+                                  prepare=lambda d: setattr(d, "queue", clock))  # fmt: skip
+    except BaseException:
+        dlog.removeHandler(instructions)
+        with contextlib.suppress(Exception):
+            await logger.stop()
+        raise
+    rig = Rig(sim, clock, instructions, logger)
     for value in DENOMINATIONS:
         rig.free_chips[value] = [u for u, v in bank.items() if v == value]
     try:
-        logger.start()
-        await venue.start()
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
-        await asyncio.wait_for(daemon.ready.wait(), 15)
+        venue = sim.venue
         main = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-        await venue.do("enrol_deck", deck_id="A", cards=main)
+        # a joker is enrolled with deck A (a joker left in the box), through the venue
+        # contract as any deck is
+        jokers = [card_uid(JOKER).hex().upper()] if "JK" in decks else []
+        await venue.do("enrol_deck", deck_id="A", cards=main, jokers=jokers)
         if "B" in decks:
             cards = {str(c): tag_of(CardRef(str(c), "B")).hex().upper() for c in STANDARD_DECK}
             await venue.do("enrol_deck", deck_id="B", cards=cards)
-        if "JK" in decks:  # the venue contract enrols 52-card decks only: as the wizard would
-            daemon.registry.put_deck(Deck("JK", "", {card_uid(JOKER): JOKER}))
         await rig.settled()
     except BaseException:
         await close_rig(rig)
@@ -243,18 +267,9 @@ async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: 
 
 
 async def close_rig(rig: Rig) -> None:
-    rig.stop.set()
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(rig.task, 10)
-    if not rig.task.done():
-        rig.task.cancel()
-        with contextlib.suppress(BaseException):
-            await rig.task
-    await rig.venue.stop()
+    await rig.sim.close()
     with contextlib.suppress(Exception):
         await rig.logger.stop()
-    await rig.board.stop()
-    rig.factory.reset()
     logging.getLogger("railguard.daemon").removeHandler(rig.instructions)
 
 

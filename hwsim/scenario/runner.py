@@ -21,11 +21,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.demo.table import BET, HOLE, DemoFailure, split_chips, wait_until
 from controller.rules.events import BadgeTap, SetDealer, StartButtonDraw, Tick
+from hwsim.layout import split_chips, wait_until
 from hwsim.scenario.model import Action, Expect, Scenario, ScenarioError
 from hwsim.scenario.parse import parse_file, scenario_files
-from hwsim.scenario.rig import ZONE_ANTENNA, Rig, close_rig, open_rig, tag_of
+from hwsim.scenario.rig import (
+    BET,
+    HOLE,
+    ZONE_ANTENNA,
+    DemoFailure,
+    Rig,
+    close_rig,
+    open_rig,
+    tag_of,
+    transport_for,
+)
 
 SCENARIO_TIMEOUT = 90.0
 
@@ -349,7 +359,8 @@ async def play(sc: Scenario, host: str, port: int, workdir: Path) -> Result:
         decks.add("JK")
     table_id = f"scn-{uuid.uuid4().hex[:8]}"
     try:
-        rig = await open_rig(host, port, sc.profile, workdir, table_id, decks=decks)
+        rig = await open_rig(host, port, sc.profile, workdir, table_id, decks=decks,
+                             transport=transport_for(sc))  # fmt: skip
     except Exception as exc:
         res.line, res.reason = 1, f"the simulated table did not start: {exc}"
         return res

@@ -1,0 +1,76 @@
+"""A read-only look at a running daemon, for the simulator and tests (``Daemon.observe()``).
+
+What a table's own outputs (MQTT state, alerts and hand records; the status LED) do not
+say at once: whether the daemon has handled everything it sensed, which tags its reader
+currently holds as present, and how many events, alerts and hand records it has dealt
+with. Everything is copied into frozen values: changing an :class:`Observation` changes
+nothing in the daemon, and nothing outside the daemon writes its state.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from controller.rules.hand import Phase
+from controller.rules.state import TableState
+from firmware_bridge.zones import Zone
+
+if TYPE_CHECKING:
+    from controller.daemon.service import Daemon
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """The daemon at one moment (see the module docstring)."""
+
+    #: every tag the reader holds as present (debounced): its zone
+    tags: Mapping[bytes, Zone]
+    #: the input queue is empty: every event sensed so far has been handled
+    idle: bool
+    #: events handled (accepted or rejected), alerts raised, hand records completed
+    events: int
+    alerts: int
+    records: int
+    #: completed hands still waiting for the outbox task
+    records_pending: bool
+    phase: Phase
+    hand_no: int
+    #: a hand is open (dealt and not yet complete)
+    hand_open: bool
+    #: a button position was set and no hand has been played from it yet
+    button_set: bool
+    #: the seat to act while betting, else 0
+    to_act: int
+    #: the reader link's status (``online``, ``offline``, ...; ``offline`` before it starts)
+    reader: str
+    #: with ``state=True``: the core's snapshot and the last state payload published
+    snapshot: TableState | None = None
+    published_state: Mapping[str, Any] | None = None
+
+
+def observe(d: Daemon, *, state: bool = False) -> Observation:
+    core = d.core
+    h = core.hand
+    published = None
+    if state and d._last_state is not None:
+        published = MappingProxyType(copy.deepcopy(d._last_state))
+    return Observation(
+        tags=MappingProxyType(dict(d.tracker.present())),
+        idle=d.queue.empty(),
+        events=d.stats.events,
+        alerts=d.stats.alerts,
+        records=len(d.records),
+        records_pending=not d.hands.empty(),
+        phase=core.phase,
+        hand_no=core.hand_no,
+        hand_open=h is not None,
+        button_set=core.button_set,
+        to_act=h.pointer if h is not None and core.phase is Phase.BETTING else 0,
+        reader=d.reader.status.value if d.reader is not None else "offline",
+        snapshot=core.snapshot() if state else None,
+        published_state=published,
+    )

@@ -1,0 +1,204 @@
+"""``railguard sim``: a simulated table for a daemon a technician runs from a config file.
+
+    railguard sim [--seats 9] [--hands 20] [--dir sim] [--broker mqtt://HOST:PORT]
+    railguard sim --board-only [--dir sim]
+    railguard run --config sim/sim.toml         # (elsewhere, with --board-only)
+
+It puts the simulated reader board on a pty (the path is printed, with a stable symlink
+``DIR/reader``) and writes ``DIR/sim.toml``, a complete ``railguard run`` config for it: the
+zone map of the table's seats, ``gpio.pin_factory = "mock"``, the broker (a private
+mosquitto on loopback unless ``--broker``), the demo's chips. A venue logger runs here in
+both modes (``DIR/venue.db``): the daemon sends hand records only while one is online.
+
+By default the daemon then runs here, loaded from that file as ``railguard run --config``
+loads it, with gpiozero's MockFactory in this process, so that the virtual dealer can press
+the console buttons and move the button puck as well as lay cards and chips on the board:
+it deals ``--hands`` hands and prints each one. gpiozero's mock pins exist only inside the
+process that made them, which is why the dealer and the daemon share one.
+
+With ``--board-only`` nothing else starts: start ``railguard run --config DIR/sim.toml``
+yourself (or ``railguard doctor --config ...``) and it finds the board online on the pty;
+its GPIO is mock pins nobody presses. Ctrl-C stops either mode cleanly (exit 0)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = ["main", "register", "to_toml"]
+
+
+def register(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seats", type=int, default=6, help="seats at the table, 2..10 (default 6)")
+    p.add_argument("--hands", type=int, default=20, help="hands the dealer deals (default 20)")
+    p.add_argument("--dir", default="sim", help="where sim.toml, the state and the pty "
+                   "symlink go (default ./sim)")  # fmt: skip
+    p.add_argument("--broker", default=None,
+                   help="mqtt://HOST:PORT of a broker (default: a private mosquitto)")  # fmt: skip
+    p.add_argument("--profile", default="tda-2024", help="house-rule profile name")
+    p.add_argument("--seed", type=int, default=None, help="seed of the hands")
+    p.add_argument(
+        "--board-only",
+        action="store_true",
+        help="only the board and the config: run `railguard run --config` yourself",
+    )
+    p.add_argument("--verbose", action="store_true", help="show the daemon's log")
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML for {type(v).__name__}")
+
+
+def _key(k: str) -> str:
+    bare = k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k)
+    return k if bare else _value(k)
+
+
+def to_toml(data: dict[str, Any], prefix: str = "") -> str:
+    """A mapping of tables, scalars and lists as TOML (enough for a daemon config)."""
+    out = f"\n[{prefix}]\n" if prefix else ""
+    out += "".join(f"{_key(k)} = {_value(v)}\n" for k, v in data.items() if not isinstance(v, dict))
+    for k, v in data.items():
+        if isinstance(v, dict):
+            out += to_toml(v, f"{prefix}.{_key(k)}" if prefix else _key(k))
+    return out
+
+
+def write_config(path: Path, mapping: dict[str, Any]) -> None:
+    header = (
+        "# railguard sim: the simulated table's config for `railguard run --config`\n"
+        "# (written by `railguard sim`; the board is the pty behind reader.ports)\n\n"
+    )
+    path.write_text(header + to_toml(mapping))
+
+
+def main(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    import logging
+
+    out = out or sys.stdout
+    if not 2 <= args.seats <= 10:
+        print(f"railguard sim: --seats {args.seats}: a table has 2..10 seats", file=out)
+        return 2
+    if args.hands < 1:
+        print("railguard sim: --hands must be at least 1", file=out)
+        return 2
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL,
+                        format="%(levelname)s %(name)s: %(message)s", force=True)  # fmt: skip
+    try:
+        return asyncio.run(_main(args, out))
+    except KeyboardInterrupt:
+        print("railguard sim: stopped (Ctrl-C)", file=out, flush=True)
+        return 0
+
+
+async def _main(args: argparse.Namespace, out: TextIO) -> int:
+    from controller.demo import broker_for
+    from controller.demo.hands import demo_hands, generated_hands
+    from controller.demo.table import chip_table
+    from controller.rules.errors import RailguardError
+    from controller.rules.profile import get_profile
+    from hwsim.layout import Layout
+
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+    try:
+        profile = get_profile(args.profile)
+        if args.seats == 6:
+            _, hands = demo_hands(random.Random(seed), args.hands, profile)
+        else:
+            hands = generated_hands(random.Random(seed), args.hands, profile, args.seats)
+    except RailguardError as exc:
+        say(f"railguard sim: {exc}")
+        return 2
+    layout = Layout(args.seats)
+    work = Path(args.dir).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    with broker_for(args.broker) as (host, port, table_id):
+        return await _table(args, say, work, layout, host, port, table_id, hands,
+                            chip_table(hands))  # fmt: skip
+
+
+async def _table(args: argparse.Namespace, say: Any, work: Path, layout: Any, host: str,
+                 port: int, table_id: str, hands: list[Any],
+                 chips: dict[bytes, int]) -> int:  # fmt: skip
+    from controller.daemon import Daemon, config
+    from controller.demo.table import Table
+    from controller.demo.view import View
+    from controller.link.config import BrokerConfig
+    from controller.venuelog import SqliteHandStore, VenueLogger
+    from firmware_bridge.protocol import SetConfig
+    from hwsim.board import SimBoard
+    from hwsim.gpio import SimGpio, wired_factory
+    from hwsim.layout import VENUE, config_mapping
+    from hwsim.venue import Venue
+
+    board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=20,
+                                                       heartbeat_interval_ms=200))  # fmt: skip
+    link = work / "reader"
+    await board.start_pty(link)
+    cfg_path = work / "sim.toml"
+    mapping = config_mapping(str(link), host, port, table_id, args.profile, work / "state",
+                             chips, layout=layout)  # fmt: skip
+    write_config(cfg_path, mapping)
+    say(f"railguard sim: {layout.seats} seats, reader board on {board.path} (also {link}), "
+        f"{layout.antennas} antennas")  # fmt: skip
+    say(f"  broker mqtt://{host}:{port}, table railguard/{VENUE}/{table_id}")
+    say(f"  config {cfg_path}")
+    stop = asyncio.Event()
+    # the venue's hand logger (the daemon sends hand records only while one is online)
+    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
+                         SqliteHandStore(work / "venue.db"))  # fmt: skip
+    logger.start()
+    say(f"  venue logger storing hand records in {work / 'venue.db'}")
+    try:
+        if args.board_only:
+            say(f"  start the daemon: railguard run --config {cfg_path}")
+            say("  (Ctrl-C stops the board)")
+            await stop.wait()
+            return 0
+        cfg = config.load(cfg_path)  # the file, as `railguard run --config` reads it
+        factory = wired_factory()
+        gpio = SimGpio(factory, cfg.gpio)
+        daemon = Daemon(cfg, pin_factory=factory)
+        view = View()
+        view.total = len(hands)
+        venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view)
+        task = asyncio.create_task(daemon.run(stop))
+        try:
+            await venue.start()
+            await asyncio.wait_for(daemon.ready.wait(), 15)
+            say("  daemon ready; dealing (Ctrl-C stops)")
+            table = Table(daemon, board, gpio, venue, view, random.Random(1), 0.0, layout)
+            await table.setup()
+            for i, hand in enumerate(hands):
+                await table.play(i, hand)
+            o = table.outcome
+            ok = not o.mismatches and not o.missing
+            say(f"railguard sim: {o.hands} hands dealt, {len(o.missing)} records missing, "
+                f"{len(o.mismatches)} mismatches: {'OK' if ok else 'FAILED'}")  # fmt: skip
+            return 0 if ok else 1
+        finally:
+            stop.set()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(task, 10)
+            await venue.stop()
+            factory.reset()
+    finally:
+        with contextlib.suppress(Exception):
+            await logger.stop()
+        await board.stop()

@@ -1,0 +1,206 @@
+"""One simulated table of one to ten seats: the reader board, MockFactory GPIO, the daemon
+in-process and a venue subscriber on a broker. ``railguard demo``, the system replay and the
+scenario runner each open one and play on it; ``railguard sim`` builds its pieces for a
+daemon started by hand (:mod:`hwsim.sim`).
+
+    table = await SimTable.open(host, port, profile="tda-2024", workdir=tmp, seats=10)
+    await table.move_tags([(card_uid(ace), table.layout.hole[7])])
+    await table.close()
+
+The board is in-process by default (:mod:`hwsim.inprocess`: the daemon takes the board's
+snapshots as objects through its ``board_factory``); ``transport="pty"`` puts it on a pty
+behind a symlink (``workdir/reader``) and the daemon opens it with pyserial, for whatever has
+the serial path under test (byte faults, unplugging, a stall). Either way the table drives
+the daemon only through its public inputs (the board, the GPIO pins, venue commands over
+MQTT) and reads it through its published MQTT output and :meth:`Daemon.observe`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from controller.daemon import Daemon
+from controller.daemon.observe import Observation
+from controller.rules.cards import STANDARD_DECK
+from controller.rules.events import ConsoleButton
+from firmware_bridge.protocol import SetConfig
+from firmware_bridge.zones import ZoneType
+from hwsim.board import SimBoard
+from hwsim.gpio import SimGpio, wired_factory
+from hwsim.inprocess import InProcessFactory
+from hwsim.layout import (
+    SIX,
+    TEN,
+    VENUE,
+    Layout,
+    TableFailure,
+    card_uid,
+    daemon_config,
+    wait_until,
+)
+from hwsim.venue import LiveView, Venue
+
+Transport = Literal["inprocess", "pty"]
+
+__all__ = ["SIX", "TEN", "Layout", "SimTable", "TableFailure", "Transport"]
+
+
+class SimTable:
+    """A running simulated table (see the module docstring). Build it with :meth:`open`."""
+
+    def __init__(self, daemon: Daemon, board: SimBoard, gpio: SimGpio, venue: Venue,
+                 factory: Any, layout: Layout, transport: Transport,
+                 symlink: Path | None) -> None:  # fmt: skip
+        self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
+        self.factory, self.layout, self.transport = factory, layout, transport
+        self.symlink = symlink  # the pty's stable path (transport "pty")
+        self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
+        self.poll = 0.002  # seconds between two looks at the daemon
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        host: str,
+        port: int,
+        *,
+        profile: str,
+        workdir: Path,
+        table_id: str = "t1",
+        seats: int | Layout = TEN,
+        chips: dict[bytes, int] | None = None,
+        transport: Transport = "inprocess",
+        scan_period_ms: int = 20,
+        timing: dict[str, Any] | None = None,
+        view: LiveView | None = None,
+        topics: tuple[str, ...] = ("#",),
+        record: bool = True,
+        on_message: Any = None,
+        enrol: bool = True,
+        prepare: Callable[[Daemon], None] | None = None,
+    ) -> SimTable:
+        """Start the board, the daemon and the venue subscriber; wait until the daemon is
+        ready; enrol deck A (the 52 cards of :func:`hwsim.layout.card_uid`) unless told not to.
+        ``prepare`` is called with the daemon before it runs (the scenario clock's queue)."""
+        layout = seats if isinstance(seats, Layout) else Layout(seats)
+        workdir.mkdir(parents=True, exist_ok=True)
+        board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
+                                                           heartbeat_interval_ms=200))  # fmt: skip
+        symlink: Path | None = None
+        if transport == "pty":
+            symlink = workdir / "reader"
+            await board.start_pty(symlink)
+            port_path = str(symlink)
+        else:
+            port_path = "in-process"  # not opened: the board comes from the factory
+        cfg = daemon_config(port_path, host, port, table_id, profile, workdir / "state",
+                            chips or {}, scan_period_ms=scan_period_ms, timing=timing,
+                            layout=layout)  # fmt: skip
+        factory = wired_factory()
+        gpio = SimGpio(factory, cfg.gpio)
+        boards = InProcessFactory(board, cfg.daemon_link) if transport == "inprocess" else None
+        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards)
+        venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view, topics=topics,
+                      record=record, on_message=on_message)  # fmt: skip
+        if prepare is not None:
+            prepare(daemon)
+        table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink)
+        table._task = asyncio.create_task(daemon.run(table._stop))
+        try:
+            await venue.start()
+            await asyncio.wait_for(daemon.ready.wait(), 15)
+            if enrol:
+                cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
+                await venue.do("enrol_deck", deck_id="A", cards=cards)
+        except BaseException:
+            await table.close()
+            raise
+        return table
+
+    async def close(self) -> None:
+        """Stop the daemon, the venue subscriber and the board; reset the pins."""
+        self._stop.set()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._task, 10)
+            if not self._task.done():
+                self._task.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._task
+        await self.venue.stop()
+        await self.board.stop()
+        self.factory.reset()
+
+    # ------------------------------------------------------------------ looking
+
+    def observe(self, *, state: bool = False) -> Observation:
+        return self.daemon.observe(state=state)
+
+    def present(self) -> dict[bytes, Any]:
+        """Every tag the daemon's reader holds as present: its zone."""
+        return dict(self.daemon.observe().tags)
+
+    async def wait(self, cond: Any, what: str, timeout: float = 5.0) -> None:
+        await wait_until(cond, what, timeout, poll=self.poll)
+
+    async def handled(self, timeout: float = 5.0) -> None:
+        """The daemon has handled every event sensed so far."""
+        await self.wait(lambda: self.daemon.observe().idle, "the rules core", timeout)
+
+    def no_chips(self) -> bool:
+        return not any(z.type is ZoneType.BET for z in self.daemon.observe().tags.values())
+
+    # ------------------------------------------------------------------ doing
+
+    def lay(self, moves: list[tuple[bytes, int]]) -> None:
+        """Lay tags on antennas in one scan cycle (taking each off where it was); no wait."""
+        for uid, ant in moves:
+            old = self.where.get(uid)
+            if old is not None:
+                self.board.remove(old, uid)
+            self.board.place(ant, uid)
+            self.where[uid] = ant
+
+    async def move_tags(self, moves: list[tuple[bytes, int]], timeout: float = 5.0) -> None:
+        """:meth:`lay`, then wait until the daemon's reader holds each tag in its new zone."""
+        self.lay(moves)
+        zones = self.daemon.cfg.zones
+        want = [(u, zones.zone_of(a)) for u, a in moves]
+        await self.wait(lambda: _all_in(self.daemon.observe().tags, want),
+                        "the tags to be read", timeout)  # fmt: skip
+
+    def lift(self, uids: list[bytes]) -> None:
+        for uid in uids:
+            ant = self.where.pop(uid, None)
+            if ant is None:
+                raise TableFailure(f"tag {uid.hex().upper()} is not on the table")
+            self.board.remove(ant, uid)
+
+    async def remove_tags(self, uids: list[bytes], timeout: float = 5.0) -> None:
+        """Take tags off the table and wait until the daemon's reader no longer holds them."""
+        self.lift(uids)
+        await self.wait(lambda: not any(u in self.daemon.observe().tags for u in uids),
+                        "the tags to go", timeout)  # fmt: skip
+
+    async def clear(self, timeout: float = 5.0) -> None:
+        """Every tag off the table; wait until the reader sees none and the core is idle."""
+        for uid, ant in self.where.items():
+            self.board.remove(ant, uid)
+        self.where.clear()
+        await self.wait(lambda: not self.daemon.observe().tags, "a clear table", timeout)
+        await self.handled(timeout)
+
+    async def press(self, button: ConsoleButton, hold_s: float = 0.06) -> None:
+        await self.gpio.press(button, hold_s)
+
+    def set_puck(self, seat: int, present: bool) -> None:
+        self.gpio.set_puck(seat, present)
+
+
+def _all_in(tags: Any, want: list[tuple[bytes, Any]]) -> bool:
+    return all(tags.get(u) == z for u, z in want)
