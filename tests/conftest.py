@@ -15,3 +15,8 @@ import pcsc_fixtures
 
 pcscd_session = pcsc_fixtures.pcscd_session
 pcscd = pcsc_fixtures.pcscd
+
+# ---------------------------------------------------------------- clause coverage (issue 16)
+# The clause marker's bookkeeping and the end-of-run check (tests/coverage_plugin.py).
+sys.path.insert(0, str(Path(__file__).parent))
+pytest_plugins = ["coverage_plugin"]
