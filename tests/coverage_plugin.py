@@ -23,6 +23,9 @@ from typing import Any
 
 import pytest
 
+from controller.rules.profile import builtin_profile_names
+
+PROFILES = set(builtin_profile_names())
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 INVENTORY = ROOT.parent / "shared" / "reference" / "clause-inventory.md"
@@ -94,6 +97,12 @@ def marker_clauses(item: pytest.Item) -> list[tuple[str, str]]:
             raise pytest.UsageError(
                 f"{item.nodeid}: @pytest.mark.clause needs clause ids and profiles=(...) "
                 "(or a 'profile' parameter)"
+            )
+        unknown = sorted(set(map(str, profiles)) - PROFILES)
+        if unknown:
+            raise pytest.UsageError(
+                f"{item.nodeid}: @pytest.mark.clause names unknown profiles {unknown} "
+                f"(one of {', '.join(sorted(PROFILES))})"
             )
         out += [(str(i), str(p)) for i in m.args for p in profiles]
     return out
@@ -214,6 +223,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     rec = session.config.stash[_KEY]
+    rec.whole = (
+        rec.whole
+        and not session.shouldstop
+        and exitstatus
+        in (
+            pytest.ExitCode.OK,
+            pytest.ExitCode.TESTS_FAILED,
+        )
+    )
     if not rec.whole:
         return
     rec.report = check(rec.executed)

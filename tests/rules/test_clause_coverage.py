@@ -10,9 +10,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
-
 import coverage_plugin as cp
+import pytest
 
 pytest_plugins = ["pytester"]
 
@@ -171,3 +170,16 @@ def test_a_marker_without_profiles_is_an_error(project: pytest.Pytester) -> None
     )
     res = project.runpytest_inprocess("tests/test_bad.py")
     assert "needs clause ids and profiles" in res.stdout.str() + res.stderr.str()
+
+
+def test_a_marker_naming_an_unknown_profile_is_an_error(project: pytest.Pytester) -> None:
+    (project.path / "tests" / "test_bad.py").write_text(
+        textwrap.dedent("""\
+        import pytest
+        @pytest.mark.clause("001-X-1", profiles=("tda-2042",))
+        def test_typo():
+            pass
+        """)
+    )
+    res = project.runpytest_inprocess("tests/test_bad.py")
+    assert "unknown profiles ['tda-2042']" in res.stdout.str() + res.stderr.str()
