@@ -193,3 +193,88 @@ def test_a_refusal_stops_unless_expected(tmp_path: Path, broker: Broker) -> None
     assert r.line == 4 and "the command was accepted" in r.reason, r.report()
     r = by_name["c-words.scn"]
     assert r.line == 4 and "seat 3 is empty" in r.reason, r.report()
+
+
+VERBS = {
+    # venue commands: a move between hands, the button draw, a profile change
+    "a-move-draw.scn": """\
+profile tda-2024
+level 50 100
+seat 1 1000
+seat 2 1000
+seat 4 900
+move 4 3
+expect stack 3 900
+draw
+expect instruction button draw
+set-profile club-003
+expect no-alert
+""",
+    # zone N TOTAL sets the total: 100 taken down to 40 is a big blind short of 100, so it
+    # is not posted when the deal starts (000-S2-blinds-1); 100 then 40 then 100 is posted
+    "b-zone.scn": """\
+profile tda-2024
+level 50 100
+seat 1 1000
+seat 2 1000
+seat 3 1000
+button 1
+zone 2 50
+zone 3 100
+zone 3 40
+hole 2 2c
+expect alert BLINDS_NOT_POSTED seat 3
+""",
+    "c-zone-back-up.scn": """\
+profile tda-2024
+level 50 100
+seat 1 1000
+seat 2 1000
+seat 3 1000
+button 1
+zone 2 50
+zone 3 100
+zone 3 40
+zone 3 100
+hole 2 2c
+expect no-alert
+""",
+    # a director's ruling: the misdeal button after the window is refused; the supervisor's
+    # badge authorises it (controller/rules/misdeal.py, the disputed misdeal)
+    "d-ruling.scn": """\
+profile tda-2024
+level 50 100
+seat 1 1000
+seat 2 1000
+seat 3 1000
+seat 4 1000
+button 1
+bet 2 50
+bet 3 100
+hole 2 2c
+hole 3 3c
+hole 4 4c
+hole 1 5c
+hole 2 6c
+hole 3 7c
+hole 4 8c
+hole 1 9c
+bet 4 100
+bet 1 100
+press misdeal
+expect alert MISDEAL_REFUSED
+expect phase betting
+ruling td-1
+expect phase misdeal
+""",
+}
+
+
+@pytest.mark.timeout(120)
+def test_the_new_verbs_drive_the_table(tmp_path: Path, broker: Broker) -> None:
+    for name, text in VERBS.items():
+        (tmp_path / name).write_text(text)
+    results = run([tmp_path], broker)
+    assert [Path(r.path).name for r in results] == sorted(VERBS)
+    for r in results:
+        assert r.ok, r.report()
