@@ -81,3 +81,30 @@ def test_cli_an_empty_selection_is_an_error(tmp_path: Path) -> None:
     out = railguard(str(tmp_path / "nowhere"), timeout=50)
     assert out.returncode == 2
     assert f"{tmp_path / 'nowhere'}: no such file or folder" in out.stderr
+
+
+@pytest.mark.timeout(90)
+def test_cli_ctrl_c_stops_without_a_traceback() -> None:
+    """Ctrl-C (SIGINT) once the first scenario has reported: a one-line note, exit 130."""
+    import signal
+
+    # SIGINT as a terminal delivers it (a shell's background job starts with it ignored)
+    main = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from controller.cli import main; raise SystemExit(main())")  # fmt: skip
+    cmd = [sys.executable, "-X", "faulthandler", "-c", main, "scenario",
+           str(LIBRARY / "tda-2024" / "000-S3-misdeal-1h-wrong-first-seat.scn"),
+           str(LIBRARY / "tda-2024" / "000-S3-bet-4-short-all-in-does-not-reopen.scn")]  # fmt: skip
+    with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as proc:  # fmt: skip
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("[1/2] PASS "), first
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=40)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's stack
+            out, err = proc.communicate(timeout=20)
+            pytest.fail(f"still running 40 s after SIGINT:\n{err}")
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err and err.strip() == "interrupted after 1 of 2 scenarios"
