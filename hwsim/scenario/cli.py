@@ -1,14 +1,18 @@
 """``railguard scenario PATH...``: play scenario files (or folders of them) on the simulated
 table. One line per scenario as it finishes (``[3/43] PASS ...``), then a summary per
 profile and ``N passed, N failed``. Exit status: 0 all passed, 1 any failed, 2 nothing to
-run (a folder without ``.scn`` files, a path that does not exist)."""
+run (a folder without ``.scn`` files, a path that does not exist), 130 stopped by Ctrl-C
+(the first press lets the scenario being played finish; a second stops at once)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from hwsim.scenario.parse import scenario_files
@@ -44,6 +48,28 @@ def summary(results: list[Result]) -> list[str]:
     return [*lines, f"{passed} passed, {len(results) - passed} failed"]
 
 
+async def _play(paths: list[str], host: str, port: int, show: Callable[[Result], None],
+                abort: Callable[[], None]) -> tuple[list[Result], bool]:  # fmt: skip
+    """The scenarios, with Ctrl-C handled on the loop: the first press stops after the
+    scenario being played (its table is closed as usual), a second calls ``abort``."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    def on_sigint() -> None:
+        if stop.is_set():
+            abort()
+        stop.set()
+        print("Ctrl-C: stopping after the scenario being played (Ctrl-C again: at once)",
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
+    try:
+        results = await run_paths(paths, host, port, show, stop=stop)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    return results, stop.is_set()
+
+
 def main(args: argparse.Namespace) -> int:
     files, problems = selection(args.paths)
     if problems or not files:
@@ -66,18 +92,26 @@ def main(args: argparse.Namespace) -> int:
                 print(f"     xfail {x}", flush=True)
 
     paths = [str(f) for f in files]
-    try:
-        if args.broker:
-            host, _, port = args.broker.rpartition(":")
-            results = asyncio.run(run_paths(paths, host or "127.0.0.1", int(port), show))
-        else:
-            from hwsim.broker import plain_broker
+    stop_broker: Callable[[], None] = lambda: None  # noqa: E731
 
-            with plain_broker() as b:
-                results = asyncio.run(run_paths(paths, "127.0.0.1", b.port, show))
-    except KeyboardInterrupt:
-        print(f"interrupted after {done} of {len(files)} scenarios", file=sys.stderr)
-        return 130
+    def abort() -> None:  # the second Ctrl-C: no waiting for the table to close
+        print(f"interrupted after {done} of {len(files)} scenarios", file=sys.stderr,
+              flush=True)  # fmt: skip
+        stop_broker()
+        os._exit(130)
+
+    if args.broker:
+        host, _, port = args.broker.rpartition(":")
+        results, stopped = asyncio.run(_play(paths, host or "127.0.0.1", int(port), show, abort))
+    else:
+        from hwsim.broker import plain_broker
+
+        with plain_broker() as b:
+            stop_broker = b.stop
+            results, stopped = asyncio.run(_play(paths, "127.0.0.1", b.port, show, abort))
     for line in summary(results):
         print(line)
+    if stopped:
+        print(f"interrupted after {done} of {len(files)} scenarios", file=sys.stderr)
+        return 130
     return 1 if any(not r.ok for r in results) else 0

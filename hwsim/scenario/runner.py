@@ -535,11 +535,15 @@ async def play_file(path: Path, host: str, port: int, workdir: Path) -> Result:
 
 
 async def run_paths(paths: list[str], host: str, port: int,
-                    on_result: Callable[[Result], None] | None = None) -> list[Result]:  # fmt: skip
-    """Every scenario under ``paths``, one after the other, each on a fresh table."""
+                    on_result: Callable[[Result], None] | None = None, *,
+                    stop: asyncio.Event | None = None) -> list[Result]:  # fmt: skip
+    """Every scenario under ``paths``, one after the other, each on a fresh table; once
+    ``stop`` is set, none after the one being played."""
     results = []
     with tempfile.TemporaryDirectory(prefix="railguard-scn-") as tmp:
         for i, path in enumerate(_files(paths)):
+            if stop is not None and stop.is_set():
+                break
             r = await play_file(path, host, port, Path(tmp) / str(i))
             results.append(r)
             if on_result is not None:

@@ -83,28 +83,58 @@ def test_cli_an_empty_selection_is_an_error(tmp_path: Path) -> None:
     assert f"{tmp_path / 'nowhere'}: no such file or folder" in out.stderr
 
 
-@pytest.mark.timeout(90)
-def test_cli_ctrl_c_stops_without_a_traceback() -> None:
-    """Ctrl-C (SIGINT) once the first scenario has reported: a one-line note, exit 130."""
+CTRL_C_FILES = [
+    str(LIBRARY / "tda-2024" / "000-S3-misdeal-1h-wrong-first-seat.scn"),
+    str(LIBRARY / "tda-2024" / "000-S3-bet-4-short-all-in-does-not-reopen.scn"),
+    str(LIBRARY / "vistancia-002" / "002-NonStdFolds-1-fold-out-of-turn.scn"),
+]
+
+
+def ctrl_c(presses: int) -> tuple[int, str, str]:
+    """``railguard scenario`` on three files, SIGINT ``presses`` times once the first has
+    reported; (exit status, stdout, stderr)."""
     import signal
 
     # SIGINT as a terminal delivers it (a shell's background job starts with it ignored)
     main = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
             "from controller.cli import main; raise SystemExit(main())")  # fmt: skip
-    cmd = [sys.executable, "-X", "faulthandler", "-c", main, "scenario",
-           str(LIBRARY / "tda-2024" / "000-S3-misdeal-1h-wrong-first-seat.scn"),
-           str(LIBRARY / "tda-2024" / "000-S3-bet-4-short-all-in-does-not-reopen.scn")]  # fmt: skip
+    cmd = [sys.executable, "-X", "faulthandler", "-c", main, "scenario", *CTRL_C_FILES]
     with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as proc:  # fmt: skip
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         first = proc.stdout.readline()
-        assert first.startswith("[1/2] PASS "), first
+        assert first.startswith("[1/3] PASS "), first
         proc.send_signal(signal.SIGINT)
+        if presses > 1:
+            assert proc.stderr.readline().startswith("Ctrl-C: stopping after the scenario")
+            proc.send_signal(signal.SIGINT)
         try:
             out, err = proc.communicate(timeout=40)
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's stack
             out, err = proc.communicate(timeout=20)
             pytest.fail(f"still running 40 s after SIGINT:\n{err}")
-    assert proc.returncode == 130, out + err
-    assert "Traceback" not in err and err.strip() == "interrupted after 1 of 2 scenarios"
+    return proc.returncode, first + out, err
+
+
+@pytest.mark.timeout(90)
+def test_cli_ctrl_c_finishes_the_scenario_being_played() -> None:
+    """The first Ctrl-C: the scenario being played finishes (its table closed as usual),
+    the next is not started; the summary of what ran, exit 130, no traceback."""
+    rc, out, err = ctrl_c(1)
+    assert rc == 130, out + err
+    lines = out.strip().splitlines()
+    assert lines[1].startswith("[2/3] PASS ") and lines[-1] == "2 passed, 0 failed", out
+    assert "Traceback" not in err
+    assert err.strip().splitlines() == [
+        "Ctrl-C: stopping after the scenario being played (Ctrl-C again: at once)",
+        "interrupted after 2 of 3 scenarios",
+    ]
+
+
+@pytest.mark.timeout(90)
+def test_cli_a_second_ctrl_c_stops_at_once() -> None:
+    rc, out, err = ctrl_c(2)
+    assert rc == 130, out + err
+    assert "Traceback" not in err
+    assert err.strip() == "interrupted after 1 of 3 scenarios"
