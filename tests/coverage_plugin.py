@@ -188,6 +188,8 @@ def whole_suite(config: pytest.Config, session: pytest.Session) -> bool:
     opt = config.option
     if getattr(opt, "keyword", "") or getattr(opt, "deselect", None):
         return False
+    if getattr(opt, "collectonly", False):
+        return False
     if (getattr(opt, "markexpr", "") or "").strip() not in ("", DEFAULT_MARKEXPR):
         return False
     if getattr(opt, "lf", False) or getattr(opt, "stepwise", False):

@@ -151,9 +151,10 @@ def test_a_missing_inventory_fails_the_run(project: pytest.Pytester) -> None:
 
 
 def test_a_narrowed_run_does_not_check(project: pytest.Pytester) -> None:
-    """-k, -m or a single file: not the whole suite, so no verdict on coverage."""
+    """-k, -m, a single test or only collecting: not a whole-suite run, so no verdict."""
     for args in (["tests", "-k", "asserts"], ["tests", "-m", "not clause"],
-                 ["tests/test_rows.py::test_asserts_and_passes"]):  # fmt: skip
+                 ["tests/test_rows.py::test_asserts_and_passes"],
+                 ["tests", "--collect-only"]):  # fmt: skip
         res = project.runpytest_inprocess(*args)
         assert res.ret == pytest.ExitCode.OK, (args, res.stdout.str())
         assert "clause coverage" not in res.stdout.str()
