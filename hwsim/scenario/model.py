@@ -43,13 +43,13 @@ class Action:
     verb: str
     seat: int = 0
     amount: int = 0
-    numbers: tuple[int, ...] = ()  # stacks/level/chips
+    numbers: tuple[int, ...] = ()  # level (SB, BB, ante), chips, move's target seat
     cards: tuple[CardRef, ...] = ()
     zone: str = ""  # hole, board, burn, muck
     together: bool = False
     button: ConsoleButton | None = None
     long: bool = False
-    text: str = ""  # player name, badge id, fault name
+    text: str = ""  # player name, badge id, fault name, profile name
     seconds: float = 0.0
 
 

@@ -7,7 +7,10 @@ done physically (tags on antennas, pins on the MockFactory, venue commands over 
 each one the runner waits until the daemon has handled what was sensed and the venue has
 received every alert, hand record and the current state, then checks the expectations
 written after the action: alerts, state and hand records as the venue received them over
-MQTT, positions and phase from the daemon's core snapshot, instructions from its log.
+MQTT, positions and phase from the daemon's core snapshot; instructions, the card an alert
+names and the pots of a completed hand (with their eligible seats) from the daemon's public
+observer list (``Daemon.watchers``). Every failed expectation is recorded and the scenario
+goes on; an action that cannot be done ends it.
 """
 
 from __future__ import annotations
