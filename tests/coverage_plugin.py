@@ -194,7 +194,9 @@ def whole_suite(config: pytest.Config, session: pytest.Session) -> bool:
         return False
     if getattr(opt, "lf", False) or getattr(opt, "stepwise", False):
         return False
-    args = [Path(str(a).split("::", 1)[0]).resolve() for a in config.args]
+    testpaths = config.args_source is pytest.Config.ArgsSource.TESTPATHS
+    base = config.rootpath if testpaths else config.invocation_params.dir
+    args = [(base / str(a).split("::", 1)[0]).resolve() for a in config.args]
     return any(a in (TESTS, ROOT) for a in args) and not session.config.getoption(
         "exitfirst", False
     )

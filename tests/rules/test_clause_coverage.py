@@ -104,7 +104,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     (root / "inventory.md").write_text(INVENTORY)
     (root / "docs").mkdir()
     (root / "docs" / "rules.md").write_text(RULES)
-    pytester.makeini("[pytest]\nmarkers =\n    clause: see coverage_plugin\n")
+    pytester.makeini("[pytest]\ntestpaths = tests\nmarkers =\n    clause: see coverage_plugin\n")
     monkeypatch.setattr(cp, "ROOT", root)
     monkeypatch.setattr(cp, "TESTS", root / "tests")
     monkeypatch.setattr(cp, "INVENTORY", root / "inventory.md")
@@ -138,9 +138,11 @@ def test_the_check_passes_and_fails_the_run_alone(project: pytest.Pytester) -> N
     assert res.ret == pytest.ExitCode.OK, res.stdout.str()
     assert "clause coverage: 3 clauses asserted by passed tests" in res.stdout.str()
     (project.path / "docs" / "rules.md").write_text(RULES)
-    res = project.runpytest_inprocess("tests")
-    res.assert_outcomes(passed=4, skipped=1)
-    assert res.ret == pytest.ExitCode.TESTS_FAILED
+    for args in (["tests"], []):  # [] as the README's command: the testpaths
+        res = project.runpytest_inprocess(*args)
+        res.assert_outcomes(passed=4, skipped=1)
+        assert res.ret == pytest.ExitCode.TESTS_FAILED, args
+        assert "clause coverage by execution: FAILED" in res.stdout.str()
 
 
 def test_a_missing_inventory_fails_the_run(project: pytest.Pytester) -> None:
