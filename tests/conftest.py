@@ -39,3 +39,9 @@ def pg_server() -> Iterator[PgServer]:
 def pg_url(pg_server: PgServer) -> str:
     """The URL of a fresh, empty database on the private server."""
     return pg_server.create_database()
+
+
+# ---------------------------------------------------------------- clause coverage (issue 16)
+# The clause marker's bookkeeping and the end-of-run check (tests/coverage_plugin.py).
+sys.path.insert(0, str(Path(__file__).parent))
+pytest_plugins = ["coverage_plugin"]

@@ -178,6 +178,9 @@ class Daemon:
         self._levels_saved: Any = None
         self.interrupted: list[int] = []
         self.interrupt_outcome = ""
+        # called with every handled event and its step (hwsim's scenario runner: an alert's
+        # card, pots' eligible seats); must not block; one that raises is logged and dropped
+        self.watchers: list[Callable[[Event, Step], None]] = []
         self._restore()
         refresh = board.full_refresh_cycles if board is not None and board.changes_only else 1
         self.reconciler = recovery.Reconciler(
@@ -393,6 +396,12 @@ class Daemon:
             if item.reply is not None and not item.reply.done():
                 item.reply.set_exception(exc)
             return
+        for watch in list(self.watchers):
+            try:
+                watch(item.event, step)
+            except Exception:
+                log.exception("watcher %r failed; dropped", watch)
+                self.watchers.remove(watch)
         if item.reply is not None and not item.reply.done():
             item.reply.set_result(step)
 

@@ -1,12 +1,21 @@
 """``railguard scenario PATH...``: play scenario files (or folders of them) on the simulated
-table and report pass or fail per scenario, then ``N passed, N failed``."""
+table. One line per scenario as it finishes (``[3/43] PASS ...``), then a summary per
+profile and ``N passed, N failed``. Exit status: 0 all passed, 1 any failed, 2 nothing to
+run (a folder without ``.scn`` files, a path that does not exist), 130 stopped by Ctrl-C
+(the first press lets the scenario being played finish; a second stops at once)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import logging
+import os
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
+from hwsim.scenario.parse import scenario_files
 from hwsim.scenario.runner import Result, run_paths
 
 
@@ -18,27 +27,91 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
 
 
+def selection(paths: list[str]) -> tuple[list[Path], list[str]]:
+    """The scenario files named, and what is wrong with the selection (nothing to run)."""
+    problems = [f"{p}: no such file or folder" for p in paths if not Path(p).exists()]
+    files = scenario_files([p for p in paths if Path(p).exists()])
+    empty = [p for p in paths if Path(p).is_dir() and not any(Path(p).rglob("*.scn"))]
+    problems += [f"{p}: no .scn files in this folder" for p in empty]
+    return files, problems
+
+
+def summary(results: list[Result]) -> list[str]:
+    """One line per profile (``tda-2024: 20 passed, 1 failed, 41.2 s``), then the total."""
+    lines = []
+    for prof in sorted({r.profile or "?" for r in results}):
+        rs = [r for r in results if (r.profile or "?") == prof]
+        ok = sum(r.ok for r in rs)
+        secs = sum(r.seconds for r in rs)
+        lines.append(f"  {prof}: {ok} passed, {len(rs) - ok} failed, {secs:.1f} s")
+    passed = sum(r.ok for r in results)
+    return [*lines, f"{passed} passed, {len(results) - passed} failed"]
+
+
+async def _play(paths: list[str], host: str, port: int, show: Callable[[Result], None],
+                abort: Callable[[], None]) -> tuple[list[Result], bool]:  # fmt: skip
+    """The scenarios, with Ctrl-C handled on the loop: the first press stops after the
+    scenario being played (its table is closed as usual), a second calls ``abort``."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+
+    def on_sigint() -> None:
+        if stop.is_set():
+            abort()
+        stop.set()
+        print("Ctrl-C: stopping after the scenario being played (Ctrl-C again: at once)",
+              file=sys.stderr, flush=True)  # fmt: skip
+
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
+    try:
+        results = await run_paths(paths, host, port, show, stop=stop)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    return results, stop.is_set()
+
+
 def main(args: argparse.Namespace) -> int:
+    files, problems = selection(args.paths)
+    if problems or not files:
+        for p in problems or ["no scenario files selected"]:
+            print(f"railguard scenario: {p}", file=sys.stderr)
+        print("nothing was run: name .scn files or folders holding them", file=sys.stderr)
+        return 2
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     else:  # the daemon's warnings (every alert) would drown the report
         logging.basicConfig(handlers=[logging.NullHandler()], force=True)
+    done = 0
 
     def show(r: Result) -> None:
+        nonlocal done
+        done += 1
         if not args.quiet or not r.ok:
-            print(r.report(), flush=True)
+            print(f"[{done}/{len(files)}] {r.report()}", flush=True)
             for x in r.xfails if not args.quiet else []:
                 print(f"     xfail {x}", flush=True)
 
+    paths = [str(f) for f in files]
+    stop_broker: Callable[[], None] = lambda: None  # noqa: E731
+
+    def abort() -> None:  # the second Ctrl-C: no waiting for the table to close
+        print(f"interrupted after {done} of {len(files)} scenarios", file=sys.stderr,
+              flush=True)  # fmt: skip
+        stop_broker()
+        os._exit(130)
+
     if args.broker:
         host, _, port = args.broker.rpartition(":")
-        results = asyncio.run(run_paths(args.paths, host or "127.0.0.1", int(port), show))
+        results, stopped = asyncio.run(_play(paths, host or "127.0.0.1", int(port), show, abort))
     else:
         from hwsim.broker import plain_broker
 
         with plain_broker() as b:
-            results = asyncio.run(run_paths(args.paths, "127.0.0.1", b.port, show))
-    passed = sum(r.ok for r in results)
-    failed = len(results) - passed
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+            stop_broker = b.stop
+            results, stopped = asyncio.run(_play(paths, "127.0.0.1", b.port, show, abort))
+    for line in summary(results):
+        print(line)
+    if stopped:
+        print(f"interrupted after {done} of {len(files)} scenarios", file=sys.stderr)
+        return 130
+    return 1 if any(not r.ok for r in results) else 0

@@ -44,13 +44,13 @@ class Action:
     verb: str
     seat: int = 0
     amount: int = 0
-    numbers: tuple[int, ...] = ()  # stacks/level/chips
+    numbers: tuple[int, ...] = ()  # level (SB, BB, ante), chips, move's target seat
     cards: tuple[CardRef, ...] = ()
     zone: str = ""  # hole, board, burn, muck
     together: bool = False
     button: ConsoleButton | None = None
     long: bool = False
-    text: str = ""  # player name, badge id, fault name
+    text: str = ""  # player name, badge id, fault name, profile name
     seconds: float = 0.0
 
 
@@ -59,14 +59,17 @@ class Expect:
     """One conclusion the controller must reach at the step it follows."""
 
     line: int
-    what: str  # alert, no-alert, instruction, button, sb, bb, to-act, pot, stack, phase,
-    #            street, winners, hand, reader
+    what: str  # alert, no-alert, instruction, no-instruction, remedy, button, sb, bb, to-act,
+    #            pot, pots, stack, phase, street, winners, eliminated, hand, reader, refused
     code: str = ""
-    severity: str = ""
+    severity: str = ""  # alert: its severity; no-alert: "above" this one
     seat: int | None = None
     value: int | None = None
     values: tuple[int, ...] = ()
     text: str = ""
+    card: str = ""  # alert: the card it names (the daemon's side; scrubbed on MQTT)
+    within: int = 1  # alert: at this step or one of the within-1 steps before it
+    pots: tuple[tuple[int, tuple[int, ...]], ...] = ()  # pots: (amount, eligible seats)
     xfail: str = ""  # a known failure of the controller: the reason (see docs/scenarios.md)
 
     def describe(self) -> str:
@@ -74,9 +77,14 @@ class Expect:
         if self.code:
             parts.append(self.code)
         if self.severity:
-            parts.append(f"severity {self.severity}")
+            parts.append(f"{'above' if self.what == 'no-alert' else 'severity'} {self.severity}")
         if self.seat is not None:
             parts.append(f"seat {self.seat}")
+        if self.card:
+            parts.append(f"card {self.card}")
+        if self.within > 1:
+            parts.append(f"within {self.within} steps")
+        parts += [f"{a}:{','.join(map(str, s))}" for a, s in self.pots]
         if self.value is not None:
             parts.append(str(self.value))
         parts += [str(v) for v in self.values]

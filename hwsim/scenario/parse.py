@@ -29,7 +29,9 @@ READER = ("connecting", "online", "stalled", "offline", "version_mismatch")
 FAULTS = ("garbage", "bitflip", "reboot", "unplug", "replug", "stall", "heartbeat-stall",
           "resume", "bounce")  # fmt: skip
 CARD_VERBS = ("hole", "board", "burn", "muck", "take")
-MAX_SEAT = 6  # the simulated table (controller.demo.table.SEATS)
+MAX_SEAT = 10  # the simulated table seats one to ten
+#: actions that are venue commands over MQTT: only their step may ``expect refused``
+VENUE_VERBS = ("seat", "unseat", "move", "level", "draw", "set-profile")
 _CLAUSE_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]*$")
 _HEX = re.compile(r"^(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{14}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{20})$")
 
@@ -107,6 +109,16 @@ def _action(ln: _Line) -> Action:
     if verb in ("unseat", "button", "fold"):
         ln.arity(1, 1, f"{verb} N")
         return Action(no, verb, seat=ln.seat(args[0]))
+    if verb == "move":
+        ln.arity(2, 2, "move FROM TO (seats)")
+        return Action(no, verb, seat=ln.seat(args[0]), numbers=(ln.seat(args[1]),))
+    if verb == "set-profile":
+        ln.arity(1, 1, "set-profile NAME")
+        try:
+            get_profile(args[0])
+        except ConfigError as exc:
+            raise ln.error(f"set-profile {args[0]}: {exc}") from None
+        return Action(no, verb, text=args[0])
     if verb == "level":
         ln.arity(2, 3, "level SB BB [ANTE]")
         nums = tuple(ln.int_(a, "level") for a in args)
@@ -137,18 +149,23 @@ def _action(ln: _Line) -> Action:
             return Action(no, verb, seat=seat, amount=sum(chips), numbers=chips)
         ln.arity(2, 2, "bet N AMOUNT or bet N chips D D ...")
         return Action(no, verb, seat=seat, amount=ln.int_(args[1], "amount", low=1))
+    if verb == "zone":
+        ln.arity(2, 2, "zone N TOTAL (the chips in seat N's betting zone then total TOTAL)")
+        return Action(no, verb, seat=ln.seat(args[0]), amount=ln.int_(args[1], "total"))
     if verb == "takeback":
         ln.arity(1, 2, "takeback N [AMOUNT]")
         amount = ln.int_(args[1], "amount", low=1) if len(args) > 1 else 0
         return Action(no, verb, seat=ln.seat(args[0]), amount=amount)
     if verb == "press":
         ln.arity(1, 2, "press BUTTON [long]")
-        button = BUTTONS.get(args[0])
-        if button is None:
-            raise ln.error(f"press {args[0]}: unknown button (one of {', '.join(BUTTONS)})")
-        if len(args) > 1 and args[1] != "long":
-            raise ln.error(f"press {args[0]} {args[1]}: only 'long' may follow the button")
-        return Action(no, verb, button=button, long=len(args) > 1)
+        button, long = _button(ln, args)
+        return Action(no, verb, button=button, long=long)
+    if verb == "ruling":
+        ln.arity(1, 3, "ruling BADGE [BUTTON [long]] (a supervisor's badge, then a button)")
+        if len(args) == 1:
+            return Action(no, verb, text=args[0])
+        button, long = _button(ln, args[1:])
+        return Action(no, verb, text=args[0], button=button, long=long)
     if verb == "badge":
         ln.arity(2, 2, "badge dealer|supervisor ID")
         if args[0] not in ("dealer", "supervisor"):
@@ -166,6 +183,15 @@ def _action(ln: _Line) -> Action:
     if verb == "fault":
         return _fault(ln)
     raise ln.error(f"unknown instruction {verb!r}")
+
+
+def _button(ln: _Line, args: list[str]) -> tuple[ConsoleButton, bool]:
+    button = BUTTONS.get(args[0])
+    if button is None:
+        raise ln.error(f"{ln.words[0]} {args[0]}: unknown button (one of {', '.join(BUTTONS)})")
+    if len(args) > 1 and args[1] != "long":
+        raise ln.error(f"{ln.words[0]} {args[0]} {args[1]}: only 'long' may follow the button")
+    return button, len(args) > 1
 
 
 def _fault(ln: _Line) -> Action:
@@ -193,34 +219,31 @@ def _expect(ln: _Line, xfail: str) -> Expect:
         raise ln.error("expect: expected what (alert, no-alert, pot, ...)")
     what, args, no = w[0], w[1:], ln.no
     if what == "alert":
-        if not args:
-            raise ln.error("expect alert: name the alert code")
-        code = args[0].upper()
-        if code not in ALERT_CODES:
-            raise ln.error(f"expect alert {args[0]}: unknown alert code")
-        severity, seat = "", None
-        rest = args[1:]
-        while rest:
-            if len(rest) < 2:
-                raise ln.error(f"expect alert: {rest[0]!r} needs a value")
-            key, val = rest[0], rest[1]
-            if key == "severity":
-                if val not in SEVERITIES:
-                    raise ln.error(f"severity {val}: one of {', '.join(SEVERITIES)}")
-                severity = val
-            elif key == "seat":
-                seat = ln.seat(val)
-            else:
-                raise ln.error(f"expect alert: unknown qualifier {key!r} (severity, seat)")
-            rest = rest[2:]
-        return Expect(no, what, code=code, severity=severity, seat=seat, xfail=xfail)
+        return _alert(ln, args, xfail)
     if what == "no-alert":
+        if args[:1] == ["above"]:
+            if len(args) != 2 or args[1] not in SEVERITIES[:2]:
+                raise ln.error("expect no-alert above info|warning")
+            return Expect(no, what, severity=args[1], xfail=xfail)
         if len(args) > 1:
-            raise ln.error("expect no-alert [CODE]")
+            raise ln.error("expect no-alert [CODE] or expect no-alert above info|warning")
         code = args[0].upper() if args else ""
         if code and code not in ALERT_CODES:
             raise ln.error(f"expect no-alert {args[0]}: unknown alert code")
         return Expect(no, what, code=code, xfail=xfail)
+    if what == "no-instruction":
+        if args:
+            raise ln.error("expect no-instruction (no arguments)")
+        return Expect(no, what, xfail=xfail)
+    if what == "refused":
+        return Expect(no, what, text=_text(args), xfail=xfail)
+    if what == "pots":
+        return Expect(no, what, pots=_pots(ln, args), xfail=xfail)
+    if what == "eliminated":
+        if not args:
+            raise ln.error("expect eliminated: name the seat(s) out, or none")
+        seats = tuple(sorted(ln.seat(a) for a in args)) if args != ["none"] else ()
+        return Expect(no, what, values=seats, xfail=xfail)
     if what in ("instruction", "remedy"):
         if not args:
             raise ln.error(f"expect {what}: give the text it must contain")
@@ -249,6 +272,58 @@ def _expect(ln: _Line, xfail: str) -> Expect:
                 raise ln.error(f"expect {name}: one of {', '.join(sorted(allowed))}")
             return Expect(no, what, text=args[0], xfail=xfail)
     raise ln.error(f"expect {what}: unknown expectation")
+
+
+def _alert(ln: _Line, args: list[str], xfail: str) -> Expect:
+    if not args:
+        raise ln.error("expect alert: name the alert code")
+    code = args[0].upper()
+    if code not in ALERT_CODES:
+        raise ln.error(f"expect alert {args[0]}: unknown alert code")
+    severity, seat, card, within = "", None, "", 1
+    rest = args[1:]
+    while rest:
+        if len(rest) < 2:
+            raise ln.error(f"expect alert: {rest[0]!r} needs a value")
+        key, val = rest[0], rest[1]
+        rest = rest[2:]
+        if key == "severity":
+            if val not in SEVERITIES:
+                raise ln.error(f"severity {val}: one of {', '.join(SEVERITIES)}")
+            severity = val
+        elif key == "seat":
+            seat = ln.seat(val)
+        elif key == "card":
+            ref = ln.card(val)
+            if ref.tag:
+                raise ln.error(f"card {val}: an unregistered tag names no card")
+            card = ref.card
+        elif key == "within":
+            within = ln.int_(val, "within", low=1)
+            if rest[:1] in (["steps"], ["step"]):
+                rest = rest[1:]
+        else:
+            raise ln.error(
+                f"expect alert: unknown qualifier {key!r} (severity, seat, card, within N steps)"
+            )
+    return Expect(ln.no, "alert", code=code, severity=severity, seat=seat, card=card,
+                  within=within, xfail=xfail)  # fmt: skip
+
+
+def _pots(ln: _Line, args: list[str]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """``AMOUNT:SEAT,SEAT ...``: each pot of the last hand record, main pot first."""
+    if not args:
+        raise ln.error("expect pots: give each pot as AMOUNT:SEAT,SEAT (main pot first)")
+    out = []
+    for word in args:
+        amount, sep, seats = word.partition(":")
+        if not sep or not seats:
+            raise ln.error(f"expect pots {word}: expected AMOUNT:SEAT,SEAT (e.g. 300:1,2,3)")
+        eligible = tuple(sorted(ln.seat(x) for x in seats.split(",")))
+        if len(set(eligible)) != len(eligible):
+            raise ln.error(f"expect pots {word}: a seat named twice")
+        out.append((ln.int_(amount, "pot amount", low=1), eligible))
+    return tuple(out)
 
 
 def _text(words: list[str]) -> str:
@@ -300,6 +375,12 @@ def parse_text(text: str, path: str = "<scenario>") -> Scenario:
         elif head == "expect":
             exp = _expect(ln, xfail)
             xfail = ""
+            if exp.what == "refused" and (not sc.steps or sc.steps[-1].action.verb
+                                          not in VENUE_VERBS):  # fmt: skip
+                raise ln.error("expect refused follows a venue command: one of "
+                               + ", ".join(VENUE_VERBS))  # fmt: skip
+            if exp.within > 1 and exp.within > len(sc.steps):
+                raise ln.error(f"within {exp.within} steps: only {len(sc.steps)} step(s) so far")
             (sc.steps[-1].expects if sc.steps else sc.setup).append(exp)
         else:
             if xfail:
@@ -313,6 +394,8 @@ def parse_text(text: str, path: str = "<scenario>") -> Scenario:
         raise ScenarioError(path, 1, "no profile line (profile NAME)")
     if not sc.steps:
         raise ScenarioError(path, 1, "no actions")
+    if sc.clauses and not sc.setup and not any(st.expects for st in sc.steps):
+        raise ScenarioError(path, 1, "a scenario naming clauses must assert (no expect line)")
     return sc
 
 

@@ -7,7 +7,10 @@ done physically (tags on antennas, pins on the MockFactory, venue commands over 
 each one the runner waits until the daemon has handled what was sensed and the venue has
 received every alert, hand record and the current state, then checks the expectations
 written after the action: alerts, state and hand records as the venue received them over
-MQTT, positions and phase from the daemon's core snapshot, instructions from its log.
+MQTT, positions and phase from the daemon's core snapshot; instructions, the card an alert
+names and the pots of a completed hand (with their eligible seats) from the daemon's public
+observer list (``Daemon.watchers``). Every failed expectation is recorded and the scenario
+goes on; an action that cannot be done ends it.
 """
 
 from __future__ import annotations
@@ -21,10 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.rules.events import BadgeTap, SetDealer, StartButtonDraw, Tick
+from controller.rules.decisions import Alert, HandComplete, HandRecord, Instruction
+from controller.rules.engine import Step as CoreStep
+from controller.rules.events import BadgeTap, Event, SetDealer, Tick
 from hwsim.layout import split_chips, wait_until
 from hwsim.scenario.model import Action, Expect, Scenario, ScenarioError
-from hwsim.scenario.parse import parse_file, scenario_files
+from hwsim.scenario.parse import VENUE_VERBS, parse_file, scenario_files
 from hwsim.scenario.rig import (
     BET,
     HOLE,
@@ -48,6 +53,9 @@ class StepFailed(Exception):
 
 @dataclass
 class Result:
+    """One scenario's outcome: ``failures`` holds every failed expectation (line, why), in
+    order; an action that could not be done ends the scenario and is the last one."""
+
     path: str
     ok: bool
     line: int = 0
@@ -55,12 +63,22 @@ class Result:
     xfails: list[str] = field(default_factory=list)
     seconds: float = 0.0
     steps: int = 0
+    profile: str = ""
+    clauses: list[str] = field(default_factory=list)
+    failures: list[tuple[int, str]] = field(default_factory=list)
+
+    def fail(self, line: int, reason: str) -> None:
+        if not self.failures:
+            self.line, self.reason = line, reason
+        self.failures.append((line, reason))
+        self.ok = False
 
     def report(self) -> str:
         if self.ok:
             extra = f", {len(self.xfails)} xfail" if self.xfails else ""
             return f"PASS {self.path} ({self.steps} steps{extra}, {self.seconds:.1f}s)"
-        return f"FAIL {self.path}:{self.line}: {self.reason}"
+        more = "".join(f"\n     also {self.path}:{n}: {why}" for n, why in self.failures[1:])
+        return f"FAIL {self.path}:{self.line}: {self.reason}{more}"
 
 
 # ---------------------------------------------------------------- actions
@@ -89,7 +107,22 @@ async def _cards(rig: Rig, a: Action) -> None:
         await rig.settled()
 
 
+def _zone_total(rig: Rig, seat: int) -> int:
+    bank = _bank()
+    return sum(bank[u] for u in rig.chips_on.get(seat, []))
+
+
 async def _chips(rig: Rig, a: Action) -> None:
+    if a.verb == "zone":  # the zone's total becomes a.amount: chips added or taken back
+        now = _zone_total(rig, a.seat)
+        if a.amount == now:
+            return
+        if a.amount > now:
+            a = Action(a.line, "bet", seat=a.seat, amount=a.amount - now)
+        elif a.amount == 0:
+            a = Action(a.line, "takeback", seat=a.seat)
+        else:
+            a = Action(a.line, "takeback", seat=a.seat, amount=now - a.amount)
     if a.verb == "bet":
         values = list(a.numbers) or split_chips(a.amount)
         uids = [rig.take_chips(v) for v in values]
@@ -165,30 +198,30 @@ async def _fault(rig: Rig, a: Action) -> None:
         b.resume()
     elif kind == "bounce":
         assert a.button is not None
-        before = rig.daemon.stats.events
+        before = rig.events_handled()
         await rig.gpio.bouncy_press(a.button, hold_s=0.08)
-        await wait_until(lambda: rig.daemon.stats.events > before, "the button press")
+        await wait_until(lambda: rig.events_handled() > before, "the button press")
     await asyncio.sleep(0.1)
 
 
 async def _press(rig: Rig, a: Action) -> None:
     assert a.button is not None
-    before = rig.daemon.stats.events
+    before = rig.events_handled()
     if a.long:
         await rig.gpio.long_press(a.button)
     else:
         await rig.gpio.press(a.button, 0.06)
-    await wait_until(lambda: rig.daemon.stats.events > before, f"the {a.button.value} press")
+    await wait_until(lambda: rig.events_handled() > before, f"the {a.button.value} press")
 
 
 async def _button(rig: Rig, seat: int) -> None:
-    before = rig.daemon.stats.events
+    before = rig.events_handled()
     if rig.puck is not None:
         rig.gpio.set_puck(rig.puck, False)
         await asyncio.sleep(0.2)  # longer than the sensor's settle time
     rig.gpio.set_puck(seat, True)
     rig.puck = seat
-    await wait_until(lambda: rig.daemon.stats.events > before, f"the button puck at seat {seat}")
+    await wait_until(lambda: rig.events_handled() > before, f"the button puck at seat {seat}")
 
 
 async def _next_hand(rig: Rig) -> None:
@@ -196,30 +229,51 @@ async def _next_hand(rig: Rig) -> None:
     if cards:
         await rig.remove_tags(cards)
     await rig.settled()
-    d = rig.daemon
     try:
-        await wait_until(lambda: d.core.phase.value == "idle", "the table to reset", 3)
+        await wait_until(lambda: rig.phase() == "idle", "the table to reset", 3)
     except DemoFailure:
         raise DemoFailure(
-            f"the table did not get ready for the next hand (phase {d.core.phase.value})"
+            f"the table did not get ready for the next hand (phase {rig.phase()})"
         ) from None
 
 
-async def do_action(rig: Rig, a: Action) -> None:
+async def _command(rig: Rig, a: Action) -> str:
+    """A venue command over MQTT: '' when accepted, else the daemon's reason."""
     v = rig.venue
     if a.verb == "seat":
-        await v.do("seat", seat=a.seat, player_id=f"p{a.seat}", name=a.text or f"p{a.seat}",
-                   stack=a.amount)  # fmt: skip
+        cmd, args = "seat", {"seat": a.seat, "player_id": f"p{a.seat}",
+                             "name": a.text or f"p{a.seat}", "stack": a.amount}  # fmt: skip
     elif a.verb == "unseat":
-        await v.do("unseat", seat=a.seat)
+        cmd, args = "unseat", {"seat": a.seat}
+    elif a.verb == "move":
+        cmd, args = "move", {"from_seat": a.seat, "to_seat": a.numbers[0]}
     elif a.verb == "level":
-        rig.level_no += 1
         sb, bb, ante = a.numbers
-        await v.do("set_level", level=rig.level_no, small_blind=sb, big_blind=bb, ante=ante)
+        cmd, args = "set_level", {"level": rig.level_no + 1, "small_blind": sb,
+                                  "big_blind": bb, "ante": ante}  # fmt: skip
+    elif a.verb == "set-profile":
+        cmd, args = "set_profile", {"profile": a.text}
+    else:
+        cmd, args = "button_draw", {}
+    try:
+        await v.do(cmd, **args)
+    except DemoFailure as exc:
+        prefix = f"command {cmd} refused: "
+        if not str(exc).startswith(prefix):
+            raise
+        return str(exc)[len(prefix) :] or "refused"
+    if a.verb == "level":
+        rig.level_no += 1
+    return ""
+
+
+async def do_action(rig: Rig, a: Action) -> str:
+    """Do ``a`` at the table; a venue command's refusal is returned (else '')."""
+    refused = ""
+    if a.verb in VENUE_VERBS:
+        refused = await _command(rig, a)
     elif a.verb == "button":
         await _button(rig, a.seat)
-    elif a.verb == "draw":
-        rig.put(StartButtonDraw(rig.now()), "venue")
     elif a.verb == "next-hand":
         await _next_hand(rig)
     elif a.verb in ("hole", "board", "burn", "muck", "take"):
@@ -229,10 +283,15 @@ async def do_action(rig: Rig, a: Action) -> None:
         if not hole:
             raise DemoFailure(f"seat {a.seat} has no cards to muck")
         await rig.move_tags([(u, ZONE_ANTENNA["muck"]) for u in hole])
-    elif a.verb in ("bet", "takeback", "sweep"):
+    elif a.verb in ("bet", "takeback", "sweep", "zone"):
         await _chips(rig, a)
     elif a.verb == "press":
         await _press(rig, a)
+    elif a.verb == "ruling":  # a director's ruling: the supervisor's badge, then a button
+        rig.put(BadgeTap(rig.now(), a.text, supervisor=True), "pcsc")
+        await rig.settled()
+        if a.button is not None:
+            await _press(rig, a)
     elif a.verb == "badge":
         t = rig.now()
         rig.put(BadgeTap(t, a.text, supervisor=a.long), "pcsc")
@@ -246,17 +305,43 @@ async def do_action(rig: Rig, a: Action) -> None:
     else:  # pragma: no cover - the parser knows every verb
         raise DemoFailure(f"unknown action {a.verb}")
     await rig.settled()
+    return refused
 
 
 # ---------------------------------------------------------------- expectations
 
 
+class Watch:
+    """The daemon's side of each step, through its public observer list
+    (:attr:`Daemon.watchers`): the core's alerts (with the card they name, which the venue's
+    copy scrubs), instructions and completed hand records (pots with eligible seats)."""
+
+    def __init__(self) -> None:
+        self.alerts: list[Alert] = []
+        self.instructions: list[str] = []
+        self.records: list[HandRecord] = []
+
+    def __call__(self, _event: Event, step: CoreStep) -> None:
+        for d in step.decisions:
+            if isinstance(d, Alert):
+                self.alerts.append(d)
+            elif isinstance(d, Instruction):
+                self.instructions.append(d.text)
+            elif isinstance(d, HandComplete):
+                self.records.append(d.record)
+
+
 @dataclass
 class Seen:
-    """What the venue and the daemon produced since the step began."""
+    """What the venue and the daemon produced during one step."""
 
     alerts: list[dict[str, Any]]
     instructions: list[str]
+    core_alerts: list[Alert] = field(default_factory=list)
+    refused: str = ""  # the step's venue command was refused: the reason
+
+
+_RANK = {"info": 0, "warning": 1, "critical": 2}
 
 
 def _fmt_alerts(alerts: list[dict[str, Any]]) -> str:
@@ -266,20 +351,48 @@ def _fmt_alerts(alerts: list[dict[str, Any]]) -> str:
     return "alerts " + ", ".join(parts)
 
 
-async def check(rig: Rig, e: Expect, seen: Seen) -> str:
-    """'' when the expectation holds, else why not."""
-    if e.what == "alert":
-        for a in seen.alerts:
-            if a.get("code") != e.code:
+def _alert_holds(e: Expect, history: list[Seen]) -> str:
+    steps = history[-e.within :]
+    alerts = [a for s in steps for a in s.alerts]
+    if e.card:  # the daemon's side: the core's alert and the card it names
+        core = [a for s in steps for a in s.core_alerts]
+        for c in core:
+            if c.code.value.upper() != e.code or str(c.card) != e.card:
                 continue
-            if e.severity and a.get("severity") != e.severity:
+            if e.severity and c.severity.name.lower() != e.severity:
                 continue
-            if e.seat is not None and a.get("seat") != e.seat:
+            if e.seat is not None and c.seat != e.seat:
                 continue
             return ""
-        return f"got {_fmt_alerts(seen.alerts)}"
+        named = [f"{c.code.value.upper()}(card {c.card})" for c in core] or ["none"]
+        return f"the core's alerts were {', '.join(named)}"
+    for a in alerts:
+        if a.get("code") != e.code:
+            continue
+        if e.severity and a.get("severity") != e.severity:
+            continue
+        if e.seat is not None and a.get("seat") != e.seat:
+            continue
+        return ""
+    return f"got {_fmt_alerts(alerts)}" + (f" in the last {len(steps)} steps" if e.within > 1
+                                           else "")  # fmt: skip
+
+
+def _last_record(watch: Watch) -> HandRecord | None:
+    return watch.records[-1] if watch.records else None
+
+
+async def check(rig: Rig, e: Expect, history: list[Seen], watch: Watch) -> str:
+    """'' when the expectation holds, else why not. ``history[-1]`` is this step."""
+    seen = history[-1]
+    if e.what == "alert":
+        return _alert_holds(e, history)
     if e.what == "no-alert":
-        bad = [a for a in seen.alerts if not e.code or a.get("code") == e.code]
+        if e.severity:
+            bad = [a for a in seen.alerts if _RANK.get(str(a.get("severity")), 2)
+                   > _RANK[e.severity]]  # fmt: skip
+        else:
+            bad = [a for a in seen.alerts if not e.code or a.get("code") == e.code]
         return f"got {_fmt_alerts(bad)}" if bad else ""
     if e.what == "remedy":
         if any(e.text.lower() in str(a.get("remedy", "")).lower() for a in seen.alerts):
@@ -289,13 +402,29 @@ async def check(rig: Rig, e: Expect, seen: Seen) -> str:
         if any(e.text.lower() in t.lower() for t in seen.instructions):
             return ""
         return f"instructions were {seen.instructions or 'none'}"
+    if e.what == "no-instruction":
+        return f"instructions were {seen.instructions}" if seen.instructions else ""
+    if e.what == "refused":
+        if not seen.refused:
+            return "the command was accepted"
+        if e.text.lower() not in seen.refused.lower():
+            return f"refused with {seen.refused!r}"
+        return ""
+    if e.what in ("pots", "eliminated"):
+        rec = _last_record(watch)
+        if rec is None:
+            return "no hand was completed yet"
+        if e.what == "pots":
+            pots = tuple((p.amount, tuple(sorted(p.eligible))) for p in rec.pots)
+            shown = " ".join(f"{a}:{','.join(map(str, s))}" for a, s in pots) or "none"
+            return "" if pots == e.pots else f"hand {rec.hand_no}'s pots were {shown}"
+        out = tuple(sorted(s.seat for s in rec.seats if s.end_stack == 0))
+        return "" if out == e.values else f"hand {rec.hand_no} eliminated {list(out) or 'none'}"
     if e.what == "reader":
-        reader = rig.daemon.reader
         try:
-            await wait_until(lambda: reader is not None and reader.status.value == e.text,
-                             "the reader status", 5)  # fmt: skip
+            await wait_until(lambda: rig.reader_status() == e.text, "the reader status", 5)
         except DemoFailure:
-            return f"the reader is {reader.status.value if reader else 'not started'}"
+            return f"the reader is {rig.reader_status()}"
         return ""
     if e.what == "winners":
         hands = rig.venue.on("hands")
@@ -313,7 +442,7 @@ async def check(rig: Rig, e: Expect, seen: Seen) -> str:
 def _observed(rig: Rig, e: Expect) -> Any:
     states = rig.venue.on("state")
     state: dict[str, Any] = states[-1] if states else {}
-    snap = rig.daemon.core.snapshot()
+    snap = rig.snapshot()
     if e.what == "button":
         return state.get("button") or 0
     if e.what == "to-act":
@@ -336,16 +465,19 @@ def _observed(rig: Rig, e: Expect) -> Any:
     raise AssertionError(e.what)  # pragma: no cover
 
 
-async def _expectations(rig: Rig, expects: list[Expect], seen: Seen, xfails: list[str]) -> None:
+async def _expectations(rig: Rig, expects: list[Expect], history: list[Seen], watch: Watch,
+                        res: Result) -> None:  # fmt: skip
+    """Check every expectation of the step; each failure is recorded, none stops the run."""
     for e in expects:
-        problem = await check(rig, e, seen)
+        problem = await check(rig, e, history, watch)
         if e.xfail:
             if not problem:
-                raise StepFailed(e.line, f"{e.describe()}: passed, but it is marked xfail "
-                                 f"({e.xfail}); remove the xfail")  # fmt: skip
-            xfails.append(f"line {e.line}: {e.describe()}: {problem} (xfail: {e.xfail})")
+                res.fail(e.line, f"{e.describe()}: passed, but it is marked xfail "
+                         f"({e.xfail}); remove the xfail")  # fmt: skip
+            else:
+                res.xfails.append(f"line {e.line}: {e.describe()}: {problem} (xfail: {e.xfail})")
         elif problem:
-            raise StepFailed(e.line, f"{e.describe()}: {problem}")
+            res.fail(e.line, f"{e.describe()}: {problem}")
 
 
 # ---------------------------------------------------------------- scenarios
@@ -353,7 +485,8 @@ async def _expectations(rig: Rig, expects: list[Expect], seen: Seen, xfails: lis
 
 async def play(sc: Scenario, host: str, port: int, workdir: Path) -> Result:
     started = time.monotonic()
-    res = Result(sc.path, ok=False, steps=len(sc.steps))
+    res = Result(sc.path, ok=False, steps=len(sc.steps), profile=sc.profile,
+                 clauses=list(sc.clauses))  # fmt: skip
     decks = {"B" for c in sc.cards_used() if c.deck == "B"}
     if any(c.card == "Jk" for c in sc.cards_used()):
         decks.add("JK")
@@ -362,28 +495,35 @@ async def play(sc: Scenario, host: str, port: int, workdir: Path) -> Result:
         rig = await open_rig(host, port, sc.profile, workdir, table_id, decks=decks,
                              transport=transport_for(sc))  # fmt: skip
     except Exception as exc:
-        res.line, res.reason = 1, f"the simulated table did not start: {exc}"
+        res.fail(1, f"the simulated table did not start: {exc}")
         return res
+    watch = Watch()
+    rig.daemon.watchers.append(watch)
     _line = 1
     try:
-        await _expectations(rig, sc.setup, Seen([], []), res.xfails)
+        history = [Seen([], [])]
+        await _expectations(rig, sc.setup, history, watch, res)
         for step in sc.steps:
             _line = step.action.line
-            n_alerts = len(rig.venue.on("alerts"))
-            n_instr = len(rig.instructions.texts)
+            n_alerts, n_core = len(rig.venue.on("alerts")), len(watch.alerts)
+            n_instr = len(watch.instructions)
             try:
-                await do_action(rig, step.action)
+                refused = await do_action(rig, step.action)
             except DemoFailure as exc:
                 raise StepFailed(step.action.line, f"{step.action.verb}: {exc}") from None
-            seen = Seen(rig.venue.on("alerts")[n_alerts:], rig.instructions.texts[n_instr:])
-            await _expectations(rig, step.expects, seen, res.xfails)
-        res.ok = True
+            if refused and not any(e.what == "refused" for e in step.expects):
+                raise StepFailed(step.action.line, f"{step.action.verb}: the venue command "
+                                 f"was refused: {refused} (expect refused, if meant)")  # fmt: skip
+            history.append(Seen(rig.venue.on("alerts")[n_alerts:], watch.instructions[n_instr:],
+                                watch.alerts[n_core:], refused))  # fmt: skip
+            await _expectations(rig, step.expects, history, watch, res)
+        res.ok = not res.failures
     except StepFailed as exc:
-        res.line, res.reason = exc.line, exc.reason
+        res.fail(exc.line, exc.reason)
     except DemoFailure as exc:  # settling after setup
-        res.line, res.reason = 1, str(exc)
+        res.fail(1, str(exc))
     except Exception as exc:  # a bug of the runner or the table: report it, go on
-        res.line, res.reason = _line, f"internal error: {type(exc).__name__}: {exc}"
+        res.fail(_line, f"internal error: {type(exc).__name__}: {exc}")
     finally:
         await close_rig(rig)
         res.seconds = time.monotonic() - started
@@ -394,20 +534,27 @@ async def play_file(path: Path, host: str, port: int, workdir: Path) -> Result:
     try:
         sc = parse_file(path)
     except ScenarioError as exc:
-        return Result(str(path), ok=False, line=exc.line, reason=exc.problem)
+        res = Result(str(path), ok=False, profile=path.parent.name)
+        res.fail(exc.line, exc.problem)
+        return res
     try:
         return await asyncio.wait_for(play(sc, host, port, workdir), SCENARIO_TIMEOUT)
     except TimeoutError:
-        return Result(str(path), ok=False, line=1,
-                      reason=f"did not finish within {SCENARIO_TIMEOUT:g} s")  # fmt: skip
+        res = Result(str(path), ok=False, profile=sc.profile)
+        res.fail(1, f"did not finish within {SCENARIO_TIMEOUT:g} s")
+        return res
 
 
 async def run_paths(paths: list[str], host: str, port: int,
-                    on_result: Callable[[Result], None] | None = None) -> list[Result]:  # fmt: skip
-    """Every scenario under ``paths``, one after the other, each on a fresh table."""
+                    on_result: Callable[[Result], None] | None = None, *,
+                    stop: asyncio.Event | None = None) -> list[Result]:  # fmt: skip
+    """Every scenario under ``paths``, one after the other, each on a fresh table; once
+    ``stop`` is set, none after the one being played."""
     results = []
     with tempfile.TemporaryDirectory(prefix="railguard-scn-") as tmp:
         for i, path in enumerate(_files(paths)):
+            if stop is not None and stop.is_set():
+                break
             r = await play_file(path, host, port, Path(tmp) / str(i))
             results.append(r)
             if on_result is not None:

@@ -16,6 +16,9 @@ A = AlertCode
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause(
+    "000-S2-postflop", "000-S2-preflop", "003-Flop-order", "003-OpeningDeal-utg", "004-AR-7"
+)
 def test_000_S2_preflop_004_AR_7_action_order_and_round_end(profile: str) -> None:
     """000 SECTION 2 PRE-FLOP BETTING [L72-78]; 004 AR-7; 003 [L85-87]: pre-flop action
     starts left of the big blind; the round ends when everyone matched; post-flop the first
@@ -36,6 +39,7 @@ def test_000_S2_preflop_004_AR_7_action_order_and_round_end(profile: str) -> Non
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-7b", "002-OutOfTurn-1")
 def test_000_S3_bet_7b_002_OutOfTurn_bet_out_of_turn_stands_if_action_unchanged(
     profile: str,
 ) -> None:
@@ -53,6 +57,7 @@ def test_000_S3_bet_7b_002_OutOfTurn_bet_out_of_turn_stands_if_action_unchanged(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-OutOfTurn-2")
 def test_002_OutOfTurn_2_action_changed_bet_returned(profile: str) -> None:
     """002 Action out of turn [OutOfTurn-2]; 000 BETTING 7b-7c: if the action changed before
     the seat's turn (a raise), the out-of-turn chips come back and the seat has all options."""
@@ -63,6 +68,7 @@ def test_002_OutOfTurn_2_action_changed_bet_returned(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-NonStdFolds-1", "002-OutOfTurn-3")
 def test_002_NonStdFolds_1_fold_out_of_turn_is_binding(profile: str) -> None:
     """002 Non-Standard Folds [L161] (K13): a fold out of turn is flagged and binding."""
     t = Table(profile, 4).post_blinds().deal().mark().fold(2)
@@ -72,6 +78,7 @@ def test_002_NonStdFolds_1_fold_out_of_turn_is_binding(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-1", "003-Betting-checkraise")
 def test_000_S3_bet_1_inferred_checks_and_check_raise(profile: str) -> None:
     """L2 + 000 BETTING 1 [L149] / 003 [L57]: post-flop, a bet from a later seat means the
     seats before it checked (no alert); a checked seat may then raise (check-raise)."""
@@ -85,6 +92,7 @@ def test_000_S3_bet_1_inferred_checks_and_check_raise(profile: str) -> None:
     assert t.snap.current_bet == 300
 
 
+@pytest.mark.clause("000-S3-bet-3", profiles=("a2c-000",))
 def test_000_S3_bet_3_minimum_raise_rulebook_example() -> None:
     """000 BETTING AND RAISING 3 [L151] (C12): 200 -> 400 -> 600, then a raise of 400 to
     1,000: the next minimum is 1,400; a short raise is flagged 'make it 1400'."""
@@ -97,6 +105,7 @@ def test_000_S3_bet_3_minimum_raise_rulebook_example() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-4", "002-Raises-3")
 def test_000_S3_bet_4_002_Raises_3_short_all_in_does_not_reopen(profile: str) -> None:
     """000 BETTING 4 [L152]; 002 Raises (K10): an all-in short of a full raise does not
     reopen the betting to a seat that already acted: it may only call."""
@@ -110,6 +119,7 @@ def test_000_S3_bet_4_002_Raises_3_short_all_in_does_not_reopen(profile: str) ->
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-9", "002-Oversize-a")
 def test_000_S3_bet_9_002_Oversize_a_single_oversized_chip_is_a_call(profile: str) -> None:
     """000 BETTING 9 [L160]; 002 Oversized Chip Betting [L141] (K8): bet 400, a single 1,000
     chip with no declaration is a call; change is given."""
@@ -122,6 +132,7 @@ def test_000_S3_bet_9_002_Oversize_a_single_oversized_chip_is_a_call(profile: st
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-MultiChip-1")
 def test_002_MultiChip_1_several_same_chips_rulebook_example(profile: str) -> None:
     """002 Multiple Chip Betting [L145]; TDA 47 (K8): blinds 200-400, raise to 1,200, two
     1,000 chips are a call where the rule applies; elsewhere they raise to 2,000."""
@@ -137,6 +148,7 @@ def test_002_MultiChip_1_several_same_chips_rulebook_example(profile: str) -> No
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-2", "003-Betting-nolimit", "004-AR-9")
 def test_004_AR_9_three_raise_limit_vs_000_S3_bet_2_unlimited(profile: str) -> None:
     """004 AR-9 (C11): three raises per round, a fourth is a call; 000 BETTING 2 [L150] and
     003 Betting [L55]: unlimited (never alert on the count)."""
@@ -152,6 +164,7 @@ def test_004_AR_9_three_raise_limit_vs_000_S3_bet_2_unlimited(profile: str) -> N
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-11", "002-AcceptedAction-1", "004-AR-8")
 def test_000_S3_bet_11_002_AcceptedAction_wager_short(profile: str) -> None:
     """000 BETTING 11 [L162]; 002 Accepted Action [L149] (K9): a call short of the bet (not
     all-in) must be brought up; the seat stays to act."""
@@ -163,6 +176,7 @@ def test_000_S3_bet_11_002_AcceptedAction_wager_short(profile: str) -> None:
     assert t.snap.to_act == 1
 
 
+@pytest.mark.clause("002-AllinFaceUp-1", "003-SidePots-allin", "004-TG-26", profiles=("club-003",))
 def test_003_SidePots_allin_three_all_in_for_different_amounts() -> None:
     """003 Betting & Side Pots [L131-133]; 000 SECTION 1 all-in 1 / 002-AllinFaceUp-1 /
     004-TG-26: three players all-in for different amounts build a main pot and two side
@@ -183,6 +197,7 @@ def test_003_SidePots_allin_three_all_in_for_different_amounts() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-OddChip-1")
 def test_002_OddChip_1_split_pot_odd_chip_left_of_button(profile: str) -> None:
     """002 Awarding Odd Chips [L63]; TDA 20; Robert's (K3): a split pot's odd chip goes to
     the first winner left of the button."""
@@ -198,6 +213,7 @@ def test_002_OddChip_1_split_pot_odd_chip_left_of_button(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-show-6", "002-ShowdownOrder-1", "003-Showdown-order")
 def test_002_ShowdownOrder_1_000_S3_show_6_last_aggressor_shows_first(profile: str) -> None:
     """002 Showdown Order [L47]; 000 SHOWDOWN 6 [L171]; 004 HE-10 (C19): the last aggressor
     of the final round shows first; with no bet, the first live seat left of the button."""
@@ -212,6 +228,7 @@ def test_002_ShowdownOrder_1_000_S3_show_6_last_aggressor_shows_first(profile: s
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Clock-1")
 def test_002_Clock_1_G8_clock_60_plus_10_then_dead_hand(profile: str) -> None:
     """002 Calling for a Clock [L81]; G8 (every profile): 60 s, a 10-second countdown, then
     the hand is dead (a fold)."""
@@ -231,6 +248,7 @@ def test_002_Clock_1_G8_clock_60_plus_10_then_dead_hand(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Clock-1")
 def test_002_Clock_1_action_stops_the_clock(profile: str) -> None:
     """002 Calling for a Clock [L81]: any action by the seat stops the clock."""
     t = Table(profile, 4).post_blinds().deal().press(ConsoleButton.CLOCK).tick(30)
@@ -246,6 +264,7 @@ def test_street_helper_is_flop() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Clock-1")
 def test_002_Clock_1_expiry_reported_with_a_late_rejected_action(profile: str) -> None:
     """002 Calling for a Clock [L81]: chips from the clocked seat after the 70 s are refused,
     and the step still reports the dead hand the elapsed time caused."""

@@ -41,6 +41,7 @@ def flop_dealt(profile: str) -> Table:
         ("club-003", "reshuffle"),  # 003 Dealer errors burn [L195]
     ],
 )
+@pytest.mark.clause("000-S3-irreg-12a", "003-DealerErrors-burn", "004-AR-16")
 def test_000_S3_irreg_12a_004_AR_16_003_burn_missing_burn(profile: str, words: str) -> None:
     """C9: a flop card dealt without a burn: the profile's correction, then the board."""
     t = preflop_done(profile).mark().board("Ah")
@@ -54,6 +55,7 @@ def test_000_S3_irreg_12a_004_AR_16_003_burn_missing_burn(profile: str, words: s
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-irreg-12b")
 def test_000_S3_irreg_12b_double_burn_goes_back_as_next_burn(profile: str) -> None:
     """000 IRREGULARITIES 12b [L144]: of two burns one goes back on the deck and is the next
     burn; burning any other card at the next street is a wrong burn."""
@@ -75,6 +77,7 @@ def test_000_S3_irreg_12b_double_burn_goes_back_as_next_burn(profile: str) -> No
 
 
 @pytest.mark.parametrize("profile", FOURTH_IS_BURN)
+@pytest.mark.clause("002-FourCardFlop-a")
 def test_002_FourCardFlop_a_TDA_39A_known_order_fourth_is_burn(profile: str) -> None:
     """002 Four-card flop a) / TDA 39-A: the order is known, the fourth card is the next
     (turn) burn; the turn is then dealt without another burn."""
@@ -90,6 +93,7 @@ def test_002_FourCardFlop_a_TDA_39A_known_order_fourth_is_burn(profile: str) -> 
 
 
 @pytest.mark.parametrize("profile", FOURTH_IS_BURN)
+@pytest.mark.clause("002-FourCardFlop-b")
 def test_002_FourCardFlop_b_TDA_39A_unknown_order_floor_draw(profile: str) -> None:
     """002 Four-card flop b) / TDA 39-A: four cards read in one scan cycle (order unknown):
     CRITICAL, the floor (supervisor badge) draws the burn; the other three are the flop."""
@@ -110,6 +114,7 @@ def test_002_FourCardFlop_b_TDA_39A_unknown_order_floor_draw(profile: str) -> No
 
 @pytest.mark.parametrize("profile", REDEAL_FLOP)
 @pytest.mark.parametrize("same_t", [False, True], ids=["known-order", "unknown-order"])
+@pytest.mark.clause("000-S3-irreg-10", "003-DealerErrors-flop4", "004-AR-2")
 def test_000_S3_irreg_10_003_flop4_004_AR_2_four_card_flop_reshuffled(
     profile: str, same_t: bool
 ) -> None:
@@ -128,6 +133,7 @@ def test_000_S3_irreg_10_003_flop4_004_AR_2_four_card_flop_reshuffled(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-irreg-12a")
 def test_000_S3_irreg_12a_turn_without_burn_after_flop_action(profile: str) -> None:
     """000 IRREGULARITIES 12a: once the flop was acted on, a board card with no burn is a
     missing turn burn, not a four-card flop."""
@@ -139,6 +145,7 @@ def test_000_S3_irreg_12a_turn_without_burn_after_flop_action(profile: str) -> N
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-irreg-11", "002-FlopEarly-1", "003-DealerErrors-flopearly", "004-AR-3")
 def test_000_S3_irreg_11_003_flopearly_004_AR_3_premature_flop(profile: str) -> None:
     """000 IRREGULARITIES 11 [L143], 002 Flop exposed early, 003 [L199], 004 AR-3 (K24): the
     flop before the pre-flop betting ends: the burn stays, a new flop without a burn."""
@@ -157,6 +164,7 @@ def premature_turn(profile: str) -> Table:
 
 
 @pytest.mark.parametrize("profile", WOULD_BE_RIVER)
+@pytest.mark.clause("000-S3-irreg-13a", "004-AR-4a")
 def test_000_S3_irreg_13a_004_AR_4a_premature_turn_would_be_river(profile: str) -> None:
     """000 IRREGULARITIES 13 [L145]; 004 AR-4a; Robert's (C8): the premature turn is set
     aside; after the round burn and deal the would-be river as the turn; the river is then
@@ -177,6 +185,7 @@ def test_000_S3_irreg_13a_004_AR_4a_premature_turn_would_be_river(profile: str) 
 
 
 @pytest.mark.parametrize("profile", ["tda-2024", "vistancia-002", "club-003"])
+@pytest.mark.clause("002-TurnRiverEarly-1", "003-DealerErrors-trearly")
 def test_002_TurnRiverEarly_003_trearly_premature_turn_reshuffle_no_burn(profile: str) -> None:
     """002 Turn/River exposed early, 003 [L201], TDA RP-5 (C8): the card is shuffled back;
     after the betting a new turn without a burn (the burn made stays); the river is burned."""
@@ -191,6 +200,7 @@ def test_002_TurnRiverEarly_003_trearly_premature_turn_reshuffle_no_burn(profile
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-irreg-13b", "004-AR-4b")
 def test_000_S3_irreg_13b_004_AR_4b_premature_river(profile: str) -> None:
     """000 IRREGULARITIES 13b; 004 AR-4b; 003 [L201]: the river before the turn betting ends:
     reshuffled, dealt without a burn after the round."""
@@ -207,6 +217,7 @@ def test_000_S3_irreg_13b_004_AR_4b_premature_river(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Rabbit-1", "003-Dealer-rabbit")
 def test_002_Rabbit_1_003_Dealer_rabbit_no_rabbit_hunting(profile: str) -> None:
     """002 Rabbit Hunting [L85]; 003 The Dealer [L185] (K2): a board card after the hand ended
     is flagged where rabbit hunting is banned; 000/004/Robert's are silent."""
@@ -222,6 +233,7 @@ def test_002_Rabbit_1_003_Dealer_rabbit_no_rabbit_hunting(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("003-SidePots-sweep")
 def test_003_SidePots_sweep_before_burn(profile: str) -> None:
     """003 Betting & Side Pots [L127] (K11): the bets are swept into the pot before the burn;
     a burn with chips still in the zones is flagged under 003 only."""

@@ -35,6 +35,7 @@ def assert_misdeal(t: Table, code: AlertCode) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-deal", "000-S2-preflop", "003-OpeningDeal-order", "004-HE-2")
 def test_000_S2_deal_003_OpeningDeal_order_clockwise_from_sb_no_alert(profile: str) -> None:
     """000 SECTION 2 THE DEAL [L67] / 003 Opening Deal [L85]: one card at a time from the
     first seat left of the button; a correct deal raises nothing and opens pre-flop betting
@@ -51,6 +52,7 @@ def test_000_S2_deal_003_OpeningDeal_order_clockwise_from_sb_no_alert(profile: s
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1h", "002-Misdeals-c")
 def test_000_S3_misdeal_1h_first_card_to_wrong_seat(profile: str) -> None:
     """000 SECTION 3 MISDEALS bullet 8 [L115]; 002 Misdeals c); TDA 35-A: the first card to
     the wrong position is a misdeal. 003/004 name no remedy; the core applies the TDA one in
@@ -61,6 +63,7 @@ def test_000_S3_misdeal_1h_first_card_to_wrong_seat(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1i", "002-Misdeals-d")
 def test_000_S3_misdeal_1i_card_to_empty_seat(profile: str) -> None:
     """000 MISDEALS bullet 9 [L116]; 002 Misdeals d): a card to an empty seat is a misdeal."""
     t = Table(profile, {1: 1000, 2: 1000, 3: 1000, 5: 1000}).post_blinds()
@@ -80,6 +83,7 @@ def test_000_S3_misdeal_1i_card_to_empty_seat(profile: str) -> None:
         ("club-003", False),  # silent: dealt in at once
     ],
 )
+@pytest.mark.clause("000-S3-misdeal-1i", "000-S5-blinds-5", "002-Balance-1", "004-TG-23")
 def test_000_S3_misdeal_1i_card_to_seat_not_entitled(profile: str, waits: bool) -> None:
     """000 MISDEALS bullet 9 [L116] + 000-S5-blinds-5 / 002-Balance-1 / 004-TG-23 (C16): a
     new player in the coming button seat waits; a card to him is a misdeal where he waits."""
@@ -112,6 +116,7 @@ def test_000_S3_misdeal_1i_card_to_seat_not_entitled(profile: str, waits: bool) 
         ("roberts-rules", None),
     ],
 )
+@pytest.mark.clause("000-S3-misdeal-1f", "000-S3-misdeal-1j", "002-Misdeals-e")
 def test_000_S3_misdeal_1j_002_Misdeals_e_entitled_seat_dealt_out(
     profile: str, first: AlertCode | None
 ) -> None:
@@ -146,6 +151,7 @@ def test_000_S3_misdeal_1j_002_Misdeals_e_entitled_seat_dealt_out(
         ("club-003", MISDEAL),  # 003 Dealer errors count a)
     ],
 )
+@pytest.mark.clause("000-S3-misdeal-1e", "004-AR-5a")
 def test_000_S3_misdeal_1e_004_AR_5a_extra_card_to_first_player(profile: str, ruling: str) -> None:
     """C4: one extra card to the first player after the deal becomes the flop burn (000
     Irreg 2, 004 AR-5a); in TDA/002/003 any wrong count is a misdeal."""
@@ -164,6 +170,7 @@ def test_000_S3_misdeal_1e_004_AR_5a_extra_card_to_first_player(profile: str, ru
 
 
 @pytest.mark.parametrize("profile", ["a2c-000", "shaved-dog-004"])
+@pytest.mark.clause("000-S3-irreg-12b")
 def test_000_S3_irreg_12b_extra_card_burn_must_be_that_card(profile: str) -> None:
     """000 IRREGULARITIES 2/12b; 004 AR-5a/AR-16: the returned extra card is the flop burn;
     burning another card is a wrong burn."""
@@ -174,6 +181,7 @@ def test_000_S3_irreg_12b_extra_card_burn_must_be_that_card(profile: str) -> Non
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1e")
 def test_000_S3_misdeal_1e_extra_card_to_other_player_is_misdeal(profile: str) -> None:
     """000 IRREGULARITIES 2 [L134] (product decision): an extra card to anyone but the first
     player is a misdeal in every profile."""
@@ -182,6 +190,7 @@ def test_000_S3_misdeal_1e_extra_card_to_other_player_is_misdeal(profile: str) -
 
 
 @pytest.mark.parametrize("profile", ["a2c-000", "roberts-rules", "shaved-dog-004"])
+@pytest.mark.clause("000-S3-misdeal-1d", "004-AR-5b")
 def test_000_S3_misdeal_1d_004_AR_5b_two_extra_cards(profile: str) -> None:
     """000 MISDEALS bullet 4 [L111]; 004 AR-5b: the first extra card to the first player is
     the burn, a second extra card is a misdeal (elsewhere the first one already is)."""
@@ -207,6 +216,7 @@ def test_000_S3_misdeal_1d_004_AR_5b_two_extra_cards(profile: str) -> None:
         ("shaved-dog-004", "warn"),
     ],
 )
+@pytest.mark.clause("000-S3-misdeal-1f")
 def test_000_S3_misdeal_1f_out_of_sequence(profile: str, ruling: str) -> None:
     """C5: a card out of sequence (not on the button) is a misdeal under 000/Robert's, a
     warning elsewhere (the deal resynchronises and completes)."""
@@ -232,6 +242,7 @@ def test_000_S3_misdeal_1f_out_of_sequence(profile: str, ruling: str) -> None:
         ("shaved-dog-004", "warn"),
     ],
 )
+@pytest.mark.clause("002-Misdeals-button2")
 def test_002_Misdeals_button2_two_consecutive_on_the_button(profile: str, ruling: str) -> None:
     """002 Misdeals [L105] 'two consecutive cards on the button' vs 000 MISDEALS bullet 6."""
     t = Table(profile, 4).post_blinds()
@@ -260,6 +271,9 @@ EXPOSED_RULINGS = {
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("position", [1, 2, 5])
+@pytest.mark.clause(
+    "000-S3-irreg-8", "000-S3-misdeal-1a", "003-DealerErrors-exposed", "004-AR-1a", "004-AR-1b"
+)
 def test_000_S3_misdeal_1a_004_AR_1a_003_exposed_card_C1(profile: str, position: int) -> None:
     """C1: 000 MISDEALS bullet 1 [L108], 004 AR-1a/AR-1b, 002 Misdeals a) + G3, 003 Dealer
     errors [L191]: which exposed hole card is a misdeal, and which is replaced after the deal
@@ -299,6 +313,7 @@ def test_000_S3_misdeal_1a_004_AR_1a_003_exposed_card_C1(profile: str, position:
         ("club-003", MISDEAL),  # already at the first
     ],
 )
+@pytest.mark.clause("000-S3-misdeal-1b", "004-AR-1c")
 def test_000_S3_misdeal_1b_004_AR_1c_two_exposed_cards(profile: str, ruling: str) -> None:
     """C1: two exposed hole cards (3rd and 5th dealt) are a misdeal in every profile."""
     t = Table(profile, 4).post_blinds()
@@ -314,6 +329,7 @@ def test_000_S3_misdeal_1b_004_AR_1c_two_exposed_cards(profile: str, ruling: str
     assert t.phase is Phase.MISDEAL
 
 
+@pytest.mark.clause("002-Misdeals-a", profiles=("vistancia-002",))
 def test_002_Misdeals_a_both_of_first_two_exposed() -> None:
     """002 Misdeals a) [L105], read as both of the first two cards (product decision): one
     exposed card is replaced (G3), the second of the first two makes it a misdeal."""
@@ -332,6 +348,7 @@ def test_002_Misdeals_a_both_of_first_two_exposed() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1c")
 def test_000_S3_misdeal_1c_G2_one_boxed_card_replaced(profile: str) -> None:
     """G2: a single boxed card is replaced after the deal and becomes the flop burn."""
     t = Table(profile, 4).post_blinds()
@@ -342,6 +359,7 @@ def test_000_S3_misdeal_1c_G2_one_boxed_card_replaced(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1c")
 def test_000_S3_misdeal_1c_two_boxed_cards_misdeal(profile: str) -> None:
     """000 MISDEALS bullet 3 [L110]; TDA 35-A; product decision: two boxed cards are a
     misdeal in every profile."""
@@ -365,6 +383,7 @@ def test_000_S3_misdeal_1c_two_boxed_cards_misdeal(profile: str) -> None:
         ("shaved-dog-004", False),
     ],
 )
+@pytest.mark.clause("002-Misdeals-b")
 def test_002_Misdeals_b_exposed_plus_boxed_C2(profile: str, together: bool) -> None:
     """C2: one exposed (5th card) plus one boxed card: a misdeal only where they count
     together (002 Misdeals b)); elsewhere both are replaced."""
@@ -386,6 +405,7 @@ def test_002_Misdeals_b_exposed_plus_boxed_C2(profile: str, together: bool) -> N
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("003-DealerErrors-joker-a")
 def test_003_DealerErrors_joker_a_vs_TDA_35A_joker(profile: str) -> None:
     """003 Dealer errors joker a) [L189]: a joker is replaced after the deal; TDA 35-A (and
     the other profiles): a non-standard card is a misdeal."""
@@ -406,6 +426,7 @@ def test_003_DealerErrors_joker_a_vs_TDA_35A_joker(profile: str) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("kind", ["foreign", "duplicate"])
+@pytest.mark.clause("000-S3-irreg-4", "000-S3-irreg-5")
 def test_000_S3_irreg_4_5_foreign_or_duplicate_card_voids(profile: str, kind: str) -> None:
     """000 IRREGULARITIES 4 [L136] (different back) and 5 [L137] (duplicate card): all action
     void, every chip returned (blinds included), stacks as before the hand."""
@@ -451,6 +472,7 @@ def _window_actions(t: Table, case: int) -> None:
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("case", [0, 1, 2], ids=["two-folds", "fold-call", "three-folds"])
+@pytest.mark.clause("000-S3-misdeal-window", "002-Misdeals-SA")
 def test_000_S3_misdeal_window_002_SA_003_count_C3_misdeal_button(profile: str, case: int) -> None:
     """C3: 000 MISDEALS 1. [L118], 002 Substantial Action [L109] / TDA 36, 003 Dealer errors
     count a), 004 (none): MISDEAL from the console is accepted inside the window and refused
@@ -467,6 +489,7 @@ def test_000_S3_misdeal_window_002_SA_003_count_C3_misdeal_button(profile: str, 
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-window")
 def test_000_S3_misdeal_window_blinds_do_not_count_G6(profile: str) -> None:
     """G6: the blinds never count as actions toward the cutoff: a misdeal right after the
     deal is allowed everywhere."""
@@ -475,6 +498,7 @@ def test_000_S3_misdeal_window_blinds_do_not_count_G6(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", [p for p in PROFILES if p != "shaved-dog-004"])
+@pytest.mark.clause("000-S3-dead-1b", "003-DealerErrors-count-b")
 def test_000_S3_dead_1b_003_count_b_wrong_count_after_window_dead_hand(profile: str) -> None:
     """000 DEAD HANDS bullet 3 [L125]; 003 Dealer errors count b): a wrong count found after
     the cutoff is refused as a misdeal and that hand is dead; its chips stay in the pot."""
@@ -521,6 +545,7 @@ def test_G1_misdeal_redeal_without_clearing_first(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-blinds-1")
 def test_000_S2_blinds_1_blinds_not_posted(profile: str) -> None:
     """000 SECTION 2 THE BLINDS [L62]; 003 [L79]; 004 TG-3: a blind zone empty at the first
     card: alert, and the blind is posted from the stack."""

@@ -18,6 +18,7 @@ A = AlertCode
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S5-blinds-3", "003-OpeningDeal-bb", "004-HE-liveblind")
 def test_000_S5_blinds_3_003_OpeningDeal_bb_004_HE_liveblind_bb_option(profile: str) -> None:
     """000 RULES FOR POSTING BLINDS 3. [L224]; 003 Opening Deal [L89]; 004 HE live blind
     [L35] (K16): with no raise, the round is not complete before the big blind acts, and
@@ -31,6 +32,7 @@ def test_000_S5_blinds_3_003_OpeningDeal_bb_004_HE_liveblind_bb_option(profile: 
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S5-blinds-3")
 def test_000_S5_blinds_3_bb_may_raise_after_a_short_all_in(profile: str) -> None:
     """000 RULES FOR POSTING BLINDS 3. [L224]: the blind's option survives an all-in smaller
     than a minimum raise: the big blind, who has not acted, may still raise."""
@@ -42,6 +44,7 @@ def test_000_S5_blinds_3_bb_may_raise_after_a_short_all_in(profile: str) -> None
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("004-HE-blinds")
 def test_004_HE_blinds_small_blind_completes(profile: str) -> None:
     """004 HE blind example [L33]: the SB is an opening bet, the BB a raise; the next player
     calls the BB; the SB may complete (50 more is a call)."""
@@ -55,6 +58,7 @@ def test_004_HE_blinds_small_blind_completes(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Raises-1", "003-Flop-anyamount")
 def test_002_Raises_1_003_Flop_anyamount_minimum_raise_in_every_profile(profile: str) -> None:
     """002 Raises [L137]; 003 Flop [L99] read (product decision) as no upper limit, the
     minimum raise applies in every profile: after a bet of 300 a raise must add 300."""
@@ -66,6 +70,7 @@ def test_002_Raises_1_003_Flop_anyamount_minimum_raise_in_every_profile(profile:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Raises-2")
 def test_002_Raises_2_short_raise_completed_or_a_call(profile: str) -> None:
     """002 Raises [L137]; TDA 43-B (C12): a raise of 50% or more of the last raise that falls
     short is completed to the minimum; under 50% (002's profile reading) it is a call and the
@@ -87,6 +92,7 @@ def test_002_Raises_2_short_raise_completed_or_a_call(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-Oversize-c")
 def test_002_Oversize_c_single_chip_with_no_bet_facing_is_a_bet(profile: str) -> None:
     """002 Oversized Chip Betting [L141]: not facing a bet, a single chip put in without a
     declaration is a bet of its full value."""
@@ -97,6 +103,7 @@ def test_002_Oversize_c_single_chip_with_no_bet_facing_is_a_bet(profile: str) ->
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-allin-1", "003-Betting-allin")
 def test_000_S1_allin_1_003_Betting_allin_face_up_prompt(profile: str) -> None:
     """000 SECTION 1 item 1 (3rd run) [L52]; 003 Betting [L65]; 002 Face Up for All-Ins; 004
     TG-26: once a player is all-in and the betting is complete, all hands are tabled (a
@@ -113,6 +120,7 @@ def test_000_S1_allin_1_003_Betting_allin_face_up_prompt(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-showdown", "002-Declarations-1", "003-Showdown-best")
 def test_000_S2_showdown_003_Showdown_best_002_Declarations_1_cards_speak(profile: str) -> None:
     """000 SECTION 2 THE SHOWDOWN [L97-99]; 003 Showdown [L123] + rankings [L135-175]; 002
     Declarations [L39]: the best five of seven wins by the tags (one, two or no hole cards),
@@ -128,6 +136,7 @@ def test_000_S2_showdown_003_Showdown_best_002_Declarations_1_cards_speak(profil
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("003-Showdown-uncalled")
 def test_003_Showdown_uncalled_no_show_and_uncalled_bet_returned(profile: str) -> None:
     """003 Showdown [L119]; 002 Accidentally Killed (uncalled bet): a bet nobody calls wins
     without a showdown (no show-order prompt) and its uncalled part comes back."""
@@ -138,6 +147,7 @@ def test_003_Showdown_uncalled_no_show_and_uncalled_bet_returned(profile: str) -
     assert {s.seat: s.end_stack for s in rec.seats} == {1: 1150, 2: 950, 3: 900}
 
 
+@pytest.mark.clause("000-S3-show-3", profiles=("a2c-000",))
 def test_000_S3_show_3_pots_and_winners_shown_in_the_record() -> None:
     """000 THE SHOWDOWN 3. [L168]: the pot, the side pots and the winners are shown before
     the award (the hand record carries each pot, who was eligible and who won)."""
@@ -152,6 +162,7 @@ def test_000_S3_show_3_pots_and_winners_shown_in_the_record() -> None:
     ]
 
 
+@pytest.mark.clause("003-DealerErrors-count-a", profiles=("club-003",))
 def test_003_DealerErrors_count_a_wrong_count_before_two_act_is_a_misdeal() -> None:
     """003 Dealer Errors [L193] count a): a wrong number of cards found before two players
     act is a misdeal (no burn exception): an extra card, or a seat short at the first
@@ -170,6 +181,9 @@ def test_003_DealerErrors_count_a_wrong_count_before_two_act_is_a_misdeal() -> N
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause(
+    "000-S2-flop", "000-S2-turnriver", "003-River-1", "003-Turn-1", "004-HE-3to9", "004-HE-general"
+)
 def test_000_S2_flop_turnriver_003_Turn_1_River_1_004_HE_3to9_HE_general_clean_streets(
     profile: str,
 ) -> None:
@@ -192,6 +206,7 @@ def test_000_S2_flop_turnriver_003_Turn_1_River_1_004_HE_3to9_HE_general_clean_s
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("003-River-1")
 def test_003_River_1_sixth_card_in_an_unbet_river_does_not_end_the_hand(profile: str) -> None:
     """003 River [L109]: a sixth board card in a river round nobody bet yet is flagged; it is
     not taken as the end of the river betting."""

@@ -22,6 +22,9 @@ def play_out(t: Table) -> Table:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause(
+    "000-S1-absent-4", "000-S3-misdeal-1j", "003-Open-blindedout", "004-TG-3", "004-TG-5"
+)
 def test_000_S1_absent_4_003_Open_blindedout_absent_player_dealt_in_and_blinded(
     profile: str,
 ) -> None:
@@ -43,6 +46,7 @@ def test_000_S1_absent_4_003_Open_blindedout_absent_player_dealt_in_and_blinded(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-blinds-2", "003-BeforeDeal-positions", "004-HE-1")
 def test_000_S2_blinds_2_003_BeforeDeal_positions_004_HE_1_blind_seats_and_amounts(
     profile: str,
 ) -> None:
@@ -65,6 +69,7 @@ def test_000_S2_blinds_2_003_BeforeDeal_positions_004_HE_1_blind_seats_and_amoun
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-shortblind-6", "000-S5-blinds-1", "004-TG-16")
 def test_000_S1_shortblind_6_004_TG_16_000_S5_blinds_1_short_all_in_blind(profile: str) -> None:
     """000 SECTION 1 item 6 (2nd run) [L42]; 004 TG 16. [L117]; 000 RULES FOR POSTING BLINDS 1.
     [L222]: a player short of the big blind is all-in for what he has; the amount to call
@@ -89,6 +94,7 @@ def test_000_S1_shortblind_6_004_TG_16_000_S5_blinds_1_short_all_in_blind(profil
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-dealer", "003-BeforeDeal-move")
 def test_003_BeforeDeal_move_000_S2_dealer_button_moves_clockwise_each_hand(profile: str) -> None:
     """003 Before The Deal [L73]; 000 SECTION 2 THE DEALER [L60]: after each hand the button
     moves clockwise to the next player, and the blinds with it."""
@@ -102,6 +108,7 @@ def test_003_BeforeDeal_move_000_S2_dealer_button_moves_clockwise_each_hand(prof
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-deadbtn-14", "003-Open-deadbutton", "004-TG-22")
 def test_000_S1_deadbtn_14_003_Open_deadbutton_004_TG_22_everyone_posts_every_blind(
     profile: str,
 ) -> None:
@@ -123,6 +130,7 @@ def test_000_S1_deadbtn_14_003_Open_deadbutton_004_TG_22_everyone_posts_every_bl
     assert bbs == [4, 5, 1, 2]
 
 
+@pytest.mark.clause("003-BeforeDeal-btnopen", profiles=("club-003",))
 def test_003_BeforeDeal_btnopen_profile_uses_the_first_ace_draw() -> None:
     """003 Before The Deal [L71] vs Opening Deal [L83] (C15): the profile chooses the first-ace
     draw ([L71] describes who deals); the core applies it: the first ace gets the button."""
@@ -136,6 +144,7 @@ def test_003_BeforeDeal_btnopen_profile_uses_the_first_ace_draw() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("003-BeforeDeal-first")
 def test_003_BeforeDeal_first_deal_only_once_both_blinds_are_paid(profile: str) -> None:
     """003 Before The Deal [L79]; 000 SECTION 2 THE BLINDS [L62]: the dealer deals only once
     both blinds are in; the first card with the SB zone empty is flagged."""
@@ -145,6 +154,7 @@ def test_003_BeforeDeal_first_deal_only_once_both_blinds_are_paid(profile: str) 
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1g", "000-S3-misdeal-1h")
 def test_000_S3_misdeal_1g_button_out_of_position(profile: str) -> None:
     """000 MISDEALS 1. bullet 7 [L114] (K23): the dealer plays the button one seat late
     (blinds from seats 3/4, first card to seat 3). The core keeps its computed positions: it

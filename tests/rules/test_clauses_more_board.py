@@ -13,6 +13,7 @@ A = AlertCode
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-irreg-12c")
 def test_000_S3_irreg_12c_runout_burn_error_correctable_until_the_award(profile: str) -> None:
     """000 IRREGULARITIES 12. [L144] (12c): on a last round with no betting (all-in run-out)
     a burn error can be corrected until the pot is awarded. A river dealt without a burn is

@@ -18,6 +18,7 @@ def _one_hand(t: Table) -> Table:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-levels-7", "004-TG-7")
 def test_004_TG_7_000_S1_levels_7_G11_level_after_blinds_posted_waits_a_hand(
     profile: str,
 ) -> None:
@@ -40,6 +41,7 @@ def test_004_TG_7_000_S1_levels_7_G11_level_after_blinds_posted_waits_a_hand(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-NewLimits-1", "003-Blinds-next")
 def test_002_NewLimits_1_003_Blinds_next_level_before_blinds_applies_to_next_hand(
     profile: str,
 ) -> None:

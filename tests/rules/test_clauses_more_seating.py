@@ -9,6 +9,7 @@ from table_builder import PROFILES, Table
 from controller.rules.phases import Phase
 
 
+@pytest.mark.clause("003-Open-table9", profiles=("club-003",))
 def test_003_Open_table9_a_tenth_seat_is_rejected() -> None:
     """003 opening rules [L5] (K19): tables of 9. The club-003 profile has 9 seats; a player
     for seat 10 is rejected and the seat map is unchanged."""
@@ -20,6 +21,7 @@ def test_003_Open_table9_a_tenth_seat_is_rejected() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-break-2", "004-TG-12")
 def test_000_S1_break_2_004_TG_12_moves_only_into_empty_seats(profile: str) -> None:
     """000 SECTION 1 item 2 (2nd run) [L38]; 004 TG 12. [L109]: a player from a broken table
     goes to an empty seat; a move into an occupied seat is rejected (state unchanged), into
@@ -39,6 +41,7 @@ def _eliminations(t: Table) -> list[str]:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-elim-2", "004-TG-27")
 def test_000_S1_elim_2_004_TG_27_several_out_in_one_hand_larger_stack_places_higher(
     profile: str,
 ) -> None:

@@ -26,6 +26,7 @@ def joker_dealt_to_bb() -> Table:
     return t
 
 
+@pytest.mark.clause("003-DealerErrors-joker-b", profiles=("club-003",))
 def test_003_DealerErrors_joker_b_acting_with_the_joker_fouls_the_hand() -> None:
     """003 Dealer Errors [L189] joker b): a player who acts before the joker is pointed out
     and replaced has a fouled hand; it forfeits the pot and all its chips in it."""
@@ -40,6 +41,7 @@ def test_003_DealerErrors_joker_b_acting_with_the_joker_fouls_the_hand() -> None
     assert t.phase is Phase.BOARD  # the others matched: the round is closed
 
 
+@pytest.mark.clause("003-DealerErrors-joker-a", profiles=("club-003",))
 def test_003_DealerErrors_joker_a_replaced_before_acting_is_no_foul() -> None:
     """003 joker a)/b) [L189]: the joker replaced after the deal, the seat then acts freely."""
     t = joker_dealt_to_bb()
@@ -52,6 +54,7 @@ def test_003_DealerErrors_joker_a_replaced_before_acting_is_no_foul() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-GL-burn", "003-Flop-burn")
 def test_000_GL_burn_003_Flop_burn_burn_read_on_the_muck(profile: str) -> None:
     """000 GLOSSARY BURNCARD [L241]: the burn goes on the table, "not in the muck"; 003 Flop
     [L91, L95]: one burn, then three board cards (the burn antenna covers where 003 burns).
@@ -67,6 +70,7 @@ def test_000_GL_burn_003_Flop_burn_burn_read_on_the_muck(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-dead-1a", "000-S3-misdeal-window")
 def test_000_S3_dead_1a_fold_to_the_muck_is_not_a_burn(profile: str) -> None:
     """000 DEAD HANDS 1. bullets 1-2 [L123-124]: a hand thrown into the muck is folded; it
     counts as an action for the misdeal window (000-S3-misdeal-window), and is never taken
@@ -83,6 +87,7 @@ def test_000_S3_dead_1a_fold_to_the_muck_is_not_a_burn(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-absent-4")
 def test_rejected_chips_leave_an_owed_blind_unchanged(profile: str) -> None:
     """h11-style rule of the core (docs/architecture.md): a rejected event leaves the state
     unchanged. An absent big blind is posted from its stack (000-S1-absent-4); chips from
@@ -115,6 +120,7 @@ def test_rejected_chips_while_dealing_do_not_open_the_betting(profile: str) -> N
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-preflop")
 def test_000_S2_preflop_presence_only_chips_turn_order_and_folds(profile: str) -> None:
     """000 SECTION 2 PRE-FLOP BETTING [L72-78] with presence-only chip sensors (amount None,
     L3): whose turn it is and folds work; no money check fires (no WAGER_SHORT or
@@ -138,6 +144,7 @@ def test_000_S2_preflop_presence_only_chips_turn_order_and_folds(profile: str) -
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-bet-7b")
 def test_000_S3_bet_7b_presence_only_out_of_turn_says_amount_not_sensed(profile: str) -> None:
     """000 BETTING 7b [L157]; 002 Action out of turn [L129] with presence-only sensors: chips
     out of turn are flagged (the alert says the amount is not sensed); if nothing changes
@@ -153,6 +160,7 @@ def test_000_S3_bet_7b_presence_only_out_of_turn_says_amount_not_sensed(profile:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-misdeal-window")
 def test_000_S3_misdeal_window_presence_only(profile: str) -> None:
     """000 MISDEALS 1. [L118] / 002 Substantial Action [L109] / 003 count a) with presence-only
     sensors: chip actions still count toward the misdeal window (C3)."""

@@ -38,6 +38,7 @@ def bust(profile: str, victim: int) -> Table:
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("victim", [2, 3], ids=["sb-busts", "bb-busts"])
+@pytest.mark.clause("000-S5-blinds-2", "003-MissedBlinds-bb", "003-MissedBlinds-sb")
 def test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination(
     profile: str, victim: int
 ) -> None:
@@ -63,6 +64,7 @@ def test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-headsup-15", "002-HeadsUp-1", "002-HeadsUp-2", "004-TG-24")
 def test_000_S1_headsup_15_002_HeadsUp_1_3_TDA_34B_heads_up(profile: str) -> None:
     """000 SECTION 1 item 15 [L51]; 002 Button in Heads-up [L101]; 004 TG-24; product
     decision: heads-up the SB is on the button, the BB gets the first card and the button
@@ -82,6 +84,7 @@ def test_000_S1_headsup_15_002_HeadsUp_1_3_TDA_34B_heads_up(profile: str) -> Non
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-headsup-15")
 def test_000_S1_headsup_15_first_card_to_button_heads_up_is_wrong_seat(profile: str) -> None:
     """Product decision (heads-up first card to the big blind; 002 HeadsUp-2, TDA 34-B):
     the button's first card is the wrong first seat (000 MISDEALS bullet 8)."""
@@ -104,6 +107,7 @@ def test_heads_up_bb_first_card_setting_decides_the_first_seat(bb_first: bool) -
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-HeadsUp-3")
 def test_002_HeadsUp_3_going_heads_up_nobody_posts_bb_twice(profile: str) -> None:
     """002 Button in Heads-up [L101] (K22): when a bust leaves two players, the big blind
     advances so nobody posts it twice; the SB is on the button; no dead position."""
@@ -129,6 +133,7 @@ NEW_PLAYER = {
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("seat", [4, 6])
+@pytest.mark.clause("000-S5-blinds-5", "002-Balance-1", "004-TG-23")
 def test_000_S5_blinds_5_002_Balance_1_004_TG_23_new_player_waits_C16(
     profile: str, seat: int
 ) -> None:
@@ -148,6 +153,7 @@ def test_000_S5_blinds_5_002_Balance_1_004_TG_23_new_player_waits_C16(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-levels-7", "002-NewLimits-1", "003-Blinds-next")
 def test_000_S1_levels_7_002_NewLimits_003_Blinds_next_level_from_next_hand_G11(
     profile: str,
 ) -> None:
@@ -173,6 +179,7 @@ def test_G11_level_after_blinds_posted_waits_one_more_hand() -> None:
 
 
 @pytest.mark.parametrize("profile", [p for p in PROFILES if p != "club-003"])
+@pytest.mark.clause("000-S1-button-5", "004-TG-21")
 def test_000_S1_button_5_004_TG_21_high_card_draw_suit_order_G4(profile: str) -> None:
     """000 SECTION 1 item 5 [L34]; 004 TG-21; G4: high card wins the button, ties by suit
     spades > hearts > diamonds > clubs."""
@@ -190,6 +197,7 @@ def test_000_S1_button_5_004_TG_21_high_card_draw_suit_order_G4(profile: str) ->
     assert (s.small_blind_seat, s.big_blind_seat) == (4, 1)
 
 
+@pytest.mark.clause("003-OpeningDeal-ace", profiles=("club-003",))
 def test_003_OpeningDeal_ace_first_ace_draw_G7() -> None:
     """003 Opening Deal [L83]; G7: cards go round the table until the first ace; a pass with
     no ace goes on."""

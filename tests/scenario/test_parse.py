@@ -104,6 +104,61 @@ def test_every_construct() -> None:
     assert not expects[13].xfail
 
 
+LANGUAGE = """\
+profile club-003
+clause 000-S3-bet-4 003-SidePots-sweep
+seat 10 1000
+move 10 9
+expect refused
+expect refused seat 9 is taken
+level 50 100
+draw
+expect refused draw
+set-profile tda-2024
+zone 9 300
+zone 9 0
+ruling s-1
+ruling s-1 misdeal long
+expect no-alert above info
+expect no-alert above warning
+expect no-instruction
+expect alert misdeal within 3 steps
+expect alert exposed_card card As severity warning seat 9 within 2
+expect pots 300:1,2,3 120:1,2
+expect eliminated 3 10
+expect eliminated none
+"""
+
+
+def test_issue_16_constructs() -> None:
+    sc = parse_text(LANGUAGE, "lang.scn")
+    assert sc.clauses == ["000-S3-bet-4", "003-SidePots-sweep"]
+    by_line = {s.action.line: s for s in sc.steps}
+    assert by_line[3].action.seat == 10
+    move = by_line[4]
+    assert (move.action.seat, move.action.numbers) == (10, (9,))
+    assert [(e.what, e.text) for e in move.expects] == [
+        ("refused", ""), ("refused", "seat 9 is taken")]  # fmt: skip
+    assert by_line[10].action.text == "tda-2024"
+    assert (by_line[11].action.verb, by_line[11].action.amount) == ("zone", 300)
+    assert by_line[12].action.amount == 0
+    assert by_line[13].action.text == "s-1" and by_line[13].action.button is None
+    r = by_line[14].action
+    assert r.button is not None and r.button.value == "misdeal" and r.long
+    ex = by_line[14].expects
+    assert [(e.what, e.severity) for e in ex[:2]] == [("no-alert", "info"), ("no-alert", "warning")]
+    assert ex[2].what == "no-instruction"
+    assert (ex[3].code, ex[3].within) == ("MISDEAL", 3)
+    assert (ex[4].code, ex[4].card, ex[4].severity, ex[4].seat, ex[4].within) == (
+        "EXPOSED_CARD", "As", "warning", 9, 2)  # fmt: skip
+    assert ex[5].pots == ((300, (1, 2, 3)), (120, (1, 2)))
+    assert ex[5].describe() == "expect pots 300:1,2,3 120:1,2"
+    assert ex[6].values == (3, 10) and ex[7].values == ()
+    assert ex[4].describe() == (
+        "expect alert EXPOSED_CARD severity warning seat 9 card As within 2 steps"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "line", "words"),
     [
@@ -112,7 +167,7 @@ def test_every_construct() -> None:
         ("profile tda-2024\nprofile tda-2024\n", 2, "profile given twice"),
         ("profile tda-2024\n", 1, "no actions"),
         ("# only\n", 1, "no profile"),
-        ("profile tda-2024\nseat 9 100\n", 2, "seats 1..6"),
+        ("profile tda-2024\nseat 11 100\n", 2, "seats 1..10"),
         ("profile tda-2024\nseat 1 lots\n", 2, "whole number"),
         ("profile tda-2024\nseat 1\n", 2, "seat N STACK"),
         ("profile tda-2024\nlevel 200 100\n", 2, "SB <= BB"),
@@ -140,6 +195,37 @@ def test_every_construct() -> None:
         ("profile tda-2024\nsweep\nxfail a\nsweep\n", 3, "followed by an expect"),
         ("profile tda-2024\nsweep\nxfail a\n", 3, "followed by an expect"),
         ("profile tda-2024\nsweep\nxfail a\nxfail b\n", 4, "one per expect"),
+        # the language of issue 16: one case per kind of malformed line
+        ("profile tda-2024\nmove 1\n", 2, "move FROM TO"),
+        ("profile tda-2024\nset-profile nope\n", 2, "set-profile nope"),
+        ("profile tda-2024\nzone 1\n", 2, "zone N TOTAL"),
+        ("profile tda-2024\nzone 1 -5\n", 2, "below 0"),
+        ("profile tda-2024\nruling\n", 2, "ruling BADGE"),
+        ("profile tda-2024\nruling s-1 launch\n", 2, "ruling launch: unknown button"),
+        ("profile tda-2024\nruling s-1 misdeal soon\n", 2, "only 'long'"),
+        ("profile tda-2024\nsweep\nexpect no-alert above critical\n", 3, "above info|warning"),
+        ("profile tda-2024\nsweep\nexpect no-alert above\n", 3, "above info|warning"),
+        ("profile tda-2024\nsweep\nexpect no-alert JOKER MISDEAL\n", 3, "no-alert [CODE]"),
+        ("profile tda-2024\nsweep\nexpect no-instruction now\n", 3, "no arguments"),
+        ("profile tda-2024\nsweep\nexpect alert JOKER within\n", 3, "'within' needs a value"),
+        ("profile tda-2024\nsweep\nexpect alert JOKER within 0 steps\n", 3, "below 1"),
+        ("profile tda-2024\nsweep\nexpect alert JOKER within 2 steps\n", 3, "1 step(s) so far"),
+        ("profile tda-2024\nsweep\nexpect alert JOKER card Zz\n", 3, "unknown rank"),
+        ("profile tda-2024\nsweep\nexpect alert JOKER card tag:DEADBEEF\n", 3, "names no card"),
+        ("profile tda-2024\nsweep\nexpect refused\n", 3, "follows a venue command"),
+        ("profile tda-2024\nexpect refused\nsweep\n", 2, "follows a venue command"),
+        ("profile tda-2024\nsweep\nexpect pots\n", 3, "AMOUNT:SEAT,SEAT"),
+        ("profile tda-2024\nsweep\nexpect pots 300\n", 3, "expected AMOUNT:SEAT,SEAT"),
+        ("profile tda-2024\nsweep\nexpect pots 300:\n", 3, "expected AMOUNT:SEAT,SEAT"),
+        ("profile tda-2024\nsweep\nexpect pots lots:1,2\n", 3, "pot amount"),
+        ("profile tda-2024\nsweep\nexpect pots 300:1,12\n", 3, "seats 1..10"),
+        ("profile tda-2024\nsweep\nexpect pots 300:1,1\n", 3, "a seat named twice"),
+        ("profile tda-2024\nsweep\nexpect eliminated\n", 3, "seat(s) out, or none"),
+        ("profile tda-2024\nsweep\nexpect eliminated x\n", 3, "whole number"),
+        ("profile tda-2024\nclause 000-S3-bet-4\nsweep\n", 1, "must assert"),
+        ("profile tda-2024\nclause 000-S3-bet-4 000-S3-bet-4\nsweep\n", 2, "given twice"),
+        ("profile tda-2024\nclause bad_id!\nsweep\n", 2, "not a clause-inventory id"),
+        ("profile tda-2024\nsweep\nclause 000-S3-bet-4\n", 3, "before the first action"),
     ],
 )
 def test_malformed_names_file_and_line(text: str, line: int, words: str) -> None:
