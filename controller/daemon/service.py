@@ -128,14 +128,20 @@ class Daemon:
         # the hot path's writes: one thread and connection per database (see storage.py)
         self.writer_store = TableStore(cfg.table_db)
         self.writer_outbox = Outbox(cfg.outbox_db)
-        self.alarm = storage.StorageAlarm(self)
+        # a full disk loses no hand (storage.py): space held back, and the hand numbers
+        self.reserve = storage.Reserve(cfg.storage / "reserve")
+        self.reserve.fill()
+        self.hand_slot = storage.HandSlot(cfg.storage / "hand.slot")
+        self.alarm = storage.StorageAlarm(self, self.reserve)
         self.table_writer = storage.Writer("table", self.alarm)
         self.outbox_writer = storage.Writer("outbox", self.alarm)
         self.unstored = 0  # completed hand records not yet in the outbox
         self.registry = DeckRegistry()
         self.pending_profile: Profile | None = None
-        self.core = TableCore(self._stored_profile(), cfg.table,
-                              hand_no=self.store.hand_counter())  # fmt: skip
+        # the hand counter: never below the last hand started, even one whose counter
+        # write a full disk refused
+        counter = max(self.store.hand_counter(), self.hand_slot.started)
+        self.core = TableCore(self._stored_profile(), cfg.table, hand_no=counter)
         self.names: dict[int, str] = {}
         self.level_no = 1
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
@@ -172,6 +178,7 @@ class Daemon:
         self._levels_saved: Any = None
         self.interrupted: list[int] = []
         self.interrupt_outcome = ""
+        self.lost: list[int] = []  # hands whose record and event log a full disk lost
         self._restore()
         refresh = board.full_refresh_cycles if board is not None and board.changes_only else 1
         self.reconciler = recovery.Reconciler(
@@ -241,6 +248,7 @@ class Daemon:
 
     def _restore_hand(self, now: float) -> None:
         hands = sorted(self.store.open_hands())
+        self.lost = self.hand_slot.lost(hands)
         for old in hands[:-1]:  # kept while their record was not stored, or stale
             if not storage.stale_record(self, old, self.store.hand_events(old), now):
                 log.warning("hand=%s: stale hand log dropped", self.hand_id(old))
@@ -293,6 +301,18 @@ class Daemon:
     def _flag_interrupted(self) -> None:
         """Tell the dealer (alert LED, buzzer) and the venue (alert, event) about a hand
         that a restart cut; the profile already decided how it goes on."""
+        for hand_no in self.lost:
+            hid = self.hand_id(hand_no)
+            log.error("hand=%s: dealt, but neither its record nor its event log was stored "
+                      "(disk full); it cannot be rebuilt", hid)  # fmt: skip
+            self.indicators.alert("critical")
+            remedy = storage.LOST_REMEDY.format(n=hand_no, next=hand_no + 1)
+            self._publish_alert({
+                "code": storage.LOST_CODE, "severity": "critical",
+                "clause": "railguard storage", "remedy": remedy, "seat": None, "hand_no": hand_no,
+            })  # fmt: skip
+            self.hand_slot.hand_stored(hand_no)  # accounted for: flagged once
+        self.lost = []
         for hand_no in self.interrupted:
             hid = self.hand_id(hand_no)
             outcome = self.interrupt_outcome
@@ -336,6 +356,7 @@ class Daemon:
                 w.close()
             for db in (self.store, self.writer_store, self.writer_outbox):
                 db.close()
+            self.hand_slot.close()
             log.info("stopped")
 
     # ------------------------------------------------------------------ inputs
@@ -427,6 +448,7 @@ class Daemon:
         if core.hand_no != before:
             self._hand_start[core.hand_no] = datetime.now(UTC)
             n = core.hand_no
+            self.hand_slot.hand_started(n)  # in place, durable even on a full disk
             self.table_write(lambda st: st.put("hand_counter", n, durable=True),
                              f"hand={hid} hand counter")  # fmt: skip
             if pre is not None:

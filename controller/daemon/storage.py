@@ -13,6 +13,22 @@ so the order of writes is kept) until it commits. The first StoreError of a lane
 lane is failing any more the alert is acknowledged by ``railguard`` and the LED cleared.
 The events of a finished hand are cleared only after its record is in the outbox, so a
 restart while storage fails rebuilds the record from them (see ``Daemon._restore_hand``).
+
+A full disk (issue 11, defect 10) must not lose a completed hand nor give its number twice
+after a crash, so two things are kept on the state directory's filesystem beforehand:
+
+:class:`Reserve`  a file of :data:`RESERVE_BYTES` written at start. The first write that
+                  finds the disk full deletes it and is retried at once: the hand's events,
+                  the hand counter and the record then commit in the space it held, while
+                  STORAGE_FAULT tells the dealer and the venue to free space. It is written
+                  again at the next start (or once writes work and the space is there).
+:class:`HandSlot` a small file allocated once and then only overwritten in place (no new
+                  blocks: it can be written on a full disk), fsynced: the number of the last
+                  hand started and of the last hand whose record is in the outbox. At start
+                  the hand counter is at least the slot's, and a hand started after the last
+                  stored record that left no event log to rebuild it from (the reserve was
+                  used up too) is flagged: HAND_RECORD_LOST, critical, to the dealer and the
+                  venue.
 """
 
 from __future__ import annotations
@@ -20,17 +36,22 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import errno
 import logging
+import os
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from controller.link.errors import StoreError
+from controller.link.errors import StoreError, StoreFull
 from controller.ohh import to_ohh
 from controller.rules.errors import BadInput, RailguardError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from controller.daemon.service import Daemon
     from controller.link.store import TableStore
 
@@ -45,11 +66,145 @@ REMEDY = (
 )
 
 
+RESERVE_BYTES = 8 << 20  # a few hundred hands' events and records
+LOST_CODE = "HAND_RECORD_LOST"
+LOST_REMEDY = (
+    "Hand {n} was dealt while the table computer's disk was full and the controller "
+    "restarted before its record could be stored: the hand cannot be rebuilt. Record its "
+    "result by hand for the floor; free space on the SD card. The next hand is {next}."
+)
+
+
+class Reserve:
+    """Space held for the writes a full disk would otherwise refuse (module docstring)."""
+
+    def __init__(self, path: Path, size: int = RESERVE_BYTES) -> None:
+        self.path = path
+        self.size = size
+        self._lock = threading.Lock()
+        self.released = 0  # times it was given up for a write
+
+    @property
+    def held(self) -> bool:
+        return self.path.exists()
+
+    def fill(self) -> bool:
+        """Write the reserve if it is not there and the space is (True if it is held)."""
+        with self._lock:
+            if self.size <= 0:
+                return False
+            if self.path.exists() and self.path.stat().st_size >= self.size:
+                return True
+            try:
+                st = os.statvfs(self.path.parent)
+                if st.f_bavail * st.f_frsize < 2 * self.size:
+                    log.warning("storage: less than %d bytes free on %s: no reserve written",
+                                2 * self.size, self.path.parent)  # fmt: skip
+                    return False
+                tmp = self.path.with_suffix(".tmp")
+                with tmp.open("wb") as f:
+                    try:
+                        os.posix_fallocate(f.fileno(), 0, self.size)  # blocks, not bytes
+                    except OSError:  # a filesystem without fallocate: write them
+                        chunk = b"\0" * (1 << 16)
+                        for _ in range(0, self.size, len(chunk)):
+                            f.write(chunk)
+                        f.flush()
+                    os.fsync(f.fileno())
+                tmp.replace(self.path)
+            except OSError as exc:
+                log.error("storage: reserve %s not written: %s", self.path, exc)
+                with contextlib.suppress(OSError):
+                    self.path.with_suffix(".tmp").unlink()
+                return False
+            return True
+
+    def release(self) -> bool:
+        """Give the space back to the databases; True if there was any to give."""
+        with self._lock:
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                return False
+            except OSError as exc:
+                log.error("storage: reserve %s not released: %s", self.path, exc)
+                return False
+            self.released += 1
+            log.error("storage: disk full; the reserve (%d bytes) is released for the "
+                      "table's writes: free space on the SD card", self.size)  # fmt: skip
+            return True
+
+
+class HandSlot:
+    """The last hand started and the last hand stored, in a file only ever overwritten in
+    place (module docstring). Writes raise nothing: a failure is logged."""
+
+    SIZE = 4096
+    FORMAT = b"railguard-hand-slot %20d %20d\n"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.started, self.stored = 0, 0
+        self._fd: int | None = None
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            log.error("storage: hand slot %s unusable: %s", path, exc)
+            return
+        try:
+            raw = os.pread(fd, 64, 0)
+            if os.fstat(fd).st_size < self.SIZE:
+                os.pwrite(fd, raw.ljust(self.SIZE, b"\0"), 0)  # allocate it once
+                os.fsync(fd)
+        except OSError as exc:
+            log.error("storage: hand slot %s not allocated: %s", path, exc)
+        self._fd = fd
+        parts = raw.split(b"\0", 1)[0].split()
+        if len(parts) == 3 and parts[0] == b"railguard-hand-slot":
+            with contextlib.suppress(ValueError):
+                self.started, self.stored = int(parts[1]), int(parts[2])
+        elif raw.strip(b"\0"):
+            log.error("storage: hand slot %s unreadable; ignored", path)
+
+    def _write(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.pwrite(self._fd, self.FORMAT % (self.started, self.stored), 0)
+            os.fsync(self._fd)
+        except OSError as exc:
+            level = logging.WARNING if exc.errno == errno.ENOSPC else logging.ERROR
+            log.log(level, "storage: hand slot %s not written: %s", self.path, exc)
+
+    def hand_started(self, hand_no: int) -> None:
+        if hand_no > self.started:
+            self.started = hand_no
+            self._write()
+
+    def hand_stored(self, hand_no: int) -> None:
+        if hand_no > self.stored:
+            self.stored = hand_no
+            self._write()
+
+    def lost(self, open_hands: list[int]) -> list[int]:
+        """The hand started after the last stored record, if no event log of it is left."""
+        n = self.started
+        if n > self.stored and n not in open_hands:
+            return [n]
+        return []
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class StorageAlarm:
     """One open STORAGE_FAULT alert per outage (LED, buzzer, venue alert)."""
 
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: Daemon, reserve: Reserve) -> None:
         self.d = daemon
+        self.reserve = reserve
         self.failing: dict[str, str] = {}  # lane -> last error
         self.alert_id: str | None = None
 
@@ -91,6 +246,8 @@ class StorageAlarm:
         d.event("storage_ok", {"lane": lane})
         if not d.open_alerts:
             d.indicators.clear()
+        if not self.reserve.held:  # space again: hold it for the next time (off the loop)
+            d.table_writer.submit(self.reserve.fill, "storage reserve")
 
 
 class Writer:
@@ -120,6 +277,8 @@ class Writer:
                     raise
                 failed = True
                 loop.call_soon_threadsafe(self.alarm.fault, self.lane, what, exc)
+                if isinstance(exc, StoreFull) and self.alarm.reserve.release():
+                    continue  # at once, in the space the reserve held
                 time.sleep(self.retry)
                 continue
             if failed or self.lane in self.alarm.failing:
@@ -219,6 +378,7 @@ def queue_record(d: Daemon, hid: str, hand_no: int, body: dict[str, Any],
         d.unstored -= 1
         if fut.cancelled() or fut.exception() is not None:
             return  # logged by the lane; the hand's events stay for the next start
+        d.hand_slot.hand_stored(hand_no)
         d.link.hand_stored()
         d.table_write(lambda st: st.clear_hand_events(hand_no), f"hand={hid} events cleared")
 
