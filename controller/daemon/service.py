@@ -136,14 +136,14 @@ class Daemon:
         self.table_writer = storage.Writer("table", self.alarm)
         self.outbox_writer = storage.Writer("outbox", self.alarm)
         self.unstored = 0  # completed hand records not yet in the outbox
-        self.registry = DeckRegistry()
+        self.registry: DeckRegistry = DeckRegistry()
         self.pending_profile: Profile | None = None
         # the hand counter: never below the last hand started, even one whose counter
         # write a full disk refused
         counter = max(self.store.hand_counter(), self.hand_slot.started)
-        self.core = TableCore(self._stored_profile(), cfg.table, hand_no=counter)
+        self.core: TableCore = TableCore(self._stored_profile(), cfg.table, hand_no=counter)
         self.names: dict[int, str] = {}
-        self.level_no = 1
+        self.level_no: int = 1
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.input = ReaderInput()
@@ -166,7 +166,7 @@ class Daemon:
         self.last_frame = 0.0
         self._indicators: Indicators = _NullIndicators()
         self.ready = asyncio.Event()
-        self.stats = DaemonStats()
+        self.stats: DaemonStats = DaemonStats()
         self.records: list[dict[str, Any]] = []  # OHH of hands completed in this run
         self._hand_start: dict[int, datetime] = {}
         self._last_state: dict[str, Any] | None = None
@@ -307,7 +307,7 @@ class Daemon:
                       "(disk full); it cannot be rebuilt", hid)  # fmt: skip
             self.indicators.alert("critical")
             remedy = storage.LOST_REMEDY.format(n=hand_no, next=hand_no + 1)
-            self._publish_alert({
+            self.publish_alert({
                 "code": storage.LOST_CODE, "severity": "critical",
                 "clause": "railguard storage", "remedy": remedy, "seat": None, "hand_no": hand_no,
             })  # fmt: skip
@@ -319,7 +319,7 @@ class Daemon:
             log.error("hand=%s interrupted by a restart; outcome=%s", hid, outcome)
             self.indicators.alert("critical")
             remedy = recovery.interrupted_remedy(hand_no, outcome)
-            self._publish_alert({
+            self.publish_alert({
                 "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
                 "remedy": remedy, "seat": None, "hand_no": hand_no or None,
             })  # fmt: skip
@@ -531,15 +531,17 @@ class Daemon:
         log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
                     _SEVERITY[a.severity], a.seat, a.remedy)  # fmt: skip
         self.indicators.alert(_SEVERITY[a.severity])
-        self._publish_alert(alert_payload(a, hand_no))
+        self.publish_alert(alert_payload(a, hand_no))
 
-    def _publish_alert(self, payload: dict[str, Any]) -> None:
+    def publish_alert(self, payload: dict[str, Any]) -> None:
         try:
             self.open_alerts.append(self.link.publish_alert(payload))
         except (LinkError, RailguardError) as exc:
             n = payload.get("hand_no")
             log.error("hand=%s alert not published: %s", self.hand_id(n) if n else "-", exc)
         del self.open_alerts[:-100]
+
+    _publish_alert = publish_alert  # the older name
 
     def publish_state(self, snap: TableState | None = None) -> None:
         snap = snap or self.core.snapshot()

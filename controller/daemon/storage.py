@@ -43,16 +43,21 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from controller.daemon.config import DaemonConfig
+from controller.daemon.recovery import START, profile_named, replay_hand
+from controller.link.client import VenueLink
 from controller.link.errors import StoreError, StoreFull
+from controller.link.outbox import Outbox
 from controller.ohh import to_ohh
+from controller.rules.decisions import HandComplete, HandRecord
+from controller.rules.engine import TableCore
 from controller.rules.errors import BadInput, RailguardError
+from firmware_bridge.gpio import Indicators
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from controller.daemon.service import Daemon
     from controller.link.store import TableStore
 
 log = logging.getLogger("railguard.daemon")
@@ -199,10 +204,50 @@ class HandSlot:
             self._fd = None
 
 
+class _Counts(Protocol):
+    hands: int
+
+
+class StorageHost(Protocol):
+    """What the storage lanes, the alarm and the outbox task need of the daemon
+    (``service.Daemon`` is one)."""
+
+    cfg: DaemonConfig
+    store: TableStore  # the loop's connection
+    writer_store: TableStore  # the table lane's
+    writer_outbox: Outbox  # the outbox lane's
+    table_writer: Writer
+    outbox_writer: Writer
+    alarm: StorageAlarm
+    hand_slot: HandSlot
+    unstored: int  # completed records not yet in the outbox
+    hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, from the core
+    records: list[dict[str, Any]]
+    open_alerts: list[str]
+    link: VenueLink
+
+    @property
+    def core(self) -> TableCore: ...  # read only: seats, profile
+
+    @property
+    def stats(self) -> _Counts: ...
+
+    @property
+    def indicators(self) -> Indicators: ...
+
+    def hand_id(self, hand_no: int) -> str: ...
+
+    def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None: ...
+
+    def publish_alert(self, payload: dict[str, Any]) -> None: ...
+
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
+
+
 class StorageAlarm:
     """One open STORAGE_FAULT alert per outage (LED, buzzer, venue alert)."""
 
-    def __init__(self, daemon: Daemon, reserve: Reserve) -> None:
+    def __init__(self, daemon: StorageHost, reserve: Reserve) -> None:
         self.d = daemon
         self.reserve = reserve
         self.failing: dict[str, str] = {}  # lane -> last error
@@ -223,7 +268,7 @@ class StorageAlarm:
         detail = type(exc).__name__.replace("Store", "store ").lower()
         d.indicators.alert("critical")
         before = list(d.open_alerts)
-        d._publish_alert({
+        d.publish_alert({
             "code": CODE, "severity": "critical", "clause": "railguard storage",
             "remedy": REMEDY.format(detail=detail, path=d.cfg.storage)[:500],
             "message": str(exc)[:500], "seat": None, "hand_no": None,
@@ -315,7 +360,7 @@ class Writer:
         self.pool.shutdown(wait=True)
 
 
-def table_write(d: Daemon, fn: Callable[[TableStore], Any], what: str) -> None:
+def table_write(d: StorageHost, fn: Callable[[TableStore], Any], what: str) -> None:
     """A table.db write: at once on the loop (durable before anything is published) while
     the table lane is idle, else (or if it failed) queued behind the lane's jobs and
     retried there. The loop's connection has a short busy timeout."""
@@ -334,7 +379,7 @@ def table_write(d: Daemon, fn: Callable[[TableStore], Any], what: str) -> None:
 # ---------------------------------------------------------------------------- hand records
 
 
-async def outbox_task(d: Daemon) -> None:
+async def outbox_task(d: StorageHost) -> None:
     """Completed hands -> OHH -> the outbox lane; stacks and the clearing of the hand's
     events go to the table lane (the clearing only once the record is in the outbox)."""
     while True:
@@ -355,7 +400,7 @@ async def outbox_task(d: Daemon) -> None:
         queue_record(d, hid, rec.hand_no, body, rec.dealer or None)
 
 
-async def live_sent(d: Daemon, limit: float = 1.0) -> None:
+async def live_sent(d: StorageHost, limit: float = 1.0) -> None:
     """Let the link's writer send the live messages queued so far (the hand_completed
     event) before the record goes out: the venue sees a hand end before its record.
     (VenueLink has no public drain; its queue is read, never changed.)"""
@@ -364,7 +409,7 @@ async def live_sent(d: Daemon, limit: float = 1.0) -> None:
         await asyncio.sleep(0.005)
 
 
-def queue_record(d: Daemon, hid: str, hand_no: int, body: dict[str, Any],
+def queue_record(d: StorageHost, hid: str, hand_no: int, body: dict[str, Any],
                  dealer: str | None) -> None:  # fmt: skip
     """Store a record through the outbox lane (retried until it commits), then tell the
     link and clear the hand's events."""
@@ -392,19 +437,15 @@ def _store_stacks(store: TableStore, stacks: dict[int, int]) -> None:
     store.set_stacks({s: v for s, v in stacks.items() if s in seated})
 
 
-def stale_record(d: Daemon, hand_no: int, entries: list[dict[str, Any]], now: float) -> bool:
+def stale_record(d: StorageHost, hand_no: int, entries: list[dict[str, Any]], now: float) -> bool:
     """An older hand's log left by a restart while its record was not stored: replayed in
     a scratch core; its record is queued again. False if the log holds no finished hand."""
-    from controller.daemon import recovery
-    from controller.rules.decisions import HandComplete
-    from controller.rules.engine import TableCore
-
-    if not entries or entries[0].get("type") != recovery.START:
+    if not entries or entries[0].get("type") != START:
         return False
-    scratch = TableCore(recovery.profile_named(str(entries[0].get("profile", "")),
+    scratch = TableCore(profile_named(str(entries[0].get("profile", "")),
                                                d.core.profile), d.cfg.table)  # fmt: skip
     try:
-        res = recovery.replay_hand(scratch, entries, now, hand_id=d.hand_id(hand_no))
+        res = replay_hand(scratch, entries, now, hand_id=d.hand_id(hand_no))
     except Exception:  # a log this version cannot replay: dropped like before
         log.exception("hand=%s: stale hand log not replayable", d.hand_id(hand_no))
         return False
