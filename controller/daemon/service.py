@@ -301,17 +301,7 @@ class Daemon:
     def _flag_interrupted(self) -> None:
         """Tell the dealer (alert LED, buzzer) and the venue (alert, event) about a hand
         that a restart cut; the profile already decided how it goes on."""
-        for hand_no in self.lost:
-            hid = self.hand_id(hand_no)
-            log.error("hand=%s: dealt, but neither its record nor its event log was stored "
-                      "(disk full); it cannot be rebuilt", hid)  # fmt: skip
-            self.indicators.alert("critical")
-            remedy = storage.LOST_REMEDY.format(n=hand_no, next=hand_no + 1)
-            self.publish_alert({
-                "code": storage.LOST_CODE, "severity": "critical",
-                "clause": "railguard storage", "remedy": remedy, "seat": None, "hand_no": hand_no,
-            })  # fmt: skip
-            self.hand_slot.hand_stored(hand_no)  # accounted for: flagged once
+        storage.flag_lost(self, self.lost)
         self.lost = []
         for hand_no in self.interrupted:
             hid = self.hand_id(hand_no)

@@ -460,3 +460,19 @@ def stale_record(d: StorageHost, hand_no: int, entries: list[dict[str, Any]], no
     log.warning("hand=%s: finished before the stop, record not stored then; queued again",
                 d.hand_id(hand_no))  # fmt: skip
     return True
+
+
+def flag_lost(d: StorageHost, lost: list[int]) -> None:
+    """Tell the dealer (alert LED, buzzer) and the venue (alert) about hands that a full
+    disk and a restart lost (:meth:`HandSlot.lost`); each is flagged once."""
+    for hand_no in lost:
+        hid = d.hand_id(hand_no)
+        log.error("hand=%s: dealt, but neither its record nor its event log was stored "
+                  "(disk full); it cannot be rebuilt", hid)  # fmt: skip
+        d.indicators.alert("critical")
+        remedy = LOST_REMEDY.format(n=hand_no, next=hand_no + 1)
+        d.publish_alert({
+            "code": LOST_CODE, "severity": "critical", "clause": "railguard storage",
+            "remedy": remedy, "seat": None, "hand_no": hand_no,
+        })  # fmt: skip
+        d.hand_slot.hand_stored(hand_no)  # accounted for
