@@ -15,29 +15,51 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from controller.daemon.config import DaemonConfig
 from controller.daemon.lights import IndicatorLane
+from controller.daemon.translate import ReaderInput
+from controller.rules.engine import TableCore
 from controller.rules.events import (
     ButtonPress,
     ChipsIn,
     ChipsOut,
     ConsoleButton,
+    Event,
     StartButtonDraw,
 )
 from controller.rules.phases import Phase
-from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators
-
-if TYPE_CHECKING:
-    from controller.daemon.service import Daemon
+from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators, Indicators
 
 log = logging.getLogger("railguard.daemon")
+
+
+class InputHost(Protocol):
+    """What the inputs need of the daemon (``service.Daemon`` is one)."""
+
+    cfg: DaemonConfig
+    pin_factory: Any
+    indicators: Indicators  # the GPIO task installs the real lights
+    input: ReaderInput  # the chip sensors' presence, for the sweep
+    open_alerts: list[str]
+    badge_reader: str | None
+
+    @property
+    def core(self) -> TableCore: ...  # read only: phase, redeal_pending, dealer
+
+    def put(self, ev: Event, source: str) -> None: ...
+
+    def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None: ...
+
+    def publish_state(self) -> None: ...
+
 
 #: phases in which no hand is running (a long ACK there starts the button draw)
 NO_HAND = (Phase.IDLE, Phase.COMPLETE)
 
 
-async def gpio_task(d: Daemon) -> None:
+async def gpio_task(d: InputHost) -> None:
     def on_fault(fault: GpioFault) -> None:
         log.warning("gpio: %s %s (%s)", fault.key, fault.fault, "on" if fault.active else "off")
 
@@ -57,7 +79,7 @@ async def gpio_task(d: Daemon) -> None:
         lights.close()
 
 
-def on_console(d: Daemon, ev: Any) -> None:
+def on_console(d: InputHost, ev: Any) -> None:
     if isinstance(ev, ChipsIn | ChipsOut):
         for e in d.input.sensor(ev):
             d.put(e, "gpio")
@@ -71,13 +93,13 @@ def on_console(d: Daemon, ev: Any) -> None:
     d.put(ev, "gpio")
 
 
-def draw_possible(d: Daemon) -> bool:
+def draw_possible(d: InputHost) -> bool:
     """No hand running and no misdeal/void being cleared."""
     core = d.core
     return core.phase in NO_HAND and not core.redeal_pending
 
 
-def acknowledge(d: Daemon, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
+def acknowledge(d: InputHost, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
     """Alerts acknowledged (console ACK, or the venue's ack_alert whose event the link
     publishes itself): alert_ack events, and the alert LED and buzzer off."""
     for alert_id in alert_ids:
@@ -89,7 +111,7 @@ def acknowledge(d: Daemon, alert_ids: list[str], *, by: str, publish: bool = Tru
     d.indicators.clear()
 
 
-async def pcsc_task(d: Daemon) -> None:
+async def pcsc_task(d: InputHost) -> None:
     if not d.cfg.pcsc_enabled:
         log.info("pcsc: disabled")
         return

@@ -25,18 +25,47 @@ import asyncio
 import logging
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut
-from firmware_bridge.antennas import FRAME_BYTES, Collision, StrayTag, burst_gap
+from controller.daemon.config import DaemonConfig
+from controller.daemon.recovery import Reconciler
+from controller.daemon.translate import ReaderInput
+from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event
+from firmware_bridge.antennas import FRAME_BYTES, Collision, SnapshotTracker, StrayTag, burst_gap
+from firmware_bridge.link_model import BoardFactory
 from firmware_bridge.protocol import MAX_ENCODED_SIZE, ErrorReport
 from firmware_bridge.serial_link import LinkStatus, ReaderBoard, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
 
-if TYPE_CHECKING:
-    from controller.daemon.service import Daemon
-
 log = logging.getLogger("railguard.daemon")
+
+
+class _Ticks(Protocol):
+    reader_ticks: int
+
+
+class ReaderHost(Protocol):
+    """What the reader task needs of the daemon (``service.Daemon`` is one): the board it
+    makes (``board_factory``, else a SerialReaderLink over ``cfg.reader_ports``) and the
+    tracker, reconciler and timers it drives; events go out through ``put``."""
+
+    cfg: DaemonConfig
+    board_factory: BoardFactory | None
+    reader: ReaderBoard | None
+    tracker: SnapshotTracker
+    tracker_changes: bool
+    scan_period: float
+    reconciler: Reconciler
+    input: ReaderInput
+    settler: Settler | None
+    cycle_timer: CycleTimer | None
+    frame: asyncio.Event
+    last_frame: float
+
+    @property
+    def stats(self) -> _Ticks: ...
+
+    def put(self, ev: Event, source: str) -> None: ...
 
 
 class Settler:
@@ -47,7 +76,7 @@ class Settler:
     when it fires early (a frame came in the meantime) or has more to do. ``bursts`` and
     ``quiet`` count the fires that closed a cycle and those that found none to close."""
 
-    def __init__(self, d: Daemon, gap: float, baudrate: int) -> None:
+    def __init__(self, d: ReaderHost, gap: float, baudrate: int) -> None:
         self.d = d
         self.gap = gap
         self._timer: asyncio.TimerHandle | None = None
@@ -112,7 +141,7 @@ class CycleTimer:
     cancelled when it closes, normally at its last antenna's frame: no wakeup every scan
     period. ``fired`` counts its fires."""
 
-    def __init__(self, d: Daemon, link: ReaderBoard) -> None:
+    def __init__(self, d: ReaderHost, link: ReaderBoard) -> None:
         self.d = d
         self.link = link
         self._timer: asyncio.TimerHandle | None = None
@@ -152,7 +181,7 @@ class CycleTimer:
         self._timer, self._cycle = None, None
 
 
-async def reader_task(d: Daemon) -> None:
+async def reader_task(d: ReaderHost) -> None:
     baud = d.cfg.link.baudrate
     settler = Settler(d, burst_gap(baud), baud) if d.tracker_changes else None
     d.settler = settler
@@ -211,7 +240,7 @@ async def reader_task(d: Daemon) -> None:
         await link.stop()
 
 
-def on_snapshot(d: Daemon, snap: AntennaSnapshot) -> None:
+def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> None:
     d.last_frame = time.monotonic()
     d.frame.set()
     tracker_out(d, d.tracker.feed(snap))
@@ -220,13 +249,13 @@ def on_snapshot(d: Daemon, snap: AntennaSnapshot) -> None:
         reconcile(d)
 
 
-def reconcile(d: Daemon) -> None:
+def reconcile(d: ReaderHost) -> None:
     if d.reconciler.active:
         for ev in d.reconciler.cycle(d.tracker.cycles, time.monotonic()):
             d.put(ev, "restart")
 
 
-def tracker_out(d: Daemon, outputs: list[Any]) -> None:
+def tracker_out(d: ReaderHost, outputs: list[Any]) -> None:
     events = []
     for out in outputs:
         if isinstance(out, CardPlaced | CardRemoved | ChipsIn | ChipsOut):
@@ -239,7 +268,7 @@ def tracker_out(d: Daemon, outputs: list[Any]) -> None:
         d.put(ev, "reader")
 
 
-def on_status(d: Daemon, change: StatusChange) -> None:
+def on_status(d: ReaderHost, change: StatusChange) -> None:
     info = d.reader.board_info if d.reader is not None else None
     antennas = info.antenna_count if info is not None else 0
     log.info("reader: %s -> %s (%s) port=%s antennas=%d", change.previous.value,

@@ -90,8 +90,9 @@ def apply_levels(core: TableCore, data: Any, last_set: tuple[int, int, int] | No
     try:
         restored = handlog.with_levels(core.export(), data, last_set)
     except HandLogError as exc:
-        if isinstance(data, dict) and "older than" not in str(exc):
-            log.error("restore: %s; using the last level set", exc)
+        log.error("restore: %s; using the last level set", exc)
+        return False
+    if restored is None:
         return False
     core.restore(restored)
     return True

@@ -134,16 +134,22 @@ class Daemon:
         # the hot path's writes: one thread and connection per database (see storage.py)
         self.writer_store = TableStore(cfg.table_db)
         self.writer_outbox = Outbox(cfg.outbox_db)
-        self.alarm = storage.StorageAlarm(self)
+        # a full disk loses no hand (storage.py): space held back, and the hand numbers
+        self.reserve = storage.Reserve(cfg.storage / "reserve")
+        self.reserve.fill()
+        self.hand_slot = storage.HandSlot(cfg.storage / "hand.slot")
+        self.alarm = storage.StorageAlarm(self, self.reserve)
         self.table_writer = storage.Writer("table", self.alarm)
         self.outbox_writer = storage.Writer("outbox", self.alarm)
         self.unstored = 0  # completed hand records not yet in the outbox
-        self.registry = DeckRegistry()
+        self.registry: DeckRegistry = DeckRegistry()
         self.pending_profile: Profile | None = None
-        self.core = TableCore(self._stored_profile(), cfg.table,
-                              hand_no=self.store.hand_counter())  # fmt: skip
+        # the hand counter: never below the last hand started, even one whose counter
+        # write a full disk refused
+        counter = max(self.store.hand_counter(), self.hand_slot.started)
+        self.core: TableCore = TableCore(self._stored_profile(), cfg.table, hand_no=counter)
         self.names: dict[int, str] = {}
-        self.level_no = 1
+        self.level_no: int = 1
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.input = ReaderInput()
@@ -166,7 +172,7 @@ class Daemon:
         self.last_frame = 0.0
         self._indicators: Indicators = _NullIndicators()
         self.ready = asyncio.Event()
-        self.stats = DaemonStats()
+        self.stats: DaemonStats = DaemonStats()
         self.records: list[dict[str, Any]] = []  # OHH of hands completed in this run
         self._hand_start: dict[int, datetime] = {}
         self._last_state: dict[str, Any] | None = None
@@ -181,6 +187,7 @@ class Daemon:
         # called with every handled event and its step (hwsim's scenario runner: an alert's
         # card, pots' eligible seats); must not block; one that raises is logged and dropped
         self.watchers: list[Callable[[Event, Step], None]] = []
+        self.lost: list[int] = []  # hands whose record and event log a full disk lost
         self._restore()
         refresh = board.full_refresh_cycles if board is not None and board.changes_only else 1
         self.reconciler = recovery.Reconciler(
@@ -250,6 +257,7 @@ class Daemon:
 
     def _restore_hand(self, now: float) -> None:
         hands = sorted(self.store.open_hands())
+        self.lost = self.hand_slot.lost(hands)
         for old in hands[:-1]:  # kept while their record was not stored, or stale
             if not storage.stale_record(self, old, self.store.hand_events(old), now):
                 log.warning("hand=%s: stale hand log dropped", self.hand_id(old))
@@ -302,13 +310,15 @@ class Daemon:
     def _flag_interrupted(self) -> None:
         """Tell the dealer (alert LED, buzzer) and the venue (alert, event) about a hand
         that a restart cut; the profile already decided how it goes on."""
+        storage.flag_lost(self, self.lost)
+        self.lost = []
         for hand_no in self.interrupted:
             hid = self.hand_id(hand_no)
             outcome = self.interrupt_outcome
             log.error("hand=%s interrupted by a restart; outcome=%s", hid, outcome)
             self.indicators.alert("critical")
             remedy = recovery.interrupted_remedy(hand_no, outcome)
-            self._publish_alert({
+            self.publish_alert({
                 "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
                 "remedy": remedy, "seat": None, "hand_no": hand_no or None,
             })  # fmt: skip
@@ -345,6 +355,7 @@ class Daemon:
                 w.close()
             for db in (self.store, self.writer_store, self.writer_outbox):
                 db.close()
+            self.hand_slot.close()
             log.info("stopped")
 
     # ------------------------------------------------------------------ inputs
@@ -444,6 +455,7 @@ class Daemon:
         if core.hand_no != before:
             self._hand_start[core.hand_no] = datetime.now(UTC)
             n = core.hand_no
+            self.hand_slot.hand_started(n)  # in place, durable even on a full disk
             self.table_write(lambda st: st.put("hand_counter", n, durable=True),
                              f"hand={hid} hand counter")  # fmt: skip
             if pre is not None:
@@ -526,15 +538,17 @@ class Daemon:
         log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
                     SEVERITY_NAMES[a.severity], a.seat, a.remedy)  # fmt: skip
         self.indicators.alert(SEVERITY_NAMES[a.severity])
-        self._publish_alert(alert_payload(a, hand_no))
+        self.publish_alert(alert_payload(a, hand_no))
 
-    def _publish_alert(self, payload: dict[str, Any]) -> None:
+    def publish_alert(self, payload: dict[str, Any]) -> None:
         try:
             self.open_alerts.append(self.link.publish_alert(payload))
         except (LinkError, RailguardError) as exc:
             n = payload.get("hand_no")
             log.error("hand=%s alert not published: %s", self.hand_id(n) if n else "-", exc)
         del self.open_alerts[:-100]
+
+    _publish_alert = publish_alert  # the older name
 
     def publish_state(self, snap: TableState | None = None) -> None:
         snap = snap or self.core.snapshot()

@@ -129,12 +129,14 @@ def encode_levels(
     return {"level": _lvl(level), "pending": _lvl(pending), "waits": waits}
 
 
-def with_levels(data: TableData, raw: Any, last_set: tuple[int, int, int] | None) -> TableData:
-    """``data`` with the stored level state, if it already has the last commanded level
-    (``last_set``; otherwise that newer command is not in it and the caller applies the
-    command). Raises :class:`HandLogError` if it is not usable."""
+def with_levels(
+    data: TableData, raw: Any, last_set: tuple[int, int, int] | None
+) -> TableData | None:
+    """``data`` with the stored level state; None if there is none, or if it misses the last
+    commanded level (``last_set``: that newer command is not in it, and the caller applies
+    the command). Raises :class:`HandLogError` if it is unreadable."""
     if not isinstance(raw, dict):
-        raise HandLogError("no stored level state")
+        return None
     try:
         level = _level3(raw["level"])
         pend = raw.get("pending")
@@ -144,7 +146,7 @@ def with_levels(data: TableData, raw: Any, last_set: tuple[int, int, int] | None
         raise HandLogError(f"stored level state unreadable ({exc})") from exc
     newest = pending or level
     if last_set is not None and newest != tuple(last_set):
-        raise HandLogError(f"stored level state {newest} is older than the last level set")
+        return None
     return dataclasses.replace(
         data, level=level, pending_level=pending, level_waits=waits and pending is not None
     )
