@@ -492,6 +492,8 @@ async def run_table(
     workdir: Path,
     view: View,
     table_id: str = "t1",
+    logger_group: str = "venuelog",
+    logger_instance: str = "main",
 ) -> tuple[Outcome, dict[str, int]]:
     """Play ``hands`` on a fresh simulated table; (outcome, counts of records received)."""
     rng = random.Random(f"{seed}-errors")
@@ -505,7 +507,8 @@ async def run_table(
     base = f"railguard/{VENUE}/{table_id}"
     venue = Venue(host, port, base, view)
     logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
+                         SqliteHandStore(workdir / "venue.db"), instance=logger_instance,
+                         group=logger_group)  # fmt: skip
     run = asyncio.create_task(daemon.run(stop))
     table = Table(daemon, board, gpio, venue, view, rng, error_rate)
     try:
