@@ -120,7 +120,10 @@ async def _broker(cfg: DaemonConfig, timeout: float) -> Check:
     except (aiomqtt.MqttError, TimeoutError, OSError) as exc:
         text = str(exc) or type(exc).__name__
         low = text.lower()
-        if "not authorised" in low or "bad user" in low or "code:5" in low or "code:4" in low:
+        # paho reports a refusal as "[code:135] Not authorized" (MQTT 5 reason codes 134/135;
+        # 3.1.1 return codes 4/5, "not authorised")
+        refused = ("not authori", "bad user", "code:4]", "code:5]", "code:134]", "code:135]")
+        if any(word in low for word in refused):
             fix = "check mqtt.username/password (or the client certificate) and the broker ACL"
         elif "certificate" in low or "ssl" in low:
             fix = "check mqtt.ca_file and that the broker's certificate names mqtt.host"
