@@ -137,4 +137,5 @@ def run_demo(args: argparse.Namespace) -> int:
         f"demo: {outcome.hands} hands played, {missing} records missing, "
         f"{len(outcome.mismatches)} mismatches, seed {seed}: {verdict}"
     )
+    view.next_steps()
     return 0 if ok else 1
