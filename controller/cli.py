@@ -45,6 +45,17 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+#: the order ``railguard --help`` lists the commands in: the simulator first, then the table's
+#: daemon and its set-up, the rules as examples, the venue's side
+ORDER = ("demo", "run", "doctor", "calibrate", "enroll", "deck", "scenario", "replay",
+         "venue-log")  # fmt: skip
+
+
+def _order(item: tuple[str, object]) -> tuple[int, str]:
+    name = item[0]
+    return (ORDER.index(name) if name in ORDER else len(ORDER), name)
+
+
 def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     parser = argparse.ArgumentParser(
         prog="railguard",
@@ -55,7 +66,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     handlers: dict[str, Handler] = {}
-    for name, (register, handler) in commands.REGISTRY.items():
+    for name, (register, handler) in sorted(commands.REGISTRY.items(), key=_order):
         doc = (handler.__doc__ or "").strip()
         summary = doc.split("\n\n")[0]
         register(sub.add_parser(name, help=summary, description=doc))

@@ -31,7 +31,7 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
                    help="PHH files, or folders searched recursively for *.phh")  # fmt: skip
     p.add_argument("--core-only", action="store_true",
                    help="through the rules core only (fast: no board, daemon, broker)")  # fmt: skip
-    p.add_argument("--profile", default="tda-2024",
+    p.add_argument("--profile", default="tda-2024", metavar="NAME",
                    help="house-rule profile name or TOML path (default %(default)s)")  # fmt: skip
     p.add_argument("--quiet", action="store_true",
                    help="print only failures, progress and the summary")  # fmt: skip
@@ -46,6 +46,7 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
         "--speed",
         type=float,
         default=0.0,
+        metavar="X",
         help="full system: times real dealing speed (default 0: as fast as the pipeline keeps up)",
     )
     add_broker(p, "full system")
@@ -54,6 +55,7 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
         "--tables",
         type=int,
         default=None,
+        metavar="N",
         help="full system: tables dealing at once, each a process with its own board and "
         "daemon, on one broker and one venue logger (default 12)",
     )
@@ -152,12 +154,14 @@ def _report(results: Iterator[Any], total: int, quiet: bool) -> int:
 
 
 def _config_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, help="the daemon's TOML config file")
+    p.add_argument("--config", required=True, metavar="FILE",
+                   help="the daemon's TOML config file (docs/configuration.md)")  # fmt: skip
 
 
 def _doctor_args(p: argparse.ArgumentParser) -> None:
     _config_arg(p)
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                   help="how long each check may wait (default %(default)g)")  # fmt: skip
 
 
 @command("run", _config_arg)

@@ -25,11 +25,13 @@ __all__ = ["broker_for", "register", "run_demo"]
 def register(p: argparse.ArgumentParser) -> None:
     from controller.tools.args import add_broker, add_logger_group
 
-    p.add_argument("--hands", type=int, default=20, help="hands to play (default 20)")
-    p.add_argument("--seed", type=int, default=None, help="seed: the same run again")
+    p.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="the same seed plays the same run again (default: a new one)")  # fmt: skip
     add_broker(p, "the broker the table and its venue logger use")
     add_logger_group(p)
-    p.add_argument("--profile", default="tda-2024", help="house-rule profile name")
+    p.add_argument("--profile", default="tda-2024", metavar="NAME",
+                   help="house-rule profile name (default %(default)s; docs/rules.md)")  # fmt: skip
     p.add_argument(
         "--source",
         choices=("auto", "pluribus", "generated"),
@@ -40,6 +42,7 @@ def register(p: argparse.ArgumentParser) -> None:
         "--error-rate",
         type=float,
         default=0.2,
+        metavar="RATE",
         help="share of hands with an injected dealer error (default 0.2)",
     )
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
