@@ -82,14 +82,8 @@ def replay(args: argparse.Namespace) -> int:
         profile = get_profile(args.profile)
         if args.inject is not None:
             parse_kind(args.inject)
-        files = [str(f) for f in iter_phh_paths(args.paths)]
-    except (ConfigError, InjectionError, PhhError) as exc:
+    except (ConfigError, InjectionError) as exc:
         print(f"railguard replay: {exc}", file=sys.stderr)
-        return 2
-    if not files:
-        print(f"railguard replay: no *.phh files in {', '.join(args.paths)} (folders are"
-              " searched recursively for files ending in .phh); nothing to replay",
-              file=sys.stderr)  # fmt: skip
         return 2
     if args.speed < 0:
         print("railguard replay: --speed must not be negative (0: as fast as possible)",
@@ -97,6 +91,16 @@ def replay(args: argparse.Namespace) -> int:
         return 2
     if args.tables is not None and args.tables < 1:
         print(f"railguard replay: --tables must be at least 1, not {args.tables}", file=sys.stderr)
+        return 2
+    try:
+        files = [str(f) for f in iter_phh_paths(args.paths)]
+    except PhhError as exc:
+        print(f"railguard replay: {exc}", file=sys.stderr)
+        return 2
+    if not files:
+        print(f"railguard replay: no *.phh files in {', '.join(args.paths)} (folders are"
+              " searched recursively for files ending in .phh); nothing to replay",
+              file=sys.stderr)  # fmt: skip
         return 2
     results: Iterator[ReplayResult]
     if args.core_only:
