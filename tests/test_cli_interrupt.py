@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,11 @@ def _session_members(sid: int) -> list[str]:
         name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :]
         fields = rest.split()
         if int(fields[3]) == sid and fields[0] != "Z":
-            out.append(f"{entry} {name}")
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                cmdline = b""
+            out.append(f"{entry} {name}: {cmdline.decode(errors='replace').strip()}")
     return out
 
 
@@ -70,7 +75,10 @@ def _interrupt(args: list[str], ready: str, *, group: bool = True) -> tuple[int,
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    left = _session_members(proc.pid)
+    # a process that is exiting (its parent gone) takes a moment to become a zombie
+    deadline = time.monotonic() + 15
+    while (left := _session_members(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
     if left:
         os.killpg(proc.pid, signal.SIGKILL)
     assert not left, f"still running after railguard {args[0]} exited: {left}"
