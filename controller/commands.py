@@ -6,7 +6,9 @@ Handlers import their heavy modules lazily so that ``railguard --help`` stays fa
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
 
 Register = Callable[[argparse.ArgumentParser], None]
 Handler = Callable[[argparse.Namespace], int]
@@ -23,10 +25,16 @@ def command(name: str, register: Register) -> Callable[[Handler], Handler]:
 
 
 def _replay_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", help="PHH files or folders")
-    p.add_argument("--core-only", action="store_true", help="straight through the rules core")
-    p.add_argument("--profile", default="tda-2024", help="profile name or TOML path")
-    p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    from controller.tools.args import add_broker, add_logger_group
+
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="PHH files, or folders searched recursively for *.phh")  # fmt: skip
+    p.add_argument("--core-only", action="store_true",
+                   help="through the rules core only (fast: no board, daemon, broker)")  # fmt: skip
+    p.add_argument("--profile", default="tda-2024", metavar="NAME",
+                   help="house-rule profile name or TOML path (default %(default)s)")  # fmt: skip
+    p.add_argument("--quiet", action="store_true",
+                   help="print only failures, progress and the summary")  # fmt: skip
     p.add_argument(
         "--inject",
         metavar="KIND",
@@ -38,82 +46,101 @@ def _replay_args(p: argparse.ArgumentParser) -> None:
         "--speed",
         type=float,
         default=0.0,
+        metavar="X",
         help="full system: times real dealing speed (default 0: as fast as the pipeline keeps up)",
     )
-    p.add_argument(
-        "--broker",
-        default=None,
-        help="full system: mqtt://HOST:PORT of an existing broker (default: a private mosquitto)",
-    )
+    add_broker(p, "full system")
+    add_logger_group(p)
     p.add_argument(
         "--tables",
         type=int,
         default=None,
+        metavar="N",
         help="full system: tables dealing at once, each a process with its own board and "
         "daemon, on one broker and one venue logger (default 12)",
     )
 
 
+def _say(message: str) -> None:
+    """A progress or status line, on stderr: stdout stays one JSON result per line."""
+    print(message, file=sys.stderr, flush=True)
+
+
 @command("replay", _replay_args)
 def replay(args: argparse.Namespace) -> int:
-    """Replay recorded hands (PHH) as physical dealing and compare the outcomes."""
-    from collections.abc import Iterator
+    """Replay recorded hands (PHH) as physical dealing and compare the outcomes.
 
+    Prints one JSON line per hand on stdout (progress on stderr), then "N passed, N failed".
+    Exit 0 when every hand matched, 1 when one did not, 2 for a bad path or option."""
     from controller.replay import ReplayResult, replay_paths
     from controller.rules.errors import ConfigError
     from controller.rules.profile import get_profile
     from hwsim.inject import InjectionError, parse_kind
+    from hwsim.phh import PhhError, iter_phh_paths
 
     try:
         profile = get_profile(args.profile)
         if args.inject is not None:
             parse_kind(args.inject)
     except (ConfigError, InjectionError) as exc:
-        print(f"railguard replay: {exc}")
+        print(f"railguard replay: {exc}", file=sys.stderr)
         return 2
     if args.speed < 0:
-        print("railguard replay: --speed must not be negative (0: as fast as possible)")
+        print("railguard replay: --speed must not be negative (0: as fast as possible)",
+              file=sys.stderr)  # fmt: skip
         return 2
     if args.tables is not None and args.tables < 1:
-        print(f"railguard replay: --tables must be at least 1, not {args.tables}")
+        print(f"railguard replay: --tables must be at least 1, not {args.tables}", file=sys.stderr)
         return 2
-    if args.broker is not None:
-        from controller.demo import _parse_broker
-
-        try:
-            _parse_broker(args.broker)
-        except ValueError as exc:
-            print(f"railguard replay: {exc}")
-            return 2
+    try:
+        files = [str(f) for f in iter_phh_paths(args.paths)]
+    except PhhError as exc:
+        print(f"railguard replay: {exc}", file=sys.stderr)
+        return 2
+    if not files:
+        print(f"railguard replay: no *.phh files in {', '.join(args.paths)} (folders are"
+              " searched recursively for files ending in .phh); nothing to replay",
+              file=sys.stderr)  # fmt: skip
+        return 2
     results: Iterator[ReplayResult]
     if args.core_only:
-        results = replay_paths(args.paths, profile, args.inject)
+        results = replay_paths(files, profile, args.inject)
     else:
         import logging
 
-        from controller.replay_system import system_replay
+        from controller.replay_system import DEFAULT_TABLES, system_replay
 
         # the daemon logs every event and warns on every alert: only its errors here
         logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s",
                             force=True)  # fmt: skip
-
-        from controller.replay_system import DEFAULT_TABLES
-
         results = system_replay(
-            args.paths, args.profile, inject=args.inject, speed=args.speed, broker=args.broker,
-            tables=args.tables or DEFAULT_TABLES,
+            files, args.profile, inject=args.inject, speed=args.speed,
+            broker=args.broker.url() if args.broker else None,
+            tables=args.tables or DEFAULT_TABLES, say=_say, logger_group=args.logger_group,
         )  # fmt: skip
-    passed = failed = skipped = 0
     try:
-        for r in results:
+        return _report(results, len(files), args.quiet)
+    finally:  # also on Ctrl-C: the generator's finally blocks stop the tables and the broker
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
+
+
+def _report(results: Iterator[Any], total: int, quiet: bool) -> int:
+    passed = failed = skipped = 0
+    every = max(1, total // 10)  # --quiet: a progress line every tenth of the run
+    try:
+        for done, r in enumerate(results, 1):
             if r.match is None:
                 skipped += 1
             elif r.match:
                 passed += 1
             else:
                 failed += 1
-            if not args.quiet or r.match is False:
+            if not quiet or r.match is False:
                 print(r.line(), flush=True)
+            if quiet and (done % every == 0) and done < total:
+                _say(f"railguard replay: {done}/{total} hands ({failed} failed)")
     except BrokenPipeError:  # the reader went away (| head)
         return 1
     except Exception as exc:  # the system did not start or broke down: say why, count on
@@ -131,12 +158,14 @@ def replay(args: argparse.Namespace) -> int:
 
 
 def _config_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, help="the daemon's TOML config file")
+    p.add_argument("--config", required=True, metavar="FILE",
+                   help="the daemon's TOML config file (docs/configuration.md)")  # fmt: skip
 
 
 def _doctor_args(p: argparse.ArgumentParser) -> None:
     _config_arg(p)
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds per check")
+    p.add_argument("--timeout", type=float, default=5.0, metavar="SECONDS",
+                   help="how long each check may wait (default %(default)g)")  # fmt: skip
 
 
 @command("run", _config_arg)
@@ -281,6 +310,18 @@ def _scenario_args(p: argparse.ArgumentParser) -> None:
 @command("scenario", _scenario_args)
 def scenario(args: argparse.Namespace) -> int:
     """Play scenario files (docs/scenarios.md) on the simulated table; pass/fail per scenario."""
+    from controller.tools.args import BrokerAddressError, parse_broker
     from hwsim.scenario.cli import main
 
+    if args.broker:  # every form --broker takes elsewhere; hwsim's runner wants HOST:PORT
+        try:
+            addr = parse_broker(args.broker)
+        except BrokerAddressError as exc:
+            print(f"railguard scenario: {exc}", file=sys.stderr)
+            return 2
+        if addr.tls:
+            print(f"railguard scenario: --broker {args.broker}: the simulated table talks"
+                  " plain TCP (mqtt://HOST[:PORT]), not TLS", file=sys.stderr)  # fmt: skip
+            return 2
+        args.broker = f"{addr.host}:{addr.port_or_default()}"
     return main(args)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +26,14 @@ class Check:
 
 
 async def _reader(cfg: DaemonConfig, timeout: float) -> Check:
+    from controller.tools.ports import port_problem
     from firmware_bridge.serial_link import LinkStatus, SerialReaderLink
 
+    problem = port_problem(cfg.reader_ports)
+    if problem is not None:  # at once: waiting on a path that is not there tells nothing
+        return Check("reader", False, problem.split("; fix ")[0],
+                     "fix reader.ports (the udev rule makes /dev/railguard-reader); check the"
+                     " cable and that the board is powered")  # fmt: skip
     link = SerialReaderLink(list(cfg.reader_ports), lambda _s: None, config=cfg.link)
     await link.start()
     try:
@@ -113,7 +120,10 @@ async def _broker(cfg: DaemonConfig, timeout: float) -> Check:
     except (aiomqtt.MqttError, TimeoutError, OSError) as exc:
         text = str(exc) or type(exc).__name__
         low = text.lower()
-        if "not authorised" in low or "bad user" in low or "code:5" in low or "code:4" in low:
+        # paho reports a refusal as "[code:135] Not authorized" (MQTT 5 reason codes 134/135;
+        # 3.1.1 return codes 4/5, "not authorised")
+        refused = ("not authori", "bad user", "code:4]", "code:5]", "code:134]", "code:135]")
+        if any(word in low for word in refused):
             fix = "check mqtt.username/password (or the client certificate) and the broker ACL"
         elif "certificate" in low or "ssl" in low:
             fix = "check mqtt.ca_file and that the broker's certificate names mqtt.host"
@@ -123,34 +133,85 @@ async def _broker(cfg: DaemonConfig, timeout: float) -> Check:
     return Check("broker", True, f"{where} connected")
 
 
-async def run_checks(path: str | Path, timeout: float = 5.0) -> list[Check]:
+#: the checks in the order they run, each with what it waits on (printed as it starts)
+CHECKS = ("config", "core", "reader", "gpio", "pcsc", "broker")
+_WIDTH = max(len(n) for n in CHECKS)
+
+Started = Callable[[str, str], None]  # (check name, what it is doing)
+Done = Callable[[Check], None]
+
+
+async def run_checks(
+    path: str | Path,
+    timeout: float = 5.0,
+    *,
+    started: Started | None = None,
+    done: Done | None = None,
+) -> list[Check]:
+    """Every check, in order; ``started`` hears each check begin, ``done`` each result as it
+    comes (``railguard doctor`` prints them so: a slow check is never silence)."""
+    checks: list[Check] = []
+
+    def add(check: Check) -> None:
+        checks.append(check)
+        if done is not None:
+            done(check)
+
+    def begin(name: str, what: str) -> None:
+        if started is not None:
+            started(name, what)
+
     try:
         cfg = load(path)
     except RailguardError as exc:
-        return [Check("config", False, str(exc), "fix the key named above")]
-    checks = [Check("config", True, f"{path}: table {cfg.venue}/{cfg.table}, "
-                    f"profile {cfg.profile.name}")]  # fmt: skip
-    checks.append(Check("core", True, f"rules core: {core_build()}"))  # information only
-    checks.append(await _reader(cfg, timeout))
-    checks.append(_gpio(cfg))
-    checks.append(await _pcsc(cfg, timeout))
-    checks.append(await _broker(cfg, timeout))
+        add(Check("config", False, str(exc), "fix the key named above"))
+        return checks
+    add(Check("config", True, f"{path}: table {cfg.venue}/{cfg.table}, "
+              f"profile {cfg.profile.name}"))  # fmt: skip
+    add(Check("core", True, f"rules core: {core_build()}"))  # information only
+    begin("reader", f"opening {', '.join(cfg.reader_ports)}, waiting up to {timeout:g} s"
+          " for the board's HELLO")  # fmt: skip
+    add(await _reader(cfg, timeout))
+    begin("gpio", f"pin factory {cfg.pin_factory or 'default'}")
+    add(_gpio(cfg))
+    if cfg.pcsc_enabled:
+        begin("pcsc", f"pcscd and the badge reader, up to {timeout:g} s")
+    add(await _pcsc(cfg, timeout))
+    b = cfg.broker
+    begin("broker", f"connecting to {b.host}:{b.effective_port}, up to {timeout:g} s")
+    add(await _broker(cfg, timeout))
     return checks
+
+
+def line(c: Check, width: int = _WIDTH) -> str:
+    """One check's result: PASS/FAIL, its name and detail, then ``-> the fix`` on a failure."""
+    text = f"{'PASS' if c.ok else 'FAIL'}  {c.name:<{width}}  {c.detail}"
+    if not c.ok and c.fix:
+        text += f"\n      {'':<{width}}  -> {c.fix}"
+    return text
 
 
 def table(checks: list[Check]) -> str:
     width = max(len(c.name) for c in checks)
-    lines = []
-    for c in checks:
-        lines.append(f"{'PASS' if c.ok else 'FAIL'}  {c.name:<{width}}  {c.detail}")
-        if not c.ok and c.fix:
-            lines.append(f"      {'':<{width}}  -> {c.fix}")
-    return "\n".join(lines)
+    return "\n".join(line(c, width) for c in checks)
 
 
 def main(path: str, timeout: float = 5.0) -> int:
+    """Print each check as it starts (``....``) and as it ends; exit 0 when all pass."""
+
+    def started(name: str, what: str) -> None:
+        print(f"....  {name:<{_WIDTH}}  {what}", flush=True)
+
+    def done(check: Check) -> None:
+        print(line(check), flush=True)
+
     with contextlib.suppress(KeyboardInterrupt):
-        checks = asyncio.run(run_checks(path, timeout))
-        print(table(checks))
-        return 0 if all(c.ok for c in checks) else 1
+        checks = asyncio.run(run_checks(path, timeout, started=started, done=done))
+        failed = [c.name for c in checks if not c.ok]
+        if failed:
+            print(f"doctor: {len(failed)} of {len(checks)} checks failed ({', '.join(failed)})")
+        else:
+            print(f"doctor: all {len(checks)} checks passed")
+        return 1 if failed else 0
+    print("doctor: interrupted", flush=True)
     return 130

@@ -14,20 +14,24 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from controller.tools.args import BrokerAddress
 
 __all__ = ["broker_for", "register", "run_demo"]
 
 
 def register(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--hands", type=int, default=20, help="hands to play (default 20)")
-    p.add_argument("--seed", type=int, default=None, help="seed: the same run again")
-    p.add_argument(
-        "--broker",
-        default=None,
-        help="mqtt://HOST:PORT of an existing broker (default: a private mosquitto)",
-    )
-    p.add_argument("--profile", default="tda-2024", help="house-rule profile name")
+    from controller.tools.args import add_broker, add_logger_group
+
+    p.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="the same seed plays the same run again (default: a new one)")  # fmt: skip
+    add_broker(p, "the broker the table and its venue logger use")
+    add_logger_group(p)
+    p.add_argument("--profile", default="tda-2024", metavar="NAME",
+                   help="house-rule profile name (default %(default)s; docs/rules.md)")  # fmt: skip
     p.add_argument(
         "--source",
         choices=("auto", "pluribus", "generated"),
@@ -38,20 +42,27 @@ def register(p: argparse.ArgumentParser) -> None:
         "--error-rate",
         type=float,
         default=0.2,
+        metavar="RATE",
         help="share of hands with an injected dealer error (default 0.2)",
     )
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
 
 
-def _parse_broker(url: str) -> tuple[str, int]:
-    u = urlsplit(url if "://" in url else f"mqtt://{url}")
-    if u.scheme not in ("mqtt", "tcp") or not u.hostname:
-        raise ValueError(f"--broker {url!r}: expected mqtt://HOST[:PORT] (plain TCP)")
-    return u.hostname, u.port or 1883
+def _parse_broker(url: str | BrokerAddress) -> tuple[str, int]:
+    """(host, port) of a plain-TCP broker in any form ``--broker`` takes (ValueError else)."""
+    from controller.tools.args import parse_broker
+
+    addr = parse_broker(url) if isinstance(url, str) else url
+    if addr.tls:
+        raise ValueError(f"--broker {addr.url()}: the simulated table talks plain TCP"
+                         " (mqtt://HOST[:PORT]), not TLS")  # fmt: skip
+    return addr.host, addr.port_or_default()
 
 
 @contextlib.contextmanager
-def broker_for(url: str | None, *, nodelay: bool = False) -> Iterator[tuple[str, int, str]]:
+def broker_for(
+    url: str | BrokerAddress | None, *, nodelay: bool = False
+) -> Iterator[tuple[str, int, str]]:
     """(host, port, table id): ``url``'s broker (a fresh table id), else a private mosquitto
     (``nodelay``: with TCP_NODELAY, so small messages are not held back by Nagle)."""
     if url is not None:
@@ -99,10 +110,15 @@ def run_demo(args: argparse.Namespace) -> int:
     try:
         with broker_for(args.broker) as (host, port, table_id), \
                 tempfile.TemporaryDirectory(prefix="railguard-demo-") as tmp:  # fmt: skip
-            view.line(f"  broker mqtt://{host}:{port}, table railguard/v1/{table_id}")
+            # on a venue's broker, a share group (and client id) of its own: the venue's
+            # logger keeps every hand of the venue's tables (docs/cli.md)
+            group = args.logger_group or (table_id if args.broker else "venuelog")
+            view.line(f"  broker mqtt://{host}:{port}, table railguard/v1/{table_id},"
+                      f" venue logger share group {group}")  # fmt: skip
             outcome, counts = asyncio.run(run_table(
                 hands, host=host, port=port, profile=args.profile, seed=seed,
                 error_rate=args.error_rate, workdir=Path(tmp), view=view, table_id=table_id,
+                logger_group=group, logger_instance=table_id if args.broker else "main",
             ))  # fmt: skip
     except (DemoFailure, RailguardError, RuntimeError, ValueError, OSError) as exc:
         print(f"railguard demo: failed: {exc}")
@@ -124,4 +140,5 @@ def run_demo(args: argparse.Namespace) -> int:
         f"demo: {outcome.hands} hands played, {missing} records missing, "
         f"{len(outcome.mismatches)} mismatches, seed {seed}: {verdict}"
     )
+    view.next_steps()
     return 0 if ok else 1

@@ -301,11 +301,14 @@ async def run_table(
     workdir: Path,
     view: View,
     table_id: str = "t1",
+    logger_group: str = "venuelog",
+    logger_instance: str = "main",
 ) -> tuple[Outcome, dict[str, int]]:
     """Play ``hands`` on a fresh simulated table; (outcome, counts of records received)."""
     rng = random.Random(f"{seed}-errors")
     logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
+                         SqliteHandStore(workdir / "venue.db"), instance=logger_instance,
+                         group=logger_group)  # fmt: skip
     logger.start()
     sim: SimTable | None = None
     try:

@@ -18,9 +18,10 @@ import asyncio
 import contextlib
 import logging
 import re
+import signal
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -91,9 +92,14 @@ def system_replay(
     broker: str | None = None,
     timeout: float = 10.0,
     tables: int = DEFAULT_TABLES,
+    say: Callable[[str], None] | None = None,
+    logger_group: str | None = None,
 ) -> Iterator[ReplayResult]:
     """Results in file order, as the hands complete, dealt at ``tables`` tables at once
-    (each a process of its own; fewer when there are fewer files)."""
+    (each a process of its own; fewer when there are fewer files). ``say`` hears what is
+    being started (the broker, the logger, the tables) before the first result comes; the
+    run's venue logger uses ``logger_group`` (default: a share group of its own, so that a
+    venue's logger on a shared ``broker`` keeps every hand of its own tables)."""
     get_profile(profile)  # a bad profile is refused before anything starts
     if inject is not None:
         parse_kind(inject)
@@ -107,30 +113,49 @@ def system_replay(
     from controller.replay_system.worker import TableSpec
 
     n = min(tables, len(files))
+    tell = say or (lambda _m: None)
     shm = Path("/dev/shm")
     tmp_root = str(shm) if shm.is_dir() else None  # the daemon's stores: fsync costs nothing
     workdir = tempfile.TemporaryDirectory(prefix="railguard-replay-", dir=tmp_root)
-    with broker_for(broker, nodelay=True) as (host, port, table_id), workdir as tmp, \
-            _venue_logger(host, port, Path(tmp) / "venue.db"):  # fmt: skip
-        if table_id == "t1":  # the private broker: t1, t2 ...
-            ids = [f"t{k + 1}" for k in range(n)]
-        else:  # a fresh id on a shared broker: ID-1, ID-2 ...
-            ids = [f"{table_id}-{k + 1}" for k in range(n)]
-        spec = TableSpec(host, port, ids[0], profile, inject, Pace.of(speed), timeout, tmp,
-                         logging.getLogger().getEffectiveLevel())  # fmt: skip
-        pool = TablePool(spec, n, ids)
-        try:
-            yield from pool.run(files)
-        finally:
-            pool.close()
+    tell(
+        f"railguard replay: {len(files)} hand{'s' if len(files) != 1 else ''}; starting "
+        + (f"on the broker {broker}" if broker else "a private mosquitto on 127.0.0.1")
+    )
+    with broker_for(broker, nodelay=True) as (host, port, table_id), workdir as tmp:
+        group = logger_group or (table_id if broker else "venuelog")
+        instance = table_id if broker else "main"
+        tell(
+            f"railguard replay: broker mqtt://{host}:{port}; starting the venue logger"
+            f" (share group {group})"
+        )
+        with _venue_logger(host, port, Path(tmp) / "venue.db", group, instance):
+            if table_id == "t1":  # the private broker: t1, t2 ...
+                ids = [f"t{k + 1}" for k in range(n)]
+            else:  # a fresh id on a shared broker: ID-1, ID-2 ...
+                ids = [f"{table_id}-{k + 1}" for k in range(n)]
+            spec = TableSpec(host, port, ids[0], profile, inject, Pace.of(speed), timeout, tmp,
+                             logging.getLogger().getEffectiveLevel())  # fmt: skip
+            tell(
+                f"railguard replay: starting {n} table{'s' if n != 1 else ''} ({', '.join(ids)}),"
+                " each a process with its board, GPIO and daemon; the first result follows"
+                " when they are up"
+            )
+            with _sigint_ignored():  # Ctrl-C is the parent's: the tables are stopped by it
+                pool = TablePool(spec, n, ids)
+            try:
+                yield from pool.run(files)
+            finally:
+                pool.close()
 
 
 @contextlib.contextmanager
-def _venue_logger(host: str, port: int, db: Path) -> Iterator[VenueLogger]:
+def _venue_logger(
+    host: str, port: int, db: Path, group: str = "venuelog", instance: str = "main"
+) -> Iterator[VenueLogger]:
     """The run's venue logger (every table's records), online before the first hand, on an
     event loop of its own in a thread."""
     broker = BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True)
-    logger = VenueLogger(broker, SqliteHandStore(db))
+    logger = VenueLogger(broker, SqliteHandStore(db), instance=instance, group=group)
     loop = asyncio.new_event_loop()
     th = threading.Thread(target=loop.run_forever, name="railguard-replay-logger", daemon=True)
     th.start()
@@ -152,6 +177,21 @@ def _venue_logger(host: str, port: int, db: Path) -> Iterator[VenueLogger]:
         th.join(10)
         if not th.is_alive():
             loop.close()
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the table processes start: they inherit it (Python keeps an
+    ignored SIGINT), so a Ctrl-C at the terminal, which reaches the whole process group, stops
+    the run through the parent (its finally blocks) instead of a traceback from each table."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _variant(profile: str, style: AnteStyle, where: Path) -> str:

@@ -14,6 +14,7 @@ from controller.daemon.config import DaemonConfig, load
 from controller.link.store import TableStore
 from controller.rules.cards import Card
 from controller.rules.errors import RailguardError
+from controller.tools.ports import port_problem
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
@@ -111,6 +112,9 @@ class BoardSession:
             self._queue.put_nowait(change)
 
     async def __aenter__(self) -> BoardSession:
+        problem = port_problem(self.cfg.reader_ports)
+        if problem is not None:  # at once, not after online_timeout
+            raise ToolError(problem)
         await self.link.start()
         ports = ", ".join(self.cfg.reader_ports)
         try:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
+from urllib.parse import quote
 
 from controller.link.errors import StoreError
 from controller.link.sqlite import Database
@@ -157,6 +158,51 @@ class PostgresHandStore:
 
     def close(self) -> None:
         self.con.close()
+
+
+class SqliteReadOnlyStore:
+    """An existing SQLite venue-log database opened read-only (``mode=ro``), for export:
+    a mistyped path is an error naming it, never a new empty database."""
+
+    def __init__(self, path: str | Path) -> None:
+        p = Path(path)
+        if not p.is_file():
+            what = "a folder, not a database file" if p.is_dir() else "no such database"
+            raise StoreError(f"--db {path}: {what}; export reads the database a"
+                             " 'venue-log run --db' wrote (check the path)")  # fmt: skip
+        uri = "file:" + quote(str(p.resolve())) + "?mode=ro"
+        try:
+            self.con = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+            self.con.execute("SELECT count(*) FROM hands").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"--db {path}: not a venue-log database ({exc})") from None
+
+    def put(self, envelope: dict[str, Any]) -> PutResult:
+        raise StoreError("the database is open read-only (export)")
+
+    def hands(self, venue: str | None = None, table: str | None = None) -> Iterator[dict[str, Any]]:
+        sql, params = _select(venue, table, "?")
+        try:
+            rows = self.con.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"reading the hands: {exc}") from None
+        for (body,) in rows:
+            yield json.loads(body)
+
+    def count(self) -> int:
+        return int(self.con.execute("SELECT count(*) FROM hands").fetchone()[0])
+
+    def close(self) -> None:
+        self.con.close()
+
+
+def open_for_export(where: str | Path) -> HandStore:
+    """The store at ``where`` to read from: PostgreSQL for a URL, else an existing SQLite
+    file opened read-only (StoreError naming the path when there is none)."""
+    text = str(where)
+    if text.startswith(("postgresql://", "postgres://")):
+        return PostgresHandStore(text)
+    return SqliteReadOnlyStore(text)
 
 
 def open_store(where: str | Path) -> HandStore:

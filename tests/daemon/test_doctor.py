@@ -36,7 +36,8 @@ def test_doctor_all_pass_then_failures(tmp_path: Path) -> None:
         checks = await run_checks(_write(tmp_path, "/dev/nonexistent-rg", free_port()), 1)
         by = {c.name: c for c in checks}
         assert by["config"].ok and by["gpio"].ok and by["pcsc"].ok
-        assert not by["reader"].ok and "dialout" in by["reader"].fix
+        assert not by["reader"].ok and "reader.ports" in by["reader"].fix
+        assert "/dev/nonexistent-rg (no such file)" in by["reader"].detail
         assert not by["broker"].ok and "broker running" in by["broker"].fix
         assert "FAIL" in table(checks) and "->" in table(checks)
 

@@ -39,18 +39,20 @@ actions = ['d dh p1 AsKs', 'd dh p2 7h2d',
 
 
 def _replay(*args: str, timeout: float = 150) -> tuple[int, list[str]]:
+    """(exit code, the result lines on stdout, or the stderr lines when there are none:
+    progress and errors go to stderr)."""
     cmd = [str(RAILGUARD)] if RAILGUARD.exists() else [sys.executable, "-m", "controller.cli"]
     proc = subprocess.Popen(
-        [*cmd, "replay", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [*cmd, "replay", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, start_new_session=True,
     )  # fmt: skip
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # the replay and its private mosquitto
-        out, _ = proc.communicate()
-        pytest.fail(f"railguard replay timed out:\n{out}")
-    return proc.returncode, out.strip().splitlines()
+        out, err = proc.communicate()
+        pytest.fail(f"railguard replay timed out:\n{out}{err}")
+    return proc.returncode, out.strip().splitlines() or err.strip().splitlines()
 
 
 @needs_mosquitto

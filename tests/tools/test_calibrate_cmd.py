@@ -123,7 +123,15 @@ def test_calibrate_without_a_board_says_so(tmp_path: Path) -> None:
             assert await cli.finish() == 2
         finally:
             await cli.kill()
-        assert "no reader board answers on" in cli.text and "no-such-tty" in cli.text
+        assert "no-such-tty (no such file)" in cli.text and "reader.ports" in cli.text
+        # a path that is there but no board answers on it: said after the reader timeout
+        cfg = write_config(tmp_path, "/dev/null")
+        cli = await Cli.start("calibrate", "--config", str(cfg), "--reader-timeout", "0.5")
+        try:
+            assert await cli.finish() == 2
+        finally:
+            await cli.kill()
+        assert "no reader board answers on /dev/null" in cli.text
 
     run(main())
 

@@ -135,7 +135,7 @@ def test_enroll_refuses_a_bad_source_and_a_missing_board(tmp_path: Path) -> None
             await bad.kill()
             await gone.kill()
         assert "--source 'antenna': expected 'pcsc' or 'antenna:N'" in bad.text
-        assert "no reader board answers on" in gone.text and "NOT stored" in gone.text
+        assert "no-such-tty (no such file)" in gone.text and "NOT stored" in gone.text
         assert stored(cfg) == {}
 
     run(main())
