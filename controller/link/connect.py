@@ -143,6 +143,9 @@ class Reconnector:
                 err = mqtt_error_of(exc)
                 if err is None:
                     raise
+                # a stop that aiomqtt's connect or publish swallowed (asyncio.wait_for on
+                # 3.11, gh-86296) surfaces as an MqttError: stop, do not reconnect for ever
+                cancel_if_asked(asyncio.current_task())
                 self.failures += 1
                 self.last_error = explain(err, self.broker, connected)
                 if connected:
@@ -165,6 +168,7 @@ class Reconnector:
             finally:
                 if self.on_down is not None:
                     self.on_down()
+            cancel_if_asked(asyncio.current_task())
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, self.backoff[1])
 
