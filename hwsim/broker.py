@@ -78,6 +78,9 @@ class Broker:
             stdout=logf,
             stderr=subprocess.STDOUT,
             cwd=self.directory,
+            # out of the terminal's process group: a Ctrl-C meant for the command must not
+            # take its broker away while the command shuts its tables down; stop() ends it
+            start_new_session=True,
         )
         logf.close()
         try:

@@ -117,4 +117,6 @@ def test_ctrl_c_in_scenario() -> None:
     code, out = _interrupt(["scenario", str(SCENARIOS)], "PASS ")
     assert code == 130, out
     assert "Traceback" not in out, out
-    assert "railguard scenario: interrupted" in out
+    # the first Ctrl-C lets the scenario being played finish (hwsim/scenario/cli.py)
+    assert "interrupted after" in out, out
+    assert " failed" in out.splitlines()[-2], out  # the per-profile summary is printed
