@@ -2,7 +2,7 @@
 table. One line per scenario as it finishes (``[3/43] PASS ...``), then a summary per
 profile and ``N passed, N failed``. Exit status: 0 all passed, 1 any failed, 2 nothing to
 run (a folder without ``.scn`` files, a path that does not exist), 130 stopped by Ctrl-C
-(the first press lets the scenario being played finish; a second stops at once)."""
+(the first press lets the scenarios being played finish; a second stops at once)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="use this mosquitto (default: start a private one)")  # fmt: skip
     p.add_argument("--verbose", action="store_true", help="print the daemon's log")
     p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
+    p.add_argument("--jobs", type=int, default=4, metavar="N",
+                   help="tables played at once (default 4; scenarios with board faults play"
+                        " alone afterwards)")  # fmt: skip
 
 
 def selection(paths: list[str]) -> tuple[list[Path], list[str]]:
@@ -49,7 +52,7 @@ def summary(results: list[Result]) -> list[str]:
 
 
 async def _play(paths: list[str], host: str, port: int, show: Callable[[Result], None],
-                abort: Callable[[], None]) -> tuple[list[Result], bool]:  # fmt: skip
+                abort: Callable[[], None], jobs: int = 1) -> tuple[list[Result], bool]:  # fmt: skip
     """The scenarios, with Ctrl-C handled on the loop: the first press stops after the
     scenario being played (its table is closed as usual), a second calls ``abort``."""
     loop = asyncio.get_running_loop()
@@ -59,18 +62,21 @@ async def _play(paths: list[str], host: str, port: int, show: Callable[[Result],
         if stop.is_set():
             abort()
         stop.set()
-        print("Ctrl-C: stopping after the scenario being played (Ctrl-C again: at once)",
+        print("Ctrl-C: stopping after the scenarios being played (Ctrl-C again: at once)",
               file=sys.stderr, flush=True)  # fmt: skip
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
-        results = await run_paths(paths, host, port, show, stop=stop)
+        results = await run_paths(paths, host, port, show, stop=stop, jobs=jobs)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     return results, stop.is_set()
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        print("railguard scenario: --jobs must be at least 1", file=sys.stderr)
+        return 2
     files, problems = selection(args.paths)
     if problems or not files:
         for p in problems or ["no scenario files selected"]:
@@ -102,13 +108,17 @@ def main(args: argparse.Namespace) -> int:
 
     if args.broker:
         host, _, port = args.broker.rpartition(":")
-        results, stopped = asyncio.run(_play(paths, host or "127.0.0.1", int(port), show, abort))
+        results, stopped = asyncio.run(
+            _play(paths, host or "127.0.0.1", int(port), show, abort, args.jobs)
+        )
     else:
         from hwsim.broker import plain_broker
 
         with plain_broker() as b:
             stop_broker = b.stop
-            results, stopped = asyncio.run(_play(paths, "127.0.0.1", b.port, show, abort))
+            results, stopped = asyncio.run(
+                _play(paths, "127.0.0.1", b.port, show, abort, args.jobs)
+            )
     for line in summary(results):
         print(line)
     if stopped:

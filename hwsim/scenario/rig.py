@@ -236,7 +236,7 @@ async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: 
     clock = ShiftedClock()  # the daemon's input queue, before it runs (see ShiftedClock)
     logger.start()
     try:
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
+        await wait_until(lambda: logger.stats.connects > 0, "the venue logger", 20)
         sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
                                   table_id=table_id, seats=LAYOUT, chips=bank,
                                   transport=transport, enrol=False,

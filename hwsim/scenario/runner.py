@@ -16,6 +16,7 @@ goes on; an action that cannot be done ends it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 import time
 import uuid
@@ -427,9 +428,17 @@ async def check(rig: Rig, e: Expect, history: list[Seen], watch: Watch) -> str:
             return f"the reader is {rig.reader_status()}"
         return ""
     if e.what == "winners":
-        hands = rig.venue.on("hands")
+        rec = _last_record(watch)
+        if rec is None:
+            return "no hand has completed"
+        # the record of the hand the core completed last, once it has come over MQTT
+        with contextlib.suppress(DemoFailure):
+            await wait_until(lambda: any(h.get("hand_no") == rec.hand_no
+                                         for h in rig.venue.on("hands")),
+                             "the hand record over MQTT", 10)  # fmt: skip
+        hands = [h for h in rig.venue.on("hands") if h.get("hand_no") == rec.hand_no]
         if not hands:
-            return "no hand record was received"
+            return f"hand {rec.hand_no}'s record was not received over MQTT"
         ohh = hands[-1]["ohh"]
         won = sorted({int(w["player_id"]) for p in ohh["pots"] for w in p["player_wins"]
                       if w["win_amount"] > 0})  # fmt: skip
@@ -547,19 +556,45 @@ async def play_file(path: Path, host: str, port: int, workdir: Path) -> Result:
 
 async def run_paths(paths: list[str], host: str, port: int,
                     on_result: Callable[[Result], None] | None = None, *,
-                    stop: asyncio.Event | None = None) -> list[Result]:  # fmt: skip
-    """Every scenario under ``paths``, one after the other, each on a fresh table; once
-    ``stop`` is set, none after the one being played."""
-    results = []
+                    stop: asyncio.Event | None = None, jobs: int = 1) -> list[Result]:  # fmt: skip
+    """Every scenario under ``paths``, each on a fresh table, up to ``jobs`` tables at once
+    (a scenario mostly waits on the table's scan timing, not on the CPU), then those with
+    board faults one at a time (their board is on a pty and their timing is the point);
+    results in the order of ``paths``, ``on_result`` as each finishes. Once ``stop`` is set,
+    no further scenario starts (those being played finish)."""
+    files = list(_files(paths))
+    results: list[Result | None] = [None] * len(files)
+    alone = [i for i, f in enumerate(files) if jobs > 1 and _on_the_wire(f)]
+    gate = asyncio.Semaphore(max(1, jobs))
     with tempfile.TemporaryDirectory(prefix="railguard-scn-") as tmp:
-        for i, path in enumerate(_files(paths)):
+
+        async def one(i: int) -> None:
             if stop is not None and stop.is_set():
-                break
-            r = await play_file(path, host, port, Path(tmp) / str(i))
-            results.append(r)
+                return
+            r = await play_file(files[i], host, port, Path(tmp) / str(i))
+            results[i] = r
             if on_result is not None:
                 on_result(r)
-    return results
+
+        async def gated(i: int) -> None:
+            async with gate:
+                await one(i)
+
+        async with asyncio.TaskGroup() as tg:
+            for i in range(len(files)):
+                if i not in alone:
+                    tg.create_task(gated(i), name=f"scenario {files[i].name}")
+        for i in alone:
+            await one(i)
+    return [r for r in results if r is not None]
+
+
+def _on_the_wire(path: Path) -> bool:
+    """Whether the scenario's board goes on a pty (board faults); unreadable files are not."""
+    try:
+        return transport_for(parse_file(path)) == "pty"
+    except ScenarioError:
+        return False
 
 
 def _files(paths: list[str]) -> Iterator[Path]:

@@ -16,7 +16,7 @@ import pytest
 
 from hwsim.broker import Broker, plain_broker
 from hwsim.scenario.parse import parse_file
-from hwsim.scenario.runner import run_paths
+from hwsim.scenario.runner import Result, run_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "scenarios"
@@ -43,13 +43,28 @@ def test_library_names_each_scenario_after_its_clause() -> None:
         assert "Rulebook:" in text or "no rulebook" in text.lower(), f"{f}: cite the rulebook"
 
 
-@pytest.mark.timeout(120)
+JOBS = 4  # tables at once: a scenario mostly waits on the table's scan timing
+
+
+@pytest.fixture(scope="module")
+def played(broker: Broker, request: pytest.FixtureRequest) -> dict[str, Result]:
+    """Every scenario this run selected, played once, ``JOBS`` tables at a time (board-fault
+    scenarios alone afterwards), as ``railguard scenario --jobs`` plays them."""
+    wanted = [item.callspec.params["path"] for item in request.session.items
+              if item.originalname == "test_scenario" and hasattr(item, "callspec")]  # fmt: skip
+    budget = 60 + 8 * len(wanted)
+    play = run_paths([str(p) for p in wanted], "127.0.0.1", broker.port, jobs=JOBS)
+    results = asyncio.run(asyncio.wait_for(play, budget))
+    return {r.path: r for r in results}
+
+
+@pytest.mark.timeout(1800)  # the first one plays the whole selection (the fixture)
 @pytest.mark.parametrize("path", FILES, ids=[str(f.relative_to(LIBRARY)) for f in FILES])
-def test_scenario(path: Path, broker: Broker, request: pytest.FixtureRequest) -> None:
+def test_scenario(path: Path, played: dict[str, Result], request: pytest.FixtureRequest) -> None:
     sc = parse_file(path)
     if sc.clauses:  # credited only if the scenario passes (the plugin reads it afterwards)
         request.node.add_marker(pytest.mark.clause(*sc.clauses, profiles=(sc.profile,)))
-    (r,) = asyncio.run(asyncio.wait_for(run_paths([str(path)], "127.0.0.1", broker.port), 100))
+    r = played[str(path)]
     assert r.ok, r.report()
 
 
@@ -60,7 +75,7 @@ def test_cli_progress_summary_and_a_malformed_file(tmp_path: Path) -> None:
     bad.write_text("profile tda-2024\nseat 1 1000\nexpect alert NOPE\n")
     good = LIBRARY / "tda-2024" / "000-S3-misdeal-1h-wrong-first-seat.scn"
     other = LIBRARY / "vistancia-002" / "002-FourCardFlop-b-unknown-order-floor-draw.scn"
-    out = railguard(str(bad), str(good), str(other), timeout=80)
+    out = railguard("--jobs", "1", str(bad), str(good), str(other), timeout=80)
     assert out.returncode == 1, out.stdout + out.stderr
     lines = out.stdout.strip().splitlines()
     assert lines[0] == f"[1/3] FAIL {bad}:3: expect alert NOPE: unknown alert code"
@@ -98,7 +113,17 @@ def ctrl_c(presses: int) -> tuple[int, str, str]:
     # SIGINT as a terminal delivers it (a shell's background job starts with it ignored)
     main = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
             "from controller.cli import main; raise SystemExit(main())")  # fmt: skip
-    cmd = [sys.executable, "-X", "faulthandler", "-c", main, "scenario", *CTRL_C_FILES]
+    cmd = [
+        sys.executable,
+        "-X",
+        "faulthandler",
+        "-c",
+        main,
+        "scenario",
+        "--jobs",
+        "1",
+        *CTRL_C_FILES,
+    ]
     with subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True) as proc:  # fmt: skip
         assert proc.stdout is not None and proc.stderr is not None
@@ -127,7 +152,7 @@ def test_cli_ctrl_c_finishes_the_scenario_being_played() -> None:
     assert lines[1].startswith("[2/3] PASS ") and lines[-1] == "2 passed, 0 failed", out
     assert "Traceback" not in err
     assert err.strip().splitlines() == [
-        "Ctrl-C: stopping after the scenario being played (Ctrl-C again: at once)",
+        "Ctrl-C: stopping after the scenarios being played (Ctrl-C again: at once)",
         "interrupted after 2 of 3 scenarios",
     ]
 
