@@ -357,6 +357,7 @@ def act(
         p.stack -= amount
         p.street_bet += amount
         p.total += amount
+        wagers.hold(h, p.seat, amount)
         return
     if new_total > h.current_bet:
         raise_by = new_total - h.current_bet
@@ -409,6 +410,7 @@ def act(
             p.stack -= amount
             p.street_bet += amount
             p.total += amount
+            wagers.hold(h, p.seat, amount)
             return
     p.stack -= amount
     p.street_bet = new_total
@@ -437,6 +439,8 @@ def act(
         kind = "check"
     if declared and kind == "call":
         wagers.declared_unmet(core, h, p, kind)
+    if h.wager.held:
+        amount += h.wager.held.pop(p.seat, 0)  # earlier motions of this wager (short, declared)
     _count_window(h, p.seat, chips=amount > 0)
     record(core, h, p.seat, kind, amount)
     after_change(core)

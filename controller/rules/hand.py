@@ -66,26 +66,29 @@ class Wager:
     consecutive motions, chips owed back, a wrong opener, a floor ruling
     awaited, and what a "not a check" would undo. Exported as a tuple (``tabledata``)."""
 
-    __slots__ = ("declared", "floor_seat", "last_mover", "motions", "owed", "undo", "wrong")
+    __slots__ = ("declared", "floor_seat", "held", "last_mover", "motions", "owed", "undo",
+                 "wrong")  # fmt: skip
 
     def __init__(self) -> None:
         self.declared: dict[int, str] = {}  # seat -> declaration word (this street)
         self.last_mover = 0  # the seat of the last chip motion, 0 once anyone else acted
         self.motions = 0  # consecutive chip motions of last_mover
         self.owed: dict[int, int] = {}  # seat -> chips the dealer is to give back
+        self.held: dict[int, int] = {}  # seat -> chips in its bet not yet in an action record
         self.wrong: tuple[int, int, int] = (0, 0, 0)  # (seat, amount, next seat): AR-13
         self.floor_seat = 0  # a seat whose action out of turn awaits the floor (ACK)
         self.undo: object = None  # wagers.Undo: inferred checks that NOT_A_CHECK may undo
 
     def export(self) -> tuple[object, ...]:
         return (tuple(self.declared.items()), self.last_mover, self.motions,
-                tuple(self.owed.items()), self.wrong, self.floor_seat, self.undo)  # fmt: skip
+                tuple(self.owed.items()), self.wrong, self.floor_seat, self.undo,
+                tuple(self.held.items()))  # fmt: skip
 
     @classmethod
     def restored(cls, data: tuple[Any, ...]) -> Wager:
         w = cls()
-        declared, w.last_mover, w.motions, owed, w.wrong, w.floor_seat, w.undo = data
-        w.declared, w.owed = dict(declared), dict(owed)
+        declared, w.last_mover, w.motions, owed, w.wrong, w.floor_seat, w.undo, held = data
+        w.declared, w.owed, w.held = dict(declared), dict(owed), dict(held)
         return w
 
     def clear_street(self) -> None:
@@ -93,6 +96,7 @@ class Wager:
         self.last_mover = self.motions = self.floor_seat = 0
         self.wrong = (0, 0, 0)
         self.undo = None
+        self.held.clear()
 
 
 @dataclass(init=False, slots=True)

@@ -54,6 +54,12 @@ def owe(h: Hand, seat: int, amount: int) -> None:
         h.wager.owed[seat] = h.wager.owed.get(seat, 0) + amount
 
 
+def hold(h: Hand, seat: int, amount: int) -> None:
+    """Chips added to ``seat``'s bet before its action is complete (a short wager, a
+    declared raise under way): the action's record will carry them."""
+    h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
+
+
 # ---------------------------------------------------------------------------- declarations
 
 
@@ -144,6 +150,7 @@ def accumulates(core: TableCore, h: Hand, p: Player, amount: int, n: int) -> boo
     p.stack -= amount
     p.street_bet = total
     p.total += amount
+    hold(h, p.seat, amount)
     core.instruct(f"Seat {p.seat}: {word} declared; {total} in so far", p.seat)
     return True
 

@@ -64,9 +64,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
         "003-DealerErrors-exposed",
         "000-S3-irreg-8",
     ),
-    "test_000_S3_bet_7b_002_OutOfTurn_bet_out_of_turn_stands_if_action_unchanged": (
-        "002-OutOfTurn-1",
-    ),
+    "test_000_S3_bet_7b_002_OutOfTurn_call_out_of_turn_judged_per_profile": ("002-OutOfTurn-1",),
     "test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination": (
         "003-MissedBlinds-sb",
         "003-MissedBlinds-bb",
