@@ -28,6 +28,7 @@ class ConsoleButton(Enum):
     FLOOR = "floor"
     CLOCK = "clock"
     ACK = "ack"
+    DECLARE = "declare"  # a shift key: with a second press it records a Declaration (gpio)
 
 
 class Declaration(Enum):
