@@ -14,7 +14,7 @@ from controller.link import schemas
 from controller.ohh import to_ohh, totals
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "rules"))
-from table_builder import Table  # noqa: E402
+from table_builder import Table
 
 START = datetime(2024, 5, 1, 18, 30, tzinfo=UTC)
 
