@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.demo.table import BET, HOLE, DemoFailure, split_chips, wait_until
-from controller.rules.events import BadgeTap, SetDealer, StartButtonDraw, Tick
+from controller.rules.events import BadgeTap, Declaration, Declare, SetDealer, StartButtonDraw, Tick
 from hwsim.scenario.model import Action, Expect, Scenario, ScenarioError
 from hwsim.scenario.parse import parse_file, scenario_files
 from hwsim.scenario.rig import ZONE_ANTENNA, Rig, close_rig, open_rig, tag_of
@@ -171,6 +171,21 @@ async def _press(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.daemon.stats.events > before, f"the {a.button.value} press")
 
 
+async def _declare(rig: Rig, a: Action) -> None:
+    """The dealer records a declaration on the console (DECLARE, then the second key) for
+    the seat in turn; for any other seat (the console cannot say who) the runner puts the
+    ``Declare`` on the daemon's input queue, as it does badge taps."""
+    word = Declaration(a.text)
+    before = rig.daemon.stats.events
+    core = rig.daemon.core
+    in_turn = core.hand is not None and core.snapshot().to_act == a.seat
+    if in_turn or word is Declaration.NOT_A_CHECK:
+        await rig.gpio.declare(word)
+    else:
+        rig.put(Declare(rig.now(), word, a.seat), "gpio")
+    await wait_until(lambda: rig.daemon.stats.events > before, f"the declaration {a.text}")
+
+
 async def _button(rig: Rig, seat: int) -> None:
     before = rig.daemon.stats.events
     if rig.puck is not None:
@@ -233,6 +248,8 @@ async def do_action(rig: Rig, a: Action) -> None:
         rig.put(Tick(rig.now()), "timer")
     elif a.verb == "fault":
         await _fault(rig, a)
+    elif a.verb == "declare":
+        await _declare(rig, a)
     else:  # pragma: no cover - the parser knows every verb
         raise DemoFailure(f"unknown action {a.verb}")
     await rig.settled()
