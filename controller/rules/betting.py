@@ -458,7 +458,9 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         after_change(core)
         return
     w = h.wager
-    if w.wrong[0] and seat == w.wrong[2] and seat != h.pointer:
+    if w.wrong[0] and seat == h.pointer:
+        w.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; the wrong wager is void
+    elif w.wrong[0] and seat == w.wrong[2]:
         wagers.wrong_bet_stands(core, h)  # 004 AR-13: the next seat acted
         if core.phase is not Phase.BETTING:
             return
@@ -549,6 +551,7 @@ def ack(core: TableCore) -> None:
     p = h.players[h.pointer]
     if p.street_bet < h.current_bet:
         return
+    h.wager.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
     if h.clock_seat == p.seat:
         h.clock_seat = 0

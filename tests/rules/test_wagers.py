@@ -307,3 +307,15 @@ def test_a_chips_event_out_of_turn_through_the_core_is_the_same_as_the_builders(
     t = Table("vistancia-002", 4).post_blinds().deal()
     step = t.send(ChipsIn(t.now(), 1, 300))
     assert [a.code for a in step.alerts] == [A.ACTION_OUT_OF_TURN]
+
+
+def test_004_AR_13_void_wager_does_not_stand_later() -> None:
+    """004-AR-13 [L67]: once the true position acted (a check here), the wrong wager is void:
+    the seat after the wrong bettor acting later does not make it stand."""
+    t = Table("shaved-dog-004", 4).post_blinds().deal().call_round().flop().mark()
+    t.chips(4, 100).declare(0, "not_a_check")  # seat 4's bet was out of turn: taken back
+    t.press(ConsoleButton.ACK).press(ConsoleButton.ACK)  # seats 2 and 3 check
+    assert t.snap.to_act == 4 and bet(t, 4) == 0
+    t.chips(4, 200).chips(1, 200)  # seat 4 bets afresh, seat 1 calls
+    assert bet(t, 4) == 200 and bet(t, 1) == 200 and t.snap.current_bet == 200
+    assert t.codes == [A.ACTION_OUT_OF_TURN]
