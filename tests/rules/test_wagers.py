@@ -318,3 +318,26 @@ def test_004_AR_13_void_wager_does_not_stand_later() -> None:
     t.chips(4, 200)  # seat 3 checked (inferred); seat 4 bets
     assert bet(t, 3) == 0 and bet(t, 4) == 200 and t.snap.current_bet == 200
     assert t.codes == [A.ACTION_OUT_OF_TURN]
+
+
+def test_declarations_survive_the_hand_log() -> None:
+    """A restart replays the hand log (handlog.py): a Declare is written and read back."""
+    from controller.rules.handlog import decode_event, encode_event
+
+    for word in Declaration:
+        ev = Declare(12.5, word, 3)
+        assert decode_event(encode_event(ev)) == ev
+
+
+def test_wager_profile_fields_are_validated() -> None:
+    """A venue's own profile: a bad wager setting names the key (profile.py)."""
+    from controller.rules.errors import ConfigError
+    from controller.rules.profile import profile_from_dict
+
+    base = {"name": "x", "title": "x", "rulebook": "x"}
+    with pytest.raises(ConfigError, match="'out_of_turn'.*'take-back'"):
+        profile_from_dict({**base, "out_of_turn": "sometimes"})
+    with pytest.raises(ConfigError, match="'declared_raise_motions': must not be negative"):
+        profile_from_dict({**base, "declared_raise_motions": -1})
+    with pytest.raises(ConfigError, match="'string_bet_is_call': expected bool"):
+        profile_from_dict({**base, "string_bet_is_call": "yes"})
