@@ -284,6 +284,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         if core.phase is Phase.BETTING:
             wagers.out_of_turn_chips(core, h, e)
         return
+    w.last_mover, w.motions = e.seat, n  # (checks inferred on the way reset it)
     if h.clock_seat == e.seat:
         h.clock_seat = 0
     if e.amount is None:

@@ -341,3 +341,12 @@ def test_wager_profile_fields_are_validated() -> None:
         profile_from_dict({**base, "declared_raise_motions": -1})
     with pytest.raises(ConfigError, match="'string_bet_is_call': expected bool"):
         profile_from_dict({**base, "string_bet_is_call": "yes"})
+
+
+@pytest.mark.parametrize("profile", STRING_RULE)
+def test_000_S3_bet_8_string_bet_after_inferred_checks(profile: str) -> None:
+    """000-S3-bet-8 [L159]: post-flop, a bet that made the checks before it inferred, then a
+    second motion: a string bet (not action out of turn)."""
+    t = Table(profile, 4).post_blinds().deal().call_round().flop().mark()
+    t.chips(4, 100).chips(4, 300)
+    assert t.codes == [A.STRING_BET] and bet(t, 4) == 100 and t.snap.to_act == 1
