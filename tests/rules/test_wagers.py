@@ -335,7 +335,7 @@ def test_wager_profile_fields_are_validated() -> None:
     from controller.rules.profile import profile_from_dict
 
     base = {"name": "x", "title": "x", "rulebook": "x"}
-    with pytest.raises(ConfigError, match="'out_of_turn'.*'take-back'"):
+    with pytest.raises(ConfigError, match=r"'out_of_turn'.*'take-back'"):
         profile_from_dict({**base, "out_of_turn": "sometimes"})
     with pytest.raises(ConfigError, match="'declared_raise_motions': must not be negative"):
         profile_from_dict({**base, "declared_raise_motions": -1})
