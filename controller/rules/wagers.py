@@ -428,19 +428,44 @@ def nonstandard_fold(core: TableCore, h: Hand, p: Player) -> None:
 # ---------------------------------------------------------------------------- not a check
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class Undo:
-    """The betting state before chips that inferred ``checks`` checks (for NOT_A_CHECK)."""
+    """The betting state before chips that inferred ``checks`` checks (for NOT_A_CHECK).
+    Made on the event path: an explicit ``__init__`` and ``Final`` attributes, as the
+    decisions (docs/architecture.md)."""
 
-    ev: ChipsIn
-    n_actions: int
-    checks: int
-    street: int
-    players: tuple[tuple[int, int, int, int, bool, bool, bool], ...]
-    bets: tuple[int, int, int, int, int]  # current_bet, last_raise, raises, aggressor, pointer
-    window: tuple[int, int, frozenset[int]]
-    unswept: bool
-    oot: tuple[tuple[int, tuple[int | None, int]], ...]
+    ev: Final[ChipsIn]
+    n_actions: Final[int]
+    checks: Final[int]
+    street: Final[int]
+    players: Final[tuple[tuple[int, int, int, int, bool, bool, bool], ...]]
+    bets: Final[tuple[int, int, int, int, int]]  # current_bet, last_raise, raises, aggressor,
+    #                                              pointer
+    window: Final[tuple[int, int, frozenset[int]]]
+    unswept: Final[bool]
+    oot: Final[tuple[tuple[int, tuple[int | None, int]], ...]]
+
+    def __init__(
+        self,
+        ev: ChipsIn,
+        n_actions: int,
+        checks: int,
+        street: int,
+        players: tuple[tuple[int, int, int, int, bool, bool, bool], ...],
+        bets: tuple[int, int, int, int, int],
+        window: tuple[int, int, frozenset[int]],
+        unswept: bool,
+        oot: tuple[tuple[int, tuple[int | None, int]], ...],
+    ) -> None:
+        self.ev = ev
+        self.n_actions = n_actions
+        self.checks = checks
+        self.street = street
+        self.players = players
+        self.bets = bets
+        self.window = window
+        self.unswept = unswept
+        self.oot = oot
 
 
 def snapshot(h: Hand, ev: ChipsIn, checks: int) -> Undo:
