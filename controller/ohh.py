@@ -115,9 +115,16 @@ def to_ohh(
                             "cards": [_card(c) for c in s.hole],
                         }
                     )
+        said: dict[int, str] = {}  # seat -> its declaration, carried by its next action
         for a in by_street.get(street, []):
+            if a.kind.startswith("declare_"):
+                said[a.seat] = a.kind[len("declare_") :]
+                continue
             n += 1
-            actions.append(_action(n, a))
+            act = _action(n, a)
+            if a.seat in said:
+                act["declaration"] = said.pop(a.seat)  # railguard's field (issue 14)
+            actions.append(act)
         rnd: dict[str, Any] = {"id": street, "street": STREETS[street], "actions": actions}
         lo, hi = _BOARD_SLICE[street]
         if street and board[lo:hi]:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from controller.rules.events import ConsoleButton
-from firmware_bridge.gpio.config import GpioConfig
+from controller.rules.events import ConsoleButton, Declaration
+from firmware_bridge.gpio.config import DECLARE_KEYS, GpioConfig
 
 
 def _wired_pin_class() -> Any:
@@ -110,6 +110,18 @@ class SimGpio:
     async def long_press(self, button: ConsoleButton, extra_s: float = 0.1) -> None:
         """Held past the configured long-press time."""
         await self.press(button, self.config.long_press_s + extra_s)
+
+    async def declare(self, word: Declaration, gap_s: float = 0.05) -> None:
+        """The dealer records a declaration on the console: DECLARE, then the button with
+        that legend (``DECLARE_KEYS``); "not a check" is DECLARE held."""
+        hold = 2 * self.config.button_debounce_s + 0.01
+        if word is Declaration.NOT_A_CHECK:
+            await self.long_press(ConsoleButton.DECLARE)
+            return
+        key = next(b for b, w in DECLARE_KEYS.items() if w is word)
+        await self.press(ConsoleButton.DECLARE, hold)
+        await asyncio.sleep(gap_s)
+        await self.press(key, hold)
 
     async def bouncy_press(
         self,

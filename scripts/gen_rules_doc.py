@@ -109,6 +109,31 @@ REMEDY: dict[tuple[str, str], str] = {
     "a misdeal (G1)",
     ("interrupted_hand", "resume"): "a hand cut by a controller restart is replayed from the "
     "stored events and plays on",
+    ("out_of_turn", "binding-if-unchanged"): "action out of turn is flagged and held; at its "
+    "turn it stands if nothing changed, else the chips go back and the seat has all options",
+    ("out_of_turn", "check-or-call"): "action out of turn is flagged and held; at its turn a "
+    "bet out of turn is only a check and a raise only a call (the rest goes back); a bet or "
+    "raise before then returns all options; a call stays a call",
+    ("out_of_turn", "floor-decides"): "action out of turn is flagged and held; at its turn, if "
+    "nothing changed, the floor rules: ACK lets it stand, chips taken back give all options",
+    ("out_of_turn", "take-back"): "the wager out of turn is taken back at once and the true "
+    "position acts; if the next seat acts first, the wager stands and action continues",
+    ("string_bet_is_call", "true"): "a second motion without a declaration is a string bet "
+    "(STRING_BET): the wager stays a call (or the first bet); the rest goes back",
+    ("string_bet_is_call", "false"): "a second motion adds to the wager",
+    ("declared_raise_motions", "0"): "a declared raise may be put in in any number of motions",
+    ("declared_raise_motions", "*"): "a declared raise may take {v} motions (the call, then "
+    "one more); later motions are judged as undeclared",
+    ("short_call_stays_call", "true"): "a short call brought up may not become a raise: "
+    "CALL_NOT_RAISE, the excess goes back",
+    ("short_call_stays_call", "false"): "no rule of its own (a string bet where the profile has "
+    "one)",
+    ("chips_in_turn_stay", "true"): "chips taken back from a wager made in turn, during the "
+    "round: CHIPS_TAKEN_BACK, they still count",
+    ("chips_in_turn_stay", "false"): "not checked",
+    ("nonstandard_fold_alert", "true"): "a fold facing no bet is binding and flagged "
+    "(NONSTANDARD_FOLD)",
+    ("nonstandard_fold_alert", "false"): "a fold facing no bet is a plain fold",
 }
 
 # every profile: clauses enforced the same way whatever the settings
@@ -119,7 +144,20 @@ COMMON = [
     ("misdeal", "button and posted blinds stay; same hand number, new deal number (G1)"),
     ("wrong count after the window", "that hand is dead, its chips stay (000 DEAD HANDS 1)"),
     ("premature flop", "burn stays, new flop without a burn (000 IRREG 11, 004 AR-3)"),
-    ("action out of turn", "flagged; stands if the action did not change (002, 000 7b)"),
+    ("action out of turn", "flagged with the profile's clause and ruled per `out_of_turn`"),
+    (
+        "verbal declaration",
+        "binds the seat in turn in every profile (000 BETTING 5 [L153], "
+        "002 [L125], 003 [L61]): `call` caps the wager at the call, `raise`/`all_in` let the "
+        "chips come in several motions and an oversized chip be a raise (002 [L141]), `fold` and "
+        "`check` act at once, `play_board` is recorded; out of turn a declaration is flagged and "
+        "does not bind (a fold does)",
+    ),
+    (
+        "not a check",
+        "the dealer's NOT_A_CHECK right after chips that made checks inferred "
+        "undoes those checks and judges the chips as action out of turn",
+    ),
     ("minimum raise", "at least the last full raise (000 BETTING 3)"),
     ("short all-in", "does not reopen the betting (000 BETTING 4, 002 Raises)"),
     ("short call", "WAGER_SHORT until brought up (000 BETTING 11)"),
@@ -173,22 +211,6 @@ NOT_ENFORCED = [
         "the core awards by the tags (cards speak) the moment the river round closes, so "
         "there is no window before the award in which a winning hand could be killed; a "
         "later muck changes nothing",
-    ),
-    (
-        "000-S3-bet-8, 002-StringBets-1, 003-Betting-string, 002-RaiseMethods-1, 002-Oversize-b",
-        "need a verbal declaration (L4) or the number of motions; a chip zone reports one "
-        "amount per placement, with no declaration input",
-    ),
-    (
-        "000-S3-bet-7c, 004-AR-13, 003-Betting-oot",
-        "one out-of-turn remedy for every profile (002's: binding unless the action changed); "
-        "the per-book restrictions (call only, 'must bet', floor ruling) are not modelled",
-    ),
-    (
-        "002-ActInTurn-1",
-        "a zone emptying during a round is the start of the dealer's sweep as often as a "
-        "take-back (the sweep is known only once every zone is empty), and change for an "
-        "oversized chip leaves the zone too: a take-back cannot be told apart",
     ),
     (
         "000-S3-irreg-1",
@@ -267,6 +289,42 @@ def _cell(s: str) -> str:
     return s.replace("|", "\\|")
 
 
+WAGER_KEYS = (
+    "out_of_turn",
+    "string_bet_is_call",
+    "declared_raise_motions",
+    "short_call_stays_call",
+    "chips_in_turn_stay",
+    "nonstandard_fold_alert",
+    "oversized_chip_is_call",
+    "multiple_chip_rule",
+)
+
+
+def _wager_matrix() -> list[str]:
+    """Issue 14: the wager rules side by side (controller/rules/wagers.py)."""
+    from controller.rules.profile import builtin_profile
+
+    profs = [builtin_profile(n) for n in ORDER]
+    lines = [
+        "",
+        "## Wagers per profile",
+        "",
+        "How chips and declarations are read (`controller/rules/wagers.py`); each alert names "
+        "the clause. The per-profile tables below give each value's remedy and source.",
+        "",
+        "| setting | " + " | ".join(f"`{p.name}`" for p in profs) + " |",
+        "| --- |" + " --- |" * len(profs),
+    ]
+    for key in WAGER_KEYS:
+        cells = []
+        for p in profs:
+            raw = getattr(p, key)
+            cells.append(f"`{_value(raw.value if hasattr(raw, 'value') else raw)}`")
+        lines.append(f"| `{key}` | " + " | ".join(cells) + " |")
+    return lines
+
+
 def render() -> str:
     from controller.rules.profile import builtin_profile
 
@@ -286,6 +344,7 @@ def render() -> str:
         "| --- | --- |",
     ]
     lines += [f"| {a} | {_cell(b)} |" for a, b in COMMON]
+    lines += _wager_matrix()
     for name in ORDER:
         path = PROFILES / f"{name}.toml"
         text = path.read_text(encoding="utf-8")

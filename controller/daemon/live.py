@@ -5,6 +5,8 @@ acted and won, the board); completed hand records with hole cards go to the hand
 ``hand_started``   hand_id, deal_no, button, small/big blind seats, blinds, ante, seats dealt in
 ``street``         street (flop, turn, river) and the board once the street's cards are out
 ``action``         seat, kind (post_sb, call, raise, fold ...), amount, to, street, all_in
+``declaration``    seat, declaration (raise, call, check, fold, all_in, play_board), street
+``actions_undone`` count, street: the dealer's "not a check" withdrew the last actions
 ``hand_completed`` hand_id, deal_no, board, pots (amount, winners with amounts), voided
 (``alert_ack``, ``hand_interrupted`` and ``profile_changed`` come from the daemon itself.)
 """
@@ -32,6 +34,8 @@ class LiveEvents:
         self.hand: tuple[int, int] = (0, 0)  # (hand_no, deal_no) announced
         self.actions = 0
         self.board = 0
+        self.last: object = None  # the last action record announced
+        self.sent: list[object] = []  # the records announced (to find what was undone)
 
     def hand_id(self, hand_no: int) -> str:
         return f"{self.prefix}-{hand_no}"
@@ -42,6 +46,8 @@ class LiveEvents:
         if h is not None:
             self.hand = (h.hand_no, h.deal_no)
             self.actions = len(h.actions)
+            self.sent = list(h.actions)
+            self.last = h.actions[-1] if h.actions else None
             self.board = len(h.board)
 
     def after(
@@ -60,12 +66,25 @@ class LiveEvents:
                 "big_blind": h.big_blind, "ante": h.ante, "seats": sorted(h.players),
             }, h.hand_no))  # fmt: skip
         if h is not None and (h.hand_no, h.deal_no) == self.hand:
-            for a in h.actions[self.actions :]:
+            acts = h.actions
+            kept = min(self.actions, len(acts))
+            if kept and acts[kept - 1] is not self.last:  # issue 14: "not a check" undid some
+                kept = _common(self.sent, acts)
+            if kept < self.actions:
+                out.append(("actions_undone", {"count": self.actions - kept,
+                            "street": _STREETS[min(h.street, 3)]}, h.hand_no))  # fmt: skip
+            for a in acts[kept:]:
+                if a.kind.startswith("declare_"):
+                    out.append(("declaration", {"seat": a.seat, "declaration": a.kind[8:],
+                                "street": _STREETS[min(a.street, 3)]}, h.hand_no))  # fmt: skip
+                    continue
                 out.append(("action", {
                     "seat": a.seat, "kind": a.kind, "amount": a.amount, "to": a.to,
                     "street": _STREETS[min(a.street, 3)], "all_in": a.all_in,
                 }, h.hand_no))  # fmt: skip
-            self.actions = len(h.actions)
+            self.actions = len(acts)
+            self.last = acts[-1] if acts else None
+            self.sent = list(acts)
             n = len(snap.board)
             if n != self.board and snap.phase in _PLAYING:
                 if n in _BOARD_STREET and n > self.board:
@@ -84,3 +103,13 @@ class LiveEvents:
                              for p in rec.pots],
                 }, rec.hand_no))  # fmt: skip
         return out
+
+
+def _common(sent: list[object], acts: list[Any]) -> int:
+    """How many of the announced records are still the hand's first records."""
+    n = 0
+    for a, b in zip(sent, acts, strict=False):
+        if a is not b:
+            break
+        n += 1
+    return n

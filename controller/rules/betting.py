@@ -19,13 +19,19 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import dealing, misdeal
+from controller.rules import clock, dealing, misdeal, wagers
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
 
 def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     p = h.players[seat]
+    w = h.wager
+    if seat != w.last_mover:
+        w.last_mover = 0  # another seat acted: the next chips are a new motion
+    if w.declared and (len(w.declared) > 1 or seat not in w.declared):
+        word = w.declared.get(seat)  # a declaration binds its seat's turn only
+        w.declared = {} if word is None else {seat: word}
     h.actions.append(
         ActionRecord(_STREET_NO[h.street], seat, kind, amount, p.street_bet, core.t, p.all_in)
     )
@@ -40,6 +46,14 @@ def _order_from(h: Hand, seat: int, n: int) -> list[Player]:
 def needs_action(h: Hand, p: Player) -> bool:
     # p.can_act, inlined: this is on the path of every action
     return not (p.folded or p.dead or p.all_in) and (not p.acted or p.street_bet < h.current_bet)
+
+
+def street_no(h: Hand) -> int:
+    return _STREET_NO[h.street]
+
+
+def next_after(core: TableCore, h: Hand, after: int) -> int:
+    return _next_to_act(core, h, after)
 
 
 def _next_to_act(core: TableCore, h: Hand, after: int) -> int:
@@ -79,6 +93,7 @@ def open_street(core: TableCore) -> None:
     h.last_raise = h.big_blind
     h.raises = 0
     h.oot.clear()
+    h.wager.clear_street()
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
     # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
@@ -103,11 +118,13 @@ def after_change(core: TableCore) -> None:
     if core.phase is not Phase.BETTING:
         return
     if h.pointer and needs_action(h, h.players[h.pointer]):
-        _apply_pending_oot(core, h)
+        if h.oot and h.pointer in h.oot:
+            wagers.apply_pending(core, h, h.pointer)
         return
     h.pointer = _next_to_act(core, h, h.pointer or h.pos.button)
     if h.pointer:
-        _apply_pending_oot(core, h)
+        if h.oot and h.pointer in h.oot:
+            wagers.apply_pending(core, h, h.pointer)
         return
     # the round is closed
     if h.street is Street.RIVER:
@@ -131,50 +148,39 @@ def after_change(core: TableCore) -> None:
         )
 
 
-def _apply_pending_oot(core: TableCore, h: Hand) -> None:
-    seat = h.pointer
-    pending = h.oot.pop(seat, None)
-    if pending is None:
-        return
-    amount, bet_seen = pending
-    if bet_seen == h.current_bet:
-        if amount is None:
-            # presence-only chip sensors (L3): the amount is not known, the call stands
-            core.instruct(f"Seat {seat}: the action out of turn stands (amount not sensed)", seat)
-            _act_presence(core, h, h.players[seat])
-            return
-        core.instruct(f"Seat {seat}: the action out of turn stands ({amount})", seat)
-        _act(core, h, h.players[seat], amount, ())
-        return
-    core.alert(
-        AlertCode.ACTION_OUT_OF_TURN,
-        Severity.WARNING,
-        "002 Action out of turn [OutOfTurn-2]; 000 SECTION 3 betting 7b-7c",
-        f"Seat {seat}: the action changed since the bet out of turn; return the "
-        f"{'' if amount is None else f'{amount} '}chips, "
-        "the player has all options",
-        seat,
-    )
-
-
-def _infer_checks(core: TableCore, h: Hand, seat: int) -> bool:
+def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> bool:
     """Seats between the pointer and ``seat`` that could check are taken to have checked
-    (a check leaves no trace, L2). False if one of them faced a bet: ``seat`` is out of turn."""
+    (a check leaves no trace, L2). False if one of them faced a bet: ``seat`` is out of turn.
+    A seat on the way that acted out of turn earlier has its turn: the profile rules it
+    (wagers.apply_pending), and the search goes on from there. ``ev``: the chips that made
+    the checks inferred (the dealer may say "not a check", wagers.not_a_check)."""
     if not h.pointer:
         return False
     skipped: list[Player] = []
+    held = 0
     # start AT the pointer: _order_from(h, x) begins after x, so pass the seat before it
     for p in _order_from(h, clockwise(h.pointer, core.max_seats)[-2], core.max_seats):
         if p.seat == seat:
             break
         if needs_action(h, p):
-            if p.street_bet < h.current_bet:
+            if p.street_bet < h.current_bet or p.seat == h.wager.floor_seat:
                 return False
+            if h.oot and p.seat in h.oot:
+                held = p.seat
+                break
             skipped.append(p)
+    if skipped and ev is not None and not held:
+        h.wager.undo = wagers.snapshot(h, ev, len(skipped))
     for p in skipped:
         p.acted = True
         record(core, h, p.seat, "check", 0)
         _count_window(h, p.seat, chips=False)
+    if held:
+        h.pointer = held
+        wagers.apply_pending(core, h, held)
+        if core.phase is not Phase.BETTING or needs_action(h, h.players[held]):
+            return False
+        return seat == h.pointer or infer_checks(core, h, seat, None)
     h.pointer = seat
     return True
 
@@ -190,14 +196,14 @@ def _out_of_turn(core: TableCore, h: Hand, seat: int, what: str) -> None:
     core.alert(
         AlertCode.ACTION_OUT_OF_TURN,
         Severity.WARNING,
-        "000 SECTION 3 betting 7b-7c; 002 Action out of turn; 004 AR-13",
-        f"Seat {seat} acted out of turn ({what}); seat {h.pointer} is to act. The action is "
-        "binding if nothing changes before it",
+        f"{wagers.OOT_CLAUSE[core.profile.out_of_turn]}; 002 [L129]: an out-of-turn fold is "
+        "binding",
+        f"Seat {seat} acted out of turn ({what}); seat {h.pointer} is to act",
         seat,
     )
 
 
-def _begin_action(core: TableCore, h: Hand) -> bool:
+def begin_action(core: TableCore, h: Hand) -> bool:
     """Chips or a fold while the deal is still going on: betting has begun."""
     if core.phase is Phase.DEALING:
         if dealing.missing_cards_at_action(core):
@@ -254,28 +260,40 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
             e.seat,
         )
         return
-    if not _begin_action(core, h):
+    if not begin_action(core, h):
         return
     if misdeal.acted_with_joker(core, e.seat, e.amount):
         return
-    if e.seat != h.pointer and not _infer_checks(core, h, e.seat):
-        held = h.oot.get(e.seat)  # more chips out of turn add up
-        pending = e.amount
-        if held is not None and pending is not None and held[0] is not None:
-            pending += held[0]
-        h.oot[e.seat] = (pending, h.current_bet)
-        what = f"chips {e.amount}" if e.amount is not None else "chips; amount not sensed"
-        _out_of_turn(core, h, e.seat, what)
+    w = h.wager
+    if w.wrong[0]:
+        if e.seat == h.pointer:
+            w.wrong = (0, 0, 0)  # 004 AR-13: the true position acts; the wrong wager is void
+        elif e.seat == w.wrong[2]:
+            wagers.wrong_bet_stands(core, h)  # the next seat acted: the wrong wager stands
+            if core.phase is not Phase.BETTING:
+                return
+    if w.floor_seat == e.seat:
+        w.floor_seat = 0  # new chips: the action out of turn was not let stand
+        h.oot.pop(e.seat, None)
+    n = w.motions + 1 if w.last_mover == e.seat else 1
+    w.last_mover, w.motions = e.seat, n
+    if n > 1 and wagers.second_motion(core, h, p, e, n):
         return
+    if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
+        w.last_mover = 0
+        if core.phase is Phase.BETTING:
+            wagers.out_of_turn_chips(core, h, e)
+        return
+    w.last_mover, w.motions = e.seat, n  # (checks inferred on the way reset it)
     if h.clock_seat == e.seat:
         h.clock_seat = 0
     if e.amount is None:
-        _act_presence(core, h, p)
+        act_presence(core, h, p)
     else:
-        _act(core, h, p, e.amount, e.chips)
+        act(core, h, p, e.amount, e.chips, n)
 
 
-def _act_presence(core: TableCore, h: Hand, p: Player) -> None:
+def act_presence(core: TableCore, h: Hand, p: Player) -> None:
     """Presence-only chip sensors (L3): who moved chips is known, not how much."""
     kind = "bet" if h.current_bet == 0 else "call"
     p.acted = True
@@ -288,13 +306,21 @@ def _act_presence(core: TableCore, h: Hand, p: Player) -> None:
     after_change(core)
 
 
-def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...]) -> None:
+def act(
+    core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...], n: int = 1
+) -> None:
     prof = core.profile
+    declared = False
+    if h.wager.declared:
+        amount = wagers.bound_amount(core, h, p, amount, n)
+        if wagers.accumulates(core, h, p, amount, n):
+            return
+        declared = h.wager.declared.get(p.seat) in ("raise", "all_in")
     to_call = h.current_bet - p.street_bet
     new_total = p.street_bet + amount
     all_in = amount == p.stack
     kind = "call"
-    if to_call > 0 and amount > to_call and not all_in:
+    if to_call > 0 and amount > to_call and not all_in and not declared:
         if len(chips) == 1 and prof.oversized_chip_is_call:
             core.alert(
                 AlertCode.OVERSIZED_CHIP,
@@ -303,6 +329,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
                 f"Seat {p.seat}: a single oversized chip is a call; give {amount - to_call} change",
                 p.seat,
             )
+            wagers.owe(h, p.seat, amount - to_call)
             amount, new_total = to_call, h.current_bet
         elif (
             prof.multiple_chip_rule
@@ -318,6 +345,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
                 f"give {amount - to_call} change",
                 p.seat,
             )
+            wagers.owe(h, p.seat, amount - to_call)
             amount, new_total = to_call, h.current_bet
     if new_total < h.current_bet and not all_in:
         core.alert(
@@ -330,6 +358,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
         p.stack -= amount
         p.street_bet += amount
         p.total += amount
+        wagers.hold(h, p.seat, amount)
         return
     if new_total > h.current_bet:
         raise_by = new_total - h.current_bet
@@ -343,6 +372,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
                 f"call only: give {raise_by} back",
                 p.seat,
             )
+            wagers.owe(h, p.seat, raise_by)
             amount, new_total = to_call, h.current_bet
         elif prof.raise_limit and h.raises >= prof.raise_limit and h.current_bet > 0:
             core.alert(
@@ -353,6 +383,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
                 f"give {raise_by} back",
                 p.seat,
             )
+            wagers.owe(h, p.seat, raise_by)
             amount, new_total = to_call, h.current_bet
         elif (
             not full and not all_in and prof.short_raise_completion and 2 * raise_by < h.last_raise
@@ -366,6 +397,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
                 f"call: give {raise_by} back",
                 p.seat,
             )
+            wagers.owe(h, p.seat, raise_by)
             amount, new_total = to_call, h.current_bet
         elif not full and not all_in:
             core.alert(
@@ -379,6 +411,7 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
             p.stack -= amount
             p.street_bet += amount
             p.total += amount
+            wagers.hold(h, p.seat, amount)
             return
     p.stack -= amount
     p.street_bet = new_total
@@ -405,6 +438,10 @@ def _act(core: TableCore, h: Hand, p: Player, amount: int, chips: tuple[int, ...
         h.last_aggressor = p.seat
     elif amount == 0:
         kind = "check"
+    if declared and kind == "call":
+        wagers.declared_unmet(core, h, p, kind)
+    if h.wager.held:
+        amount += h.wager.held.pop(p.seat, 0)  # earlier motions of this wager (short, declared)
     _count_window(h, p.seat, chips=amount > 0)
     record(core, h, p.seat, kind, amount)
     after_change(core)
@@ -414,15 +451,25 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     h = core.hand
     assert h is not None
     p = h.players[seat]
-    if core.phase is Phase.DEALING and not _begin_action(core, h):
+    if core.phase is Phase.DEALING and not begin_action(core, h):
         return
     if core.phase is Phase.BOARD or not p.live:
         p.folded = True
         record(core, h, seat, "fold", 0)
         after_change(core)
         return
-    if seat != h.pointer and not _infer_checks(core, h, seat):
+    w = h.wager
+    if w.wrong[0] and seat == h.pointer:
+        w.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; the wrong wager is void
+    elif w.wrong[0] and seat == w.wrong[2]:
+        wagers.wrong_bet_stands(core, h)  # 004 AR-13: the next seat acted
+        if core.phase is not Phase.BETTING:
+            return
+    if seat != h.pointer and not infer_checks(core, h, seat, None):
         _out_of_turn(core, h, seat, "fold; a fold is binding")
+    if not p.live:
+        return  # its pending action out of turn was ruled a fold meanwhile
+    wagers.nonstandard_fold(core, h, p)
     p.folded = True
     if h.clock_seat == seat:
         h.clock_seat = 0
@@ -442,7 +489,8 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
             else:
                 del core.posted[e.seat]
         return
-    # change given back, or chips of a refused action taken back: nothing is in play
+    if core.phase is Phase.BETTING or core.phase is Phase.BOARD:
+        wagers.chips_out(core, h, e)  # change, a refused wager, or chips that must stay in
 
 
 def sweep(core: TableCore, e: Sweep) -> None:
@@ -499,9 +547,12 @@ def ack(core: TableCore) -> None:
     h = core.hand
     if h is None or core.phase is not Phase.BETTING or not h.pointer:
         return
+    if h.wager.floor_seat and wagers.floor_stands(core, h):
+        return
     p = h.players[h.pointer]
     if p.street_bet < h.current_bet:
         return
+    h.wager.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
     if h.clock_seat == p.seat:
         h.clock_seat = 0
@@ -511,52 +562,8 @@ def ack(core: TableCore) -> None:
 
 
 def start_clock(core: TableCore) -> None:
-    h = core.hand
-    if h is None or core.phase is not Phase.BETTING or not h.pointer:
-        raise TableError("no_action", "nobody is to act: no clock")
-    h.clock_seat = h.pointer
-    h.clock_deadline = core.t + core.profile.clock_seconds
-    h.clock_warned = False
-    core.alert(
-        AlertCode.CLOCK_STARTED,
-        Severity.INFO,
-        "002 Calling for a Clock [L81]; G8",
-        f"Clock on seat {h.pointer}: {core.profile.clock_seconds:g} seconds to act",
-        h.pointer,
-    )
+    clock.start_clock(core)  # clock.py
 
 
 def clock_tick(core: TableCore, t: float) -> None:
-    h = core.hand
-    assert h is not None
-    seat = h.clock_seat
-    if core.phase is not Phase.BETTING or h.pointer != seat:
-        h.clock_seat = 0
-        return
-    saved_t = core.t
-    if t >= h.clock_deadline and not h.clock_warned:
-        h.clock_warned = True
-        core.t = h.clock_deadline
-        core.alert(
-            AlertCode.CLOCK_COUNTDOWN,
-            Severity.WARNING,
-            "002 Calling for a Clock [L81]",
-            f"Seat {seat}: {core.profile.clock_countdown_seconds:g}-second countdown",
-            seat,
-        )
-    end = h.clock_deadline + core.profile.clock_countdown_seconds
-    if t >= end:
-        core.t = end
-        h.clock_seat = 0
-        p = h.players[seat]
-        p.folded = True
-        core.alert(
-            AlertCode.CLOCK_EXPIRED,
-            Severity.WARNING,
-            "002 Calling for a Clock [L81]",
-            f"Seat {seat}: time is up, the hand is dead; muck it",
-            seat,
-        )
-        record(core, h, seat, "fold", 0)
-        after_change(core)
-    core.t = max(saved_t, core.t)
+    clock.clock_tick(core, t)

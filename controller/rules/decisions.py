@@ -66,6 +66,12 @@ class AlertCode(Enum):
     CLOCK_COUNTDOWN = "clock_countdown"
     CLOCK_EXPIRED = "clock_expired"
     FLOOR_CALLED = "floor_called"
+    # wagers as players make them (issue 14, wagers.py)
+    STRING_BET = "string_bet"
+    CALL_NOT_RAISE = "call_not_raise"
+    CHIPS_TAKEN_BACK = "chips_taken_back"
+    NONSTANDARD_FOLD = "nonstandard_fold"
+    DECLARATION_BINDS = "declaration_binds"
     # rejected sensor input (impossible events)
     REJECTED = "rejected"
 

@@ -28,6 +28,20 @@ class ConsoleButton(Enum):
     FLOOR = "floor"
     CLOCK = "clock"
     ACK = "ack"
+    DECLARE = "declare"  # a shift key: with a second press it records a Declaration (gpio)
+
+
+class Declaration(Enum):
+    """What the dealer heard a player say (issue 14), recorded with the console's DECLARE
+    button (docs/hardware-gpio-pcsc.md) or the scenario verb ``declare N WORD``."""
+
+    RAISE = "raise"
+    CALL = "call"
+    CHECK = "check"
+    FOLD = "fold"
+    ALL_IN = "all_in"
+    PLAY_BOARD = "play_board"
+    NOT_A_CHECK = "not_a_check"  # the dealer's correction: the check last inferred was not one
 
 
 # ---------------------------------------------------------------- physical: cards
@@ -96,6 +110,15 @@ class ButtonPress:
     t: float
     button: ConsoleButton
     long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    """A verbal declaration for ``seat`` (0: the seat in turn), or the dealer's NOT_A_CHECK."""
+
+    t: float
+    declaration: Declaration
+    seat: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +209,7 @@ Event = (
     | ChipsOut
     | Sweep
     | ButtonPress
+    | Declare
     | BadgeTap
     | Tick
     | SeatPlayer

@@ -4,6 +4,7 @@ copy it into frozen values)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from controller.rules.decisions import ActionRecord, Alert
 
@@ -11,7 +12,7 @@ from controller.rules.decisions import ActionRecord, Alert
 from controller.rules.phases import Phase, Street
 from controller.rules.seating import Positions
 
-__all__ = ["Draw", "Hand", "Level", "Phase", "Player", "Street"]
+__all__ = ["Draw", "Hand", "Level", "Phase", "Player", "Street", "Wager"]
 
 # Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the
 # compiled core builds them natively (see decisions.py).
@@ -58,6 +59,44 @@ class Player:
         self.acted = False
         self.can_raise = True
         self.hole = []
+
+
+class Wager:
+    """How this street's chips are to be read (issue 14, ``wagers.py``): declarations,
+    consecutive motions, chips owed back, a wrong opener, a floor ruling
+    awaited, and what a "not a check" would undo. Exported as a tuple (``tabledata``)."""
+
+    __slots__ = ("declared", "floor_seat", "held", "last_mover", "motions", "owed", "undo",
+                 "wrong")  # fmt: skip
+
+    def __init__(self) -> None:
+        self.declared: dict[int, str] = {}  # seat -> declaration word (this street)
+        self.last_mover = 0  # the seat of the last chip motion, 0 once anyone else acted
+        self.motions = 0  # consecutive chip motions of last_mover
+        self.owed: dict[int, int] = {}  # seat -> chips the dealer is to give back
+        self.held: dict[int, int] = {}  # seat -> chips in its bet not yet in an action record
+        self.wrong: tuple[int, int, int] = (0, 0, 0)  # (seat, amount, next seat): AR-13
+        self.floor_seat = 0  # a seat whose action out of turn awaits the floor (ACK)
+        self.undo: object = None  # wagers.Undo: inferred checks that NOT_A_CHECK may undo
+
+    def export(self) -> tuple[object, ...]:
+        return (tuple(self.declared.items()), self.last_mover, self.motions,
+                tuple(self.owed.items()), self.wrong, self.floor_seat, self.undo,
+                tuple(self.held.items()))  # fmt: skip
+
+    @classmethod
+    def restored(cls, data: tuple[Any, ...]) -> Wager:
+        w = cls()
+        declared, w.last_mover, w.motions, owed, w.wrong, w.floor_seat, w.undo, held = data
+        w.declared, w.owed, w.held = dict(declared), dict(owed), dict(held)
+        return w
+
+    def clear_street(self) -> None:
+        self.declared.clear()
+        self.last_mover = self.motions = self.floor_seat = 0
+        self.wrong = (0, 0, 0)
+        self.undo = None
+        self.held.clear()
 
 
 @dataclass(init=False, slots=True)
@@ -117,6 +156,7 @@ class Hand:
     seen_codes: list[str]  # card code (Card.code) -> the tag that carried it, "" if none yet
     seen: dict[int, str]  # the same for a code outside 0..63
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
+    wager: Wager  # declarations and motions (wagers.py)
 
     def __init__(
         self,
@@ -184,6 +224,7 @@ class Hand:
         self.seen_codes = [""] * 64
         self.seen = {}
         self.owner = {}
+        self.wager = Wager()
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

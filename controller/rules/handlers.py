@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, dealing, draw, misdeal
+from controller.rules import betting, board, dealing, draw, misdeal, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import (
@@ -17,6 +17,7 @@ from controller.rules.events import (
     ChipsIn,
     ChipsOut,
     ConsoleButton,
+    Declare,
     Interrupted,
     SeatPlayer,
     SetButton,
@@ -218,6 +219,13 @@ def button(core: TableCore, e: ButtonPress) -> None:
         )
     elif b is ConsoleButton.ACK:
         betting.ack(core)
+
+
+def declare(core: TableCore, e: Declare) -> None:
+    """A verbal declaration, or the dealer's "not a check" (wagers.py)."""
+    if not 0 <= e.seat <= core.max_seats:
+        raise TableError("bad_seat", f"seat {e.seat} is not 0 (in turn) or 1..{core.max_seats}")
+    wagers.declare(core, e)
 
 
 def badge(core: TableCore, e: BadgeTap) -> None:

@@ -29,6 +29,8 @@ from controller.rules.events import (
     ChipsIn,
     ChipsOut,
     ConsoleButton,
+    Declaration,
+    Declare,
     Event,
     Sweep,
     Tick,
@@ -45,7 +47,7 @@ __all__ = ["MISDEAL_MARK", "START", "HandLogError"]
 
 _DECODE: Final[dict[str, type[Any]]] = {
     c.__name__: c for c in (CardPlaced, CardRemoved, ChipsIn, ChipsOut, Sweep, ButtonPress,
-                            BadgeTap, Tick)
+                            BadgeTap, Tick, Declare)
 }  # fmt: skip
 
 
@@ -81,6 +83,8 @@ def decode_event(d: dict[str, Any], offset: float = 0.0) -> Event:
             kw["card"] = None if kw["card"] is None else Card.parse(kw["card"])
         if "button" in kw:
             kw["button"] = ConsoleButton(kw["button"])
+        if "declaration" in kw:
+            kw["declaration"] = Declaration(kw["declaration"])
         if "chips" in kw:
             kw["chips"] = tuple(kw["chips"])
         ev: Event = cls(**kw)

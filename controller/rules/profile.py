@@ -93,6 +93,15 @@ class AnteStyle(Enum):
     EACH = "each"  # every dealt-in player antes
 
 
+class OutOfTurnRule(Enum):
+    """Chips (or a call) out of turn, judged when the turn reaches the seat (wagers.py)."""
+
+    BINDING_IF_UNCHANGED = "binding-if-unchanged"  # 002 [L129], TDA: stands unless it changed
+    CHECK_OR_CALL = "check-or-call"  # 000 [L156]-[L158]: a bet is a check, a raise a call
+    FLOOR = "floor-decides"  # 003 [L61]: "may be binding"; the floor rules (ACK: it stands)
+    TAKE_BACK = "take-back"  # 004 AR-13: taken back at once, unless the next seat acted
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     name: str
@@ -125,6 +134,13 @@ class Profile:
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision
     interrupted_hand: InterruptedHand = InterruptedHand.MISDEAL  # after a controller restart
+    # wagers as players make them (issue 14, wagers.py; docs/rules.md "Wagers")
+    out_of_turn: OutOfTurnRule = OutOfTurnRule.BINDING_IF_UNCHANGED
+    string_bet_is_call: bool = True  # 000 [L159], 002 [L133] [L153], 003 [L59]
+    declared_raise_motions: int = 0  # motions a declared raise may take (0: any number)
+    short_call_stays_call: bool = False  # 000 [L162]: a call brought up may not become a raise
+    chips_in_turn_stay: bool = False  # 002 [L125]: chips placed in turn stay in the pot
+    nonstandard_fold_alert: bool = False  # 002 [L161]: a fold facing no bet is flagged
 
     @property
     def misdeal_on_exposed_first(self) -> bool:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from controller.rules.cards import Card
 from controller.rules.decisions import ActionRecord, Alert, HandRecord
 from controller.rules.events import ZoneKind
-from controller.rules.hand import Draw, Hand, Level, Player
+from controller.rules.hand import Draw, Hand, Level, Player, Wager
 from controller.rules.phases import Phase, Street
 from controller.rules.profile import Profile
 from controller.rules.seating import Positions, Seat, SeatStatus
@@ -117,6 +117,7 @@ class HandData:
     read_t: tuple[tuple[str, float], ...]
     seen_codes: tuple[str, ...]
     seen: tuple[tuple[int, str], ...]
+    wager: tuple[object, ...] = ()  # hand.Wager.export()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +219,7 @@ def hand_data(h: Hand) -> HandData:
         read_t=tuple(h.read_t.items()),
         seen_codes=tuple(h.seen_codes),
         seen=tuple(h.seen.items()),
+        wager=h.wager.export(),
     )
 
 
@@ -270,6 +272,8 @@ def hand_of(d: HandData) -> Hand:
     h.read_t = dict(d.read_t)
     h.seen_codes = list(d.seen_codes)
     h.seen = dict(d.seen)
+    if d.wager:
+        h.wager = Wager.restored(d.wager)
     return h
 
 

@@ -28,6 +28,7 @@ from controller.rules.events import (
     CardRemoved,
     ChipsIn,
     ChipsOut,
+    Declare,
     Interrupted,
     SeatPlayer,
     SetButton,
@@ -79,6 +80,7 @@ HANDLERS: Final[dict[type, Handler]] = {
     SetButton: h.set_button,
     StartButtonDraw: h.start_draw,
     Interrupted: h.interrupted,
+    Declare: h.declare,
 }
 
 # Table management: accepted in every phase, never changes it (a seat in the hand is
@@ -102,6 +104,9 @@ _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {
     ButtonPress: (BETTING, BOARD, COMPLETE, MISDEAL, IDLE),
     BadgeTap: (MISDEAL,),  # a supervisor authorises a disputed misdeal
     Interrupted: (MISDEAL, IDLE),  # a restart cut the hand (interrupted_hand = "misdeal")
+    # a verbal declaration (wagers.py): a fold or check may close the round or the hand;
+    # during the deal it opens the betting (or finds the deal short, as chips do)
+    Declare: (BETTING, BOARD, COMPLETE, MISDEAL, IDLE),
 }
 # A hand over, misdealt or void: its cards are being cleared; the next hole card deals.
 _CLEARING: Final[dict[type, tuple[Phase, ...]]] = {

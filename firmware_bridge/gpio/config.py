@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from controller.rules.errors import ConfigError
-from controller.rules.events import ConsoleButton
+from controller.rules.events import ConsoleButton, Declaration
 
 #: BCM GPIOs on the 40-pin header of every Pi since the B+ (GPIO0/1 are the HAT ID EEPROM).
 VALID_BCM = range(28)
@@ -83,6 +83,20 @@ DEFAULT_BUTTONS: Mapping[ConsoleButton, int] = MappingProxyType(
         ConsoleButton.FLOOR: 19,
         ConsoleButton.CLOCK: 26,
         ConsoleButton.ACK: 21,
+        ConsoleButton.DECLARE: 20,
+    }
+)
+#: DECLARE, then within ``declare_window_s`` this button: the declaration recorded for the
+#: seat in turn (DECLARE twice: raise; DECLARE held ``long_press_s``: "not a check").
+#: docs/hardware-gpio-pcsc.md has the console legend.
+DECLARE_KEYS: Mapping[ConsoleButton, Declaration] = MappingProxyType(
+    {
+        ConsoleButton.DECLARE: Declaration.RAISE,
+        ConsoleButton.ACK: Declaration.CALL,
+        ConsoleButton.CLOCK: Declaration.CHECK,
+        ConsoleButton.MISDEAL: Declaration.FOLD,
+        ConsoleButton.FLOOR: Declaration.ALL_IN,
+        ConsoleButton.EXPOSED: Declaration.PLAY_BOARD,
     }
 )
 DEFAULT_CHIP_SENSORS: Mapping[int, int] = MappingProxyType({1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9})
@@ -124,6 +138,9 @@ class GpioConfig:
     #: held this long, a button is reported stuck (a fault, not a press)
     stuck_s: float = 10.0
     sensors_active_high: bool = False
+    #: after a DECLARE press, the second press that picks the declaration must come within
+    #: this long (else nothing is recorded)
+    declare_window_s: float = 2.0
 
     def __post_init__(self) -> None:
         self._validate()
@@ -161,6 +178,8 @@ class GpioConfig:
             raise ConfigError("gpio.long_press_s: must be longer than button_debounce_s")
         if not self.stuck_s > self.long_press_s:
             raise ConfigError("gpio.stuck_s: must be longer than long_press_s")
+        if not 0.2 <= self.declare_window_s <= 10:
+            raise ConfigError("gpio.declare_window_s: must be between 0.2 and 10 seconds")
         seen: dict[int, str] = {}
         for key, pin in self.pin_items():
             if isinstance(pin, bool) or not isinstance(pin, int) or pin not in VALID_BCM:
@@ -181,7 +200,7 @@ class GpioConfig:
         known = {
             "buttons", "chip_sensors", "puck_sensors", "action_leds", "alert_led",
             "status_led", "buzzer", "button_debounce_s", "sensor_settle_s", "long_press_s",
-            "long_press_buttons", "stuck_s", "sensors_active_high",
+            "long_press_buttons", "stuck_s", "sensors_active_high", "declare_window_s",
         }  # fmt: skip
         for key in data:
             if key not in known:
@@ -204,7 +223,8 @@ class GpioConfig:
                 kwargs[key] = (
                     None if value is False or value is None else _pin(f"{prefix}.{key}", value)
                 )
-        for key in ("button_debounce_s", "sensor_settle_s", "long_press_s", "stuck_s"):
+        for key in ("button_debounce_s", "sensor_settle_s", "long_press_s", "stuck_s",
+                    "declare_window_s"):  # fmt: skip
             if key in data:
                 value = data[key]
                 if isinstance(value, bool) or not isinstance(value, int | float):

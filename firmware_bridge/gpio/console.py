@@ -26,12 +26,20 @@ from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
 from controller.rules.errors import ConfigError, LocalError
-from controller.rules.events import ButtonPress, ChipsIn, ChipsOut, ConsoleButton, SetButton
-from firmware_bridge.gpio.config import GpioConfig
+from controller.rules.events import (
+    ButtonPress,
+    ChipsIn,
+    ChipsOut,
+    ConsoleButton,
+    Declaration,
+    Declare,
+    SetButton,
+)
+from firmware_bridge.gpio.config import DECLARE_KEYS, GpioConfig
 
 log = logging.getLogger(__name__)
 
-ConsoleEvent = ButtonPress | ChipsIn | ChipsOut | SetButton
+ConsoleEvent = ButtonPress | ChipsIn | ChipsOut | SetButton | Declare
 EventSink = Callable[[ConsoleEvent], None]
 Clock = Callable[[], float]
 
@@ -153,6 +161,8 @@ class GpioConsole:
         self._buttons: dict[str, _ButtonState] = {}
         self._seats: dict[str, int] = {}
         self._closed = False
+        # DECLARE pressed: the next press within declare_window_s picks the declaration
+        self._armed: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -202,6 +212,7 @@ class GpioConsole:
         if self._closed:
             return
         self._closed = True
+        self._disarm()
         for state in self._buttons.values():
             state.cancel()
         for inp in self._inputs.values():
@@ -287,6 +298,9 @@ class GpioConsole:
         assert self._loop is not None
         state = self._buttons[inp.key]
         cfg = self.config
+        if state.button is ConsoleButton.DECLARE or (pressed and self._armed is not None):
+            self._declare_key(inp.key, state, pressed)
+            return
         if pressed:
             state.long_fired = False
             state.stuck_timer = self._loop.call_later(cfg.stuck_s, self._stuck, inp.key)
@@ -309,7 +323,52 @@ class GpioConsole:
         state.hold = None
         if self._inputs[key].stable and not state.long_fired:
             state.long_fired = True
+            if state.button is ConsoleButton.DECLARE:
+                self._disarm()
+                self._emit(Declare(self._clock(), Declaration.NOT_A_CHECK))
+                return
             self._emit(ButtonPress(self._clock(), state.button, long=True))
+
+    # ------------------------------------------------------------------ declarations
+
+    def _declare_key(self, key: str, state: _ButtonState, pressed: bool) -> None:
+        """DECLARE is a shift key: DECLARE then a second button (its declaration legend)
+        within ``declare_window_s`` records that declaration for the seat in turn; DECLARE
+        twice is "raise"; DECLARE held ``long_press_s`` is "not a check". The second button
+        does not also act as itself."""
+        assert self._loop is not None
+        cfg = self.config
+        if pressed:
+            state.long_fired = False
+            state.stuck_timer = self._loop.call_later(cfg.stuck_s, self._stuck, key)
+            if state.button is ConsoleButton.DECLARE and self._armed is None:
+                hold_in = max(cfg.long_press_s - cfg.button_debounce_s, 0.0)
+                state.hold = self._loop.call_later(hold_in, self._held, key)
+                return
+            word = DECLARE_KEYS.get(state.button)
+            self._disarm()
+            state.long_fired = True  # its release reports nothing
+            if word is None:
+                log.info("console: %s after DECLARE is no declaration; ignored", key)
+                return
+            self._emit(Declare(self._clock(), word))
+            return
+        was_stuck, long_fired = state.stuck, state.long_fired
+        state.cancel()
+        state.stuck = False
+        if was_stuck:
+            self._fault(GpioFault(self._clock(), key, "stuck", active=False))
+        elif state.button is ConsoleButton.DECLARE and not long_fired:
+            self._armed = self._loop.call_later(cfg.declare_window_s, self._window_over)
+
+    def _window_over(self) -> None:
+        self._armed = None
+        log.info("console: DECLARE with no second press within the window; nothing recorded")
+
+    def _disarm(self) -> None:
+        if self._armed is not None:
+            self._armed.cancel()
+            self._armed = None
 
     def _stuck(self, key: str) -> None:
         state = self._buttons[key]

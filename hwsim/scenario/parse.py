@@ -15,7 +15,7 @@ from pathlib import Path
 from controller.rules.cards import Card
 from controller.rules.decisions import AlertCode
 from controller.rules.errors import BadCard, ConfigError
-from controller.rules.events import ConsoleButton
+from controller.rules.events import ConsoleButton, Declaration
 from controller.rules.phases import Phase
 from controller.rules.profile import get_profile
 from hwsim.scenario.model import Action, CardRef, Expect, Scenario, ScenarioError, Step
@@ -182,6 +182,8 @@ def _action(ln: _Line) -> Action:
         return Action(no, verb, seconds=secs)
     if verb == "fault":
         return _fault(ln)
+    if verb == "declare":
+        return _declare(ln)
     raise ln.error(f"unknown instruction {verb!r}")
 
 
@@ -192,6 +194,18 @@ def _button(ln: _Line, args: list[str]) -> tuple[ConsoleButton, bool]:
     if len(args) > 1 and args[1] != "long":
         raise ln.error(f"{ln.words[0]} {args[0]} {args[1]}: only 'long' may follow the button")
     return button, len(args) > 1
+
+
+DECLARATIONS = {d.value: d for d in Declaration}
+
+
+def _declare(ln: _Line) -> Action:
+    """``declare N WORD``: the dealer records what seat N said (issue 14)."""
+    ln.arity(2, 2, "declare N WORD")
+    word = ln.words[2].lower().replace("-", "_")
+    if word not in DECLARATIONS:
+        raise ln.error(f"declare: {ln.words[2]!r} is not one of {', '.join(DECLARATIONS)}")
+    return Action(ln.no, "declare", seat=ln.seat(ln.words[1]), text=word)
 
 
 def _fault(ln: _Line) -> Action:

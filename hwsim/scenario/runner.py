@@ -27,7 +27,14 @@ from typing import Any
 
 from controller.rules.decisions import Alert, HandComplete, HandRecord, Instruction
 from controller.rules.engine import Step as CoreStep
-from controller.rules.events import BadgeTap, Event, SetDealer, Tick
+from controller.rules.events import (
+    BadgeTap,
+    Declaration,
+    Declare,
+    Event,
+    SetDealer,
+    Tick,
+)
 from hwsim.layout import split_chips, wait_until
 from hwsim.scenario.model import Action, Expect, Scenario, ScenarioError
 from hwsim.scenario.parse import VENUE_VERBS, parse_file, scenario_files
@@ -215,6 +222,20 @@ async def _press(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.events_handled() > before, f"the {a.button.value} press")
 
 
+async def _declare(rig: Rig, a: Action) -> None:
+    """The dealer records a declaration on the console (DECLARE, then the second key) for
+    the seat in turn; for any other seat (the console cannot say who) the runner puts the
+    ``Declare`` on the daemon's input queue, as it does badge taps."""
+    word = Declaration(a.text)
+    before = rig.events_handled()
+    in_turn = rig.phase() not in ("idle", "draw") and rig.snapshot().to_act == a.seat
+    if in_turn or word is Declaration.NOT_A_CHECK:
+        await rig.gpio.declare(word)
+    else:
+        rig.put(Declare(rig.now(), word, a.seat), "gpio")
+    await wait_until(lambda: rig.events_handled() > before, f"the declaration {a.text}")
+
+
 async def _button(rig: Rig, seat: int) -> None:
     before = rig.events_handled()
     if rig.puck is not None:
@@ -303,6 +324,8 @@ async def do_action(rig: Rig, a: Action) -> str:
         rig.put(Tick(rig.now()), "timer")
     elif a.verb == "fault":
         await _fault(rig, a)
+    elif a.verb == "declare":
+        await _declare(rig, a)
     else:  # pragma: no cover - the parser knows every verb
         raise DemoFailure(f"unknown action {a.verb}")
     await rig.settled()

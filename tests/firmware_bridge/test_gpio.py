@@ -12,7 +12,15 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from controller.rules.errors import ConfigError
-from controller.rules.events import ButtonPress, ChipsIn, ChipsOut, ConsoleButton, SetButton
+from controller.rules.events import (
+    ButtonPress,
+    ChipsIn,
+    ChipsOut,
+    ConsoleButton,
+    Declaration,
+    Declare,
+    SetButton,
+)
 from firmware_bridge.gpio import (
     BUZZER_PATTERNS,
     Console,
@@ -49,7 +57,7 @@ def fast_config(**kw: Any) -> GpioConfig:
         "sensor_settle_s": 0.06,
         "long_press_s": 0.3,
         "stuck_s": 0.8,
-        "puck_sensors": {1: 20, 2: 15},
+        "puck_sensors": {1: 14, 2: 15},
     }
     base.update(kw)
     return GpioConfig(**base)
@@ -111,8 +119,16 @@ def run(
 def test_default_config_is_valid_and_uses_distinct_pins() -> None:
     cfg = GpioConfig()
     pins = [p for _, p in cfg.pin_items()]
-    assert len(pins) == len(set(pins)) == 21
+    assert len(pins) == len(set(pins)) == 22
     assert set(cfg.buttons) == set(ConsoleButton)
+
+
+def test_declare_window_is_validated_and_parsed() -> None:
+    assert GpioConfig.from_mapping({"declare_window_s": 1.5}).declare_window_s == 1.5
+    with pytest.raises(ConfigError, match=r"^gpio.declare_window_s: must be between"):
+        GpioConfig(declare_window_s=0.0)
+    with pytest.raises(ConfigError, match=r"^gpio.declare_window_s: expected seconds"):
+        GpioConfig.from_mapping({"declare_window_s": "2"})
 
 
 def test_same_pin_twice_names_both_keys() -> None:
@@ -269,6 +285,54 @@ def test_short_press_of_long_capable_button_reports_on_release(factory: MockFact
 
     rig = run(factory, scenario)
     assert [(e.button, e.long) for e in rig.events] == [(B.ACK, False), (B.ACK, True)]
+
+
+# ---------------------------------------------------------------- declarations (issue 14)
+
+
+@pytest.mark.parametrize("word", list(Declaration))
+def test_every_declaration_takes_one_or_two_presses(
+    factory: MockFactory, word: Declaration
+) -> None:
+    """DECLARE then the button with that legend (DECLARE twice: raise; DECLARE held: not a
+    check): one Declare for the seat in turn, and the second button does not act as
+    itself (no ButtonPress at all)."""
+
+    async def scenario(rig: Rig) -> None:
+        await rig.sim.declare(word)
+        await asyncio.sleep(0.1)
+
+    rig = run(factory, scenario)
+    assert rig.events == [Declare(rig.events[0].t, word, 0)]
+    assert rig.faults == []
+
+
+def test_declare_alone_records_nothing_and_the_next_press_is_itself(
+    factory: MockFactory,
+) -> None:
+    """A DECLARE with no second press within declare_window_s is dropped; after the window
+    the buttons are themselves again."""
+
+    async def scenario(rig: Rig) -> None:
+        await rig.sim.press(B.DECLARE, hold_s=0.06)
+        await asyncio.sleep(0.3)  # the window (0.2 s) runs out
+        await rig.sim.press(B.ACK, hold_s=0.06)
+        await asyncio.sleep(0.1)
+
+    rig = run(factory, scenario, fast_config(declare_window_s=0.2))
+    assert [type(e).__name__ for e in rig.events] == ["ButtonPress"]
+    assert rig.events[0].button is B.ACK
+
+
+def test_declare_then_a_button_without_a_legend_is_ignored(factory: MockFactory) -> None:
+    async def scenario(rig: Rig) -> None:
+        await rig.sim.press(B.DECLARE, hold_s=0.06)
+        await asyncio.sleep(0.05)
+        await rig.sim.press(B.BOXED, hold_s=0.06)
+        await asyncio.sleep(0.1)
+
+    rig = run(factory, scenario)
+    assert rig.events == []
 
 
 def test_stuck_button_is_a_fault_not_a_stream_of_presses(factory: MockFactory) -> None:

@@ -26,6 +26,8 @@ from controller.rules.events import (
     ChipsIn,
     ChipsOut,
     ConsoleButton,
+    Declaration,
+    Declare,
     Event,
     SeatPlayer,
     SetButton,
@@ -306,6 +308,11 @@ class Table:
         return self
 
     # ------------------------------------------------------------------ console
+
+    def declare(self, seat: int, word: str) -> Self:
+        """A verbal declaration (``raise``, ``call``, ``not_a_check`` ...); seat 0 = in turn."""
+        self.send(Declare(self.now(), Declaration(word), seat))
+        return self
 
     def press(self, button: ConsoleButton, long: bool = False) -> Self:
         self.send(ButtonPress(self.now(), button, long))

@@ -40,27 +40,37 @@ def test_000_S2_preflop_004_AR_7_action_order_and_round_end(profile: str) -> Non
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.clause("000-S3-bet-7b", "002-OutOfTurn-1")
-def test_000_S3_bet_7b_002_OutOfTurn_bet_out_of_turn_stands_if_action_unchanged(
-    profile: str,
-) -> None:
-    """000 BETTING 7b [L157]; 002 Action out of turn; 004 AR-13 (C13): chips out of turn are
-    flagged, the pointer stays; if nothing changes before the seat's turn the action stands."""
+def test_000_S3_bet_7b_002_OutOfTurn_call_out_of_turn_judged_per_profile(profile: str) -> None:
+    """000 BETTING 7 [L156]-[L158]; 002 Action out of turn [L129]; 003 Betting [L61]; 004
+    AR-13 [L67] (C13): a call out of turn is flagged and the pointer stays. When nothing
+    changed before its turn it stands (000: a call stays a call; 002/TDA/Robert's: binding);
+    003: the floor decides (ACK: it stands); 004: the wager was taken back at once, so at its
+    turn the seat acts afresh."""
     t = Table(profile, 4).post_blinds().deal().mark()
     t.chips(2, 50)  # the small blind calls before seat 4 and seat 1
     a = t.alert(A.ACTION_OUT_OF_TURN)
     assert a.seat == 2 and a.severity is Severity.WARNING
     assert t.snap.to_act == 4
     t.chips(4, 100).chips(1, 100)
+    if profile == "shaved-dog-004":
+        assert "take" in a.remedy and "back" in a.remedy and a.clause.startswith("004 AR-13")
+        assert t.snap.to_act == 2 and t.snap.seat(2).bet == 50  # type: ignore[union-attr]
+        return
+    if profile == "club-003":
+        assert t.snap.to_act == 2
+        assert "floor" in t.alerts[-1].remedy and t.alerts[-1].clause.startswith("003")
+        t.press(ConsoleButton.ACK)
     assert any("stands" in i.text for i in t.instructions)
     assert t.snap.to_act == 3
     assert t.snap.seat(2).bet == 100  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", [p for p in PROFILES if p != "shaved-dog-004"])
 @pytest.mark.clause("002-OutOfTurn-2")
 def test_002_OutOfTurn_2_action_changed_bet_returned(profile: str) -> None:
     """002 Action out of turn [OutOfTurn-2]; 000 BETTING 7b-7c: if the action changed before
-    the seat's turn (a raise), the out-of-turn chips come back and the seat has all options."""
+    the seat's turn (a raise), the out-of-turn chips come back and the seat has all options.
+    (004 AR-13: the chips were taken back at once; test_wagers.py.)"""
     t = Table(profile, 4).post_blinds().deal().chips(2, 50).chips(4, 300).mark().fold(1)
     a = t.alert(A.ACTION_OUT_OF_TURN)
     assert "return" in a.remedy and a.seat == 2

@@ -12,6 +12,7 @@ from table_builder import PROFILES, Table
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ChipsIn, ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
+from controller.rules.profile import OutOfTurnRule
 
 A = AlertCode
 
@@ -154,9 +155,12 @@ def test_000_S3_bet_7b_presence_only_out_of_turn_says_amount_not_sensed(profile:
     a = t.alert(A.ACTION_OUT_OF_TURN)
     assert a.seat == 2 and "amount not sensed" in a.remedy
     t.chips(4, None).fold(1)
+    floor = t.profile.out_of_turn is OutOfTurnRule.FLOOR  # 003 [L61]: the floor rules (ACK)
+    if floor:
+        t.press(ConsoleButton.ACK)
     assert any("amount not sensed" in i.text for i in t.instructions)
     assert t.snap.to_act == 3
-    assert t.codes == [A.ACTION_OUT_OF_TURN]
+    assert t.codes == [A.ACTION_OUT_OF_TURN] * (2 if floor else 1)
 
 
 @pytest.mark.parametrize("profile", PROFILES)

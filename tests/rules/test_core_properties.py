@@ -237,7 +237,9 @@ def test_chips_out_of_turn_add_up_to_no_more_than_the_stack() -> None:
     core.handle(ChipsIn(t + 1, 1, 100))
     core.handle(ChipsIn(t + 1, 2, 50))  # seat 3's turn: its 50 out of turn now plays
     _check(core, core.snapshot())
-    assert core.hand is not None and core.hand.players[3].stack == 250
+    # 000 BETTING AND RAISING 7 [L158]: a raise out of turn is only a call at its turn; the
+    # big blind owes nothing, so its 50 out of turn is a check and goes back
+    assert core.hand is not None and core.hand.players[3].stack == 300
 
 
 def test_a_card_slid_to_another_seat_during_the_deal_belongs_to_the_lower_seat() -> None:

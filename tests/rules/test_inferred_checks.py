@@ -5,13 +5,16 @@ seat acts in an unbet round the seats before it - the seat to act included - che
 import pytest
 from table_builder import PROFILES, Table
 
+from controller.rules.decisions import AlertCode
+
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_seat_to_act_checked_when_the_next_seat_folds(profile: str) -> None:
     t = Table(profile, 4).post_blinds().deal().call_round().flop().mark()
     assert t.snap.to_act == 2
     t.fold(3)  # seat 2 checked (inferred), seat 3 folds
-    assert t.codes == []
+    # 002 Non-Standard Folds [L161]: a fold facing a check is binding and flagged
+    assert t.codes == ([AlertCode.NONSTANDARD_FOLD] if t.profile.nonstandard_fold_alert else [])
     assert t.snap.to_act == 4  # not back to seat 2
     checks = [a for a in t.core.hand.actions if a.kind == "check" and a.street == 1]  # type: ignore[union-attr]
     assert [a.seat for a in checks] == [2]

@@ -27,6 +27,7 @@ from controller.rules.events import (
     CardRemoved,
     ChipsIn,
     ChipsOut,
+    Declare,
     Interrupted,
     SeatPlayer,
     SetButton,
@@ -45,7 +46,8 @@ from controller.rules.transitions import CLOCK, HANDLERS, TRANSITIONS, Transitio
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "controller" / "rules"
 
-# engine.py's ACCEPTS before the table (commit b055f69), plus Interrupted while a hand plays
+# engine.py's ACCEPTS before the table (commit b055f69), plus Interrupted and Declare (issue
+# 14: verbal declarations) while a hand plays
 _T = {SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick}
 _C = {CardPlaced, CardRemoved}
 _CH = {ChipsIn, ChipsOut, Sweep}
@@ -53,9 +55,9 @@ _CO = {ButtonPress, BadgeTap}
 OLD_ACCEPTS = {
     Phase.IDLE: _T | _C | _CH | _CO | {SetButton, StartButtonDraw},
     Phase.DRAW: _T | _C | _CO,
-    Phase.DEALING: _T | _C | _CH | _CO | {Interrupted},
-    Phase.BETTING: _T | _C | _CH | _CO | {Interrupted},
-    Phase.BOARD: _T | _C | _CH | _CO | {Interrupted},
+    Phase.DEALING: _T | _C | _CH | _CO | {Interrupted, Declare},
+    Phase.BETTING: _T | _C | _CH | _CO | {Interrupted, Declare},
+    Phase.BOARD: _T | _C | _CH | _CO | {Interrupted, Declare},
     Phase.COMPLETE: _T | _C | _CH | _CO | {SetButton},
     Phase.MISDEAL: _T | _C | _CH | _CO,
     Phase.VOID: _T | _C | _CH | _CO,

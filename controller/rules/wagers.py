@@ -1,0 +1,510 @@
+"""Wagers as players make them (issue 14): verbal declarations, a second motion of chips
+(string bets, declared raises in several motions), action out of turn as each profile rules
+it, chips taken back, non-standard folds, and the dealer's "that was not a check".
+
+Every ruling reads a profile field (``profile.py``: ``out_of_turn``, ``string_bet_is_call``,
+``declared_raise_motions``, ``short_call_stays_call``, ``chips_in_turn_stay``,
+``nonstandard_fold_alert``); none branches on the venue. The working state is the hand's
+:class:`~controller.rules.hand.Wager`. ``betting.py`` calls in here from its action path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from controller.rules import betting
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.errors import TableError
+from controller.rules.events import ChipsIn, ChipsOut, Declaration, Declare
+from controller.rules.hand import Hand, Player
+from controller.rules.phases import Phase
+from controller.rules.profile import OutOfTurnRule
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+# the clause of each out-of-turn ruling (the profile's value picks it)
+OOT_CLAUSE: Final = {
+    OutOfTurnRule.BINDING_IF_UNCHANGED: "002 Action Out of Turn [L129]; TDA 53",
+    OutOfTurnRule.CHECK_OR_CALL: "000 SECTION 3 BETTING AND RAISING 7 [L156]-[L158]",
+    OutOfTurnRule.FLOOR: "003 Betting [L61]: action out of turn may be binding",
+    OutOfTurnRule.TAKE_BACK: "004 AR-13 [L67]",
+}
+OOT_WHEN: Final = {
+    OutOfTurnRule.BINDING_IF_UNCHANGED: "The action is binding if nothing changes before it",
+    OutOfTurnRule.CHECK_OR_CALL: "At its turn a bet out of turn is only a check and a raise "
+    "only a call, unless a bet or raise comes first (then all options return)",
+    OutOfTurnRule.FLOOR: "The floor decides at its turn whether it stands (ACK: it stands)",
+    OutOfTurnRule.TAKE_BACK: "",
+}
+STRING_CLAUSE: Final = "000 BETTING AND RAISING 8 [L159]; 002 [L133] [L153]; 003 Betting [L59]"
+DECLARED_CLAUSE: Final = "000 BETTING AND RAISING 5 [L153]; 002 [L125]; 003 [L61]"
+RAISE_MOTIONS_CLAUSE: Final = "000 [L159]; 002 Methods of Raising [L133]; 003 [L129]"
+BROUGHT_UP_CLAUSE: Final = "000 SECTION 3 BETTING AND RAISING 11 [L162]"
+TAKEN_BACK_CLAUSE: Final = "002 Verbal Declarations / Acting in Turn [L125]"
+NONSTD_FOLD_CLAUSE: Final = "002 Non-Standard Folds [L161]"
+
+_RAISING: Final = ("raise", "all_in")
+
+
+def owe(h: Hand, seat: int, amount: int) -> None:
+    """The dealer is to give ``amount`` chips back to ``seat`` (change, a refused wager)."""
+    if amount > 0:
+        h.wager.owed[seat] = h.wager.owed.get(seat, 0) + amount
+
+
+def hold(h: Hand, seat: int, amount: int) -> None:
+    """Chips added to ``seat``'s bet before its action is complete (a short wager, a
+    declared raise under way): the action's record will carry them."""
+    h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
+
+
+# ---------------------------------------------------------------------------- declarations
+
+
+def declare(core: TableCore, e: Declare) -> None:
+    h = core.hand
+    if h is None:
+        raise TableError("no_hand", "no hand is being played: nothing to declare")
+    if e.declaration is Declaration.NOT_A_CHECK:
+        not_a_check(core, h)
+        return
+    seat = e.seat or h.pointer
+    p = h.players.get(seat)
+    if p is None:
+        who = f"seat {seat}" if seat else "nobody (no seat is in turn)"
+        raise TableError("not_in_hand", f"declaration {e.declaration.value!r} for {who}")
+    if not p.live:
+        raise TableError("not_live", f"seat {seat} has folded; its declaration cannot play")
+    word = e.declaration.value
+    if e.declaration is Declaration.PLAY_BOARD:
+        betting.record(core, h, seat, "declare_" + word, 0)  # 004 AR-6: before the showdown
+        return
+    if core.phase is Phase.BOARD:
+        raise TableError("round_closed", f"the betting round is closed: seat {seat}'s {word}")
+    if p.all_in:
+        raise TableError("all_in", f"seat {seat} is all-in: it has nothing to declare")
+    if not betting.begin_action(core, h):
+        return
+    if seat != h.pointer and not betting.infer_checks(core, h, seat, None):
+        betting.record(core, h, seat, "declare_" + word, 0)
+        rule = core.profile.out_of_turn
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            f"{OOT_CLAUSE[rule]}; 003 [L61]: verbal declarations in turn are binding",
+            f"Seat {seat} declared {word} out of turn; seat {h.pointer} is to act"
+            + ("" if e.declaration is Declaration.FOLD else ": the declaration does not bind"),
+            seat,
+        )
+        if e.declaration is Declaration.FOLD:
+            betting.fold(core, seat, "")  # an out-of-turn fold is binding (002 [L129])
+        return
+    w = h.wager
+    betting.record(core, h, seat, "declare_" + word, 0)
+    w.declared[seat] = word
+    if e.declaration is Declaration.FOLD:
+        betting.fold(core, seat, "")
+    elif e.declaration is Declaration.CHECK:
+        if p.street_bet < h.current_bet:
+            core.alert(
+                AlertCode.DECLARATION_BINDS,
+                Severity.WARNING,
+                DECLARED_CLAUSE,
+                f"Seat {seat} declared check facing a bet of {h.current_bet}: call or fold",
+                seat,
+            )
+            return
+        betting.ack(core)
+
+
+def bound_amount(core: TableCore, h: Hand, p: Player, amount: int, n: int) -> int:
+    """The chips of a declared call: anything beyond the call goes back."""
+    to_call = h.current_bet - p.street_bet
+    if h.wager.declared.get(p.seat) == "call" and amount > to_call >= 0 and amount < p.stack:
+        core.alert(
+            AlertCode.DECLARATION_BINDS,
+            Severity.INFO,
+            DECLARED_CLAUSE,
+            f"Seat {p.seat} declared call: the wager is {to_call}; give {amount - to_call} back",
+            p.seat,
+        )
+        owe(h, p.seat, amount - to_call)
+        return to_call
+    return amount
+
+
+def accumulates(core: TableCore, h: Hand, p: Player, amount: int, n: int) -> bool:
+    """A declared raise (or all-in) being put in over several motions: these chips add up
+    without acting yet (000 [L159], 002 [L133], 003 [L129]); True if so."""
+    word = h.wager.declared.get(p.seat)
+    if word not in _RAISING or amount == p.stack:
+        return False
+    limit = core.profile.declared_raise_motions
+    if limit and n >= limit:
+        return False
+    total = p.street_bet + amount
+    if word == "raise" and total >= h.current_bet + max(h.last_raise, 1):
+        return False
+    p.stack -= amount
+    p.street_bet = total
+    p.total += amount
+    hold(h, p.seat, amount)
+    core.instruct(f"Seat {p.seat}: {word} declared; {total} in so far", p.seat)
+    return True
+
+
+def declared_unmet(core: TableCore, h: Hand, p: Player, kind: str) -> None:
+    if kind == "call" and h.wager.declared.get(p.seat) == "raise":
+        core.alert(
+            AlertCode.DECLARATION_BINDS,
+            Severity.WARNING,
+            RAISE_MOTIONS_CLAUSE,
+            f"Seat {p.seat} declared raise but made a call of {h.current_bet}: the raise "
+            f"is binding; make it at least {h.current_bet + h.last_raise} (floor)",
+            p.seat,
+        )
+
+
+# ---------------------------------------------------------------------------- motions
+
+
+def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bool:
+    """Chips from the seat whose chips came last, with nobody acting in between. True if
+    this judged them (a string bet, a call brought up, a declared raise continued)."""
+    amount = e.amount
+    if amount is None:
+        return False
+    prof = core.profile
+    word = h.wager.declared.get(p.seat, "")
+    pending = betting.needs_action(h, p)
+    limit = prof.declared_raise_motions
+    if word in _RAISING and (limit == 0 or n <= limit):
+        if pending:
+            return False  # accumulates, or completes the raise (betting._act)
+        extend(core, h, p, amount)
+        return True
+    if pending and (p.street_bet > h.current_bet or amount <= h.current_bet - p.street_bet):
+        return False  # completing a short raise, or bringing a call up (000 [L162])
+    to_call = max(h.current_bet - p.street_bet, 0)
+    if pending and prof.short_call_stays_call:
+        core.alert(
+            AlertCode.CALL_NOT_RAISE,
+            Severity.WARNING,
+            BROUGHT_UP_CLAUSE,
+            f"Seat {p.seat}: a call brought up to {h.current_bet} may not become a raise; "
+            f"give {amount - to_call} back",
+            p.seat,
+        )
+    elif prof.string_bet_is_call:
+        stands = "a call" if pending or h.last_aggressor != p.seat else f"{p.street_bet}"
+        core.alert(
+            AlertCode.STRING_BET,
+            Severity.WARNING,
+            STRING_CLAUSE,
+            f"Seat {p.seat}: a second motion without a declaration is a string bet; the "
+            f"wager is {stands}: give {amount - to_call} back",
+            p.seat,
+        )
+    else:
+        if pending:
+            return False  # the chips add up (no string-bet rule)
+        extend(core, h, p, amount)
+        return True
+    owe(h, p.seat, amount - to_call)
+    if pending and to_call:
+        h.pointer = p.seat
+        betting.act(core, h, p, to_call, ())
+    return True
+
+
+def extend(core: TableCore, h: Hand, p: Player, amount: int) -> None:
+    """More chips from a seat that has acted: after a check or call they are a raise; after
+    its own bet or raise they make it bigger (not another raise of the round)."""
+    h.pointer = p.seat
+    if h.last_aggressor != p.seat or h.current_bet == 0:
+        betting.act(core, h, p, amount, ())
+        return
+    if amount > p.stack:
+        raise TableError("over_stack", f"seat {p.seat} put in {amount} but has {p.stack}")
+    before = h.current_bet
+    p.stack -= amount
+    p.street_bet += amount
+    p.total += amount
+    p.all_in = p.stack == 0
+    h.current_bet = p.street_bet
+    h.last_raise += h.current_bet - before
+    last = h.actions[-1] if h.actions else None
+    kind = last.kind if last is not None and last.seat == p.seat else "raise"
+    betting.record(core, h, p.seat, kind, amount)
+    betting.after_change(core)
+
+
+# ---------------------------------------------------------------------------- out of turn
+
+
+def out_of_turn_chips(core: TableCore, h: Hand, e: ChipsIn) -> None:
+    rule = core.profile.out_of_turn
+    what = f"chips {e.amount}" if e.amount is not None else "chips; amount not sensed"
+    if rule is OutOfTurnRule.TAKE_BACK and e.amount is not None:
+        nxt = betting.next_after(core, h, e.seat)
+        amount = e.amount + (h.wager.wrong[1] if h.wager.wrong[0] == e.seat else 0)
+        h.wager.wrong = (e.seat, amount, nxt)
+        owe(h, e.seat, e.amount)
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            OOT_CLAUSE[rule],
+            f"Seat {e.seat} acted out of turn ({what}); seat {h.pointer} is to act: take "
+            f"the wager back. If seat {nxt} acts first, the wager stands",
+            e.seat,
+        )
+        return
+    held = h.oot.get(e.seat)  # more chips out of turn add up
+    pending = e.amount
+    if held is not None and pending is not None and held[0] is not None:
+        pending += held[0]
+    h.oot[e.seat] = (pending, h.current_bet if held is None else held[1])
+    core.alert(
+        AlertCode.ACTION_OUT_OF_TURN,
+        Severity.WARNING,
+        OOT_CLAUSE[rule],
+        f"Seat {e.seat} acted out of turn ({what}); seat {h.pointer} is to act. {OOT_WHEN[rule]}",
+        e.seat,
+    )
+
+
+def wrong_bet_stands(core: TableCore, h: Hand) -> None:
+    """004 AR-13: the next seat acted after the wrong bet: it stands, action goes on."""
+    seat, amount, _ = h.wager.wrong
+    h.wager.wrong = (0, 0, 0)
+    p = h.players[seat]
+    owed = h.wager.owed.get(seat, 0) - amount
+    if owed > 0:
+        h.wager.owed[seat] = owed
+    else:
+        h.wager.owed.pop(seat, None)
+    core.instruct(f"Seat {seat}: the next seat acted, the wager out of turn stands (AR-13)", seat)
+    h.pointer = seat
+    betting.act(core, h, p, min(amount, p.stack), ())
+
+
+def apply_pending(core: TableCore, h: Hand, seat: int) -> None:
+    """The turn reached a seat that acted out of turn: the profile rules its chips."""
+    rule = core.profile.out_of_turn
+    w = h.wager
+    if w.floor_seat == seat:
+        return  # awaiting the floor (ACK: it stands; chips taken back: all options)
+    amount, bet_seen = h.oot[seat]
+    p = h.players[seat]
+    clause = OOT_CLAUSE[rule]
+    if rule is OutOfTurnRule.FLOOR and bet_seen == h.current_bet:
+        w.floor_seat = seat
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            clause,
+            f"Seat {seat}: floor, rule on the action out of turn: ACK if it stands, or take "
+            "the chips back and the player has all options",
+            seat,
+        )
+        return
+    del h.oot[seat]
+    if bet_seen != h.current_bet:
+        owe(h, seat, amount or 0)
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            clause,
+            f"Seat {seat}: the action changed since the bet out of turn; return the "
+            f"{'' if amount is None else f'{amount} '}chips, the player has all options",
+            seat,
+        )
+        return
+    if amount is None:
+        # presence-only chip sensors (L3): the amount is not known, the call stands
+        core.instruct(f"Seat {seat}: the action out of turn stands (amount not sensed)", seat)
+        betting.act_presence(core, h, p)
+        return
+    to_call = h.current_bet - p.street_bet
+    if rule is OutOfTurnRule.CHECK_OR_CALL and amount > to_call and amount < p.stack:
+        owe(h, seat, amount - to_call)
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            clause,
+            f"Seat {seat}: a {'bet' if to_call == 0 else 'raise'} out of turn is only a "
+            f"{'check' if to_call == 0 else 'call'} now; give {amount - to_call} back",
+            seat,
+        )
+        if to_call == 0:
+            betting.ack(core)
+            return
+        amount = to_call
+    core.instruct(f"Seat {seat}: the action out of turn stands ({amount})", seat)
+    betting.act(core, h, p, amount, ())
+
+
+def floor_stands(core: TableCore, h: Hand) -> bool:
+    """ACK while the floor rules on an action out of turn: it stands. True if so."""
+    seat = h.wager.floor_seat
+    if not seat or seat != h.pointer or seat not in h.oot:
+        return False
+    h.wager.floor_seat = 0
+    amount, _ = h.oot.pop(seat)
+    p = h.players[seat]
+    sensed = "amount not sensed" if amount is None else str(amount)
+    core.instruct(
+        f"Seat {seat}: the action out of turn stands ({sensed}; the floor's ruling)", seat
+    )
+    if amount is None:
+        betting.act_presence(core, h, p)
+    else:
+        betting.act(core, h, p, min(amount, p.stack), ())
+    return True
+
+
+# ---------------------------------------------------------------------------- chips back
+
+
+def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
+    """Chips leave a zone during a betting round: change, a refused wager, a wager out of
+    turn taken back, or (002 [L125]) chips put in in turn, which stay in."""
+    w = h.wager
+    seat = e.seat
+    if w.wrong[0] == seat:
+        w.wrong = (0, 0, 0)  # 004 AR-13: the incorrect bettor took it back
+    if w.floor_seat == seat:
+        w.floor_seat = 0  # the floor ruled it returned: all options
+        h.oot.pop(seat, None)
+        core.instruct(f"Seat {seat}: the action out of turn was returned; all options", seat)
+    if e.amount is None:
+        return
+    owed = w.owed.get(seat, 0)
+    if e.amount <= owed:
+        if e.amount == owed:
+            del w.owed[seat]
+        else:
+            w.owed[seat] = owed - e.amount
+        return
+    w.owed.pop(seat, None)
+    p = h.players.get(seat)
+    if p is None or not core.profile.chips_in_turn_stay or core.phase is not Phase.BETTING:
+        return
+    if not any(
+        a.seat == seat and a.street == betting.street_no(h) and a.kind in ("call", "bet", "raise")
+        for a in h.actions
+    ):
+        return
+    core.alert(
+        AlertCode.CHIPS_TAKEN_BACK,
+        Severity.WARNING,
+        TAKEN_BACK_CLAUSE,
+        f"Seat {seat}: chips placed in the pot in turn must stay in; put the "
+        f"{e.amount - owed} back",
+        seat,
+    )
+
+
+def nonstandard_fold(core: TableCore, h: Hand, p: Player) -> None:
+    """002 [L161]: folding facing no bet is binding and flagged (not the dealer killing the
+    hand of an absent player)."""
+    seat = core.seats.get(p.seat)
+    if (
+        core.profile.nonstandard_fold_alert
+        and p.street_bet >= h.current_bet
+        and (seat is None or seat.present)
+    ):
+        core.alert(
+            AlertCode.NONSTANDARD_FOLD,
+            Severity.WARNING,
+            NONSTD_FOLD_CLAUSE,
+            f"Seat {p.seat} folded facing no bet: a binding non-standard fold; floor may penalise",
+            p.seat,
+        )
+
+
+# ---------------------------------------------------------------------------- not a check
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class Undo:
+    """The betting state before chips that inferred ``checks`` checks (for NOT_A_CHECK).
+    Made on the event path: an explicit ``__init__`` and ``Final`` attributes, as the
+    decisions (docs/architecture.md)."""
+
+    ev: Final[ChipsIn]
+    n_actions: Final[int]
+    checks: Final[int]
+    street: Final[int]
+    players: Final[tuple[tuple[int, int, int, int, bool, bool, bool], ...]]
+    bets: Final[tuple[int, int, int, int, int]]  # current_bet, last_raise, raises, aggressor,
+    #                                              pointer
+    window: Final[tuple[int, int, frozenset[int]]]
+    unswept: Final[bool]
+    oot: Final[tuple[tuple[int, tuple[int | None, int]], ...]]
+
+    def __init__(
+        self,
+        ev: ChipsIn,
+        n_actions: int,
+        checks: int,
+        street: int,
+        players: tuple[tuple[int, int, int, int, bool, bool, bool], ...],
+        bets: tuple[int, int, int, int, int],
+        window: tuple[int, int, frozenset[int]],
+        unswept: bool,
+        oot: tuple[tuple[int, tuple[int | None, int]], ...],
+    ) -> None:
+        self.ev = ev
+        self.n_actions = n_actions
+        self.checks = checks
+        self.street = street
+        self.players = players
+        self.bets = bets
+        self.window = window
+        self.unswept = unswept
+        self.oot = oot
+
+
+def snapshot(h: Hand, ev: ChipsIn, checks: int) -> Undo:
+    players = tuple(
+        (p.seat, p.stack, p.street_bet, p.total, p.acted, p.can_raise, p.all_in)
+        for p in h.players.values()
+    )
+    return Undo(ev, len(h.actions), checks, betting.street_no(h), players,
+                (h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer),
+                (h.window_actions, h.window_chip_actions, frozenset(h.window_seats)),
+                h.unswept, tuple(h.oot.items()))  # fmt: skip
+
+
+def not_a_check(core: TableCore, h: Hand) -> None:
+    """The dealer says the last inferred check(s) were not checks: the chips that made
+    them are judged again as action out of turn."""
+    u = h.wager.undo
+    if (
+        not isinstance(u, Undo)
+        or core.phase is not Phase.BETTING
+        or u.street != betting.street_no(h)
+        or len(h.actions) != u.n_actions + u.checks + 1
+    ):
+        raise TableError(
+            "nothing_to_undo",
+            "no check was inferred for the last action: nothing to undo",
+        )
+    h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = u.bets
+    h.window_actions, h.window_chip_actions, seats = u.window
+    h.window_seats = set(seats)
+    h.unswept = u.unswept
+    h.oot = dict(u.oot)
+    for s, stack, street_bet, total, acted, can_raise, all_in in u.players:
+        p = h.players[s]
+        p.stack, p.street_bet, p.total = stack, street_bet, total
+        p.acted, p.can_raise, p.all_in = acted, can_raise, all_in
+    del h.actions[u.n_actions :]
+    h.wager.undo = None
+    h.wager.last_mover = 0
+    seat = u.ev.seat
+    core.instruct(f"Not a check: seat {h.pointer} is to act; seat {seat}'s chips were out of turn")
+    out_of_turn_chips(core, h, u.ev)
