@@ -28,9 +28,10 @@ VENUE = "v1"
 STEP_TIMEOUT = 5.0
 
 #: the button-puck sensor of each seat (BCM). Seats 1-6 as on the six-seat console; seats
-#: 7-10 on the pins the defaults keep free: 20, and 14/15 and 2 (the PL011 UART and I2C,
-#: free when the reader board is on USB and there is no expander)
-PUCK_PINS = {1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9, 7: 20, 8: 14, 9: 15, 10: 2}
+#: 7-10 on the pins the defaults keep free (GPIO 20 is the console's DECLARE button): 2/3
+#: and 14/15 (I2C and the PL011 UART, free when the reader board is on USB and there is no
+#: expander)
+PUCK_PINS = {1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9, 7: 3, 8: 14, 9: 15, 10: 2}
 
 
 class TableFailure(Exception):

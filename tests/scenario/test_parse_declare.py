@@ -24,7 +24,7 @@ def test_declare_verb(word: str, want: str) -> None:
 @pytest.mark.parametrize(
     ("line", "problem"),
     [("declare 3", "expected declare N WORD"), ("declare 3 shove", "'shove' is not one of"),
-     ("declare 9 call", "seat 9"), ("declare x call", "seat: expected a whole number")],
+     ("declare 11 call", "seat 11"), ("declare x call", "seat: expected a whole number")],
 )  # fmt: skip
 def test_bad_declare_lines_name_the_line(line: str, problem: str) -> None:
     with pytest.raises(ScenarioError, match=problem) as err:
