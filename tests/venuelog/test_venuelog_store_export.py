@@ -71,7 +71,7 @@ def test_sqlite_store(tmp_path: Path) -> None:
     assert open_store(tmp_path / "venue.db").count() == 2  # durable
 
 
-def test_postgres_store(pg_url: str) -> None:
+def test_defect_2_postgres_store_on_its_own_server(pg_url: str) -> None:
     """The same checks on PostgreSQL: the test's own server (tests/pg.py, Debian's package,
     a free loopback port), never the machine's; it fails, not skips, without the server."""
     store = open_store(pg_url)
@@ -92,7 +92,7 @@ def test_postgres_server_is_private(pg_server: PgServer) -> None:
     assert Path(data_dir).parent == pg_server.directory and port == pg_server.port
 
 
-def test_missing_postgres_server_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_defect_2_missing_postgres_server_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without Debian's server binaries the fixture raises, naming the package to install."""
     import tests.pg
 
