@@ -92,7 +92,9 @@ def test_postgres_server_is_private(pg_server: PgServer) -> None:
     assert Path(data_dir).parent == pg_server.directory and port == pg_server.port
 
 
-def test_defect_2_missing_postgres_server_is_an_error_not_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_defect_2_missing_postgres_server_is_an_error_not_a_skip(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Without Debian's server binaries the fixture raises, naming the package to install."""
     import tests.pg
 
