@@ -21,6 +21,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -182,7 +183,8 @@ async def outbox_task(d: Daemon) -> None:
         rec, start = await d.hands.get()
         hid = d.hand_id(rec.hand_no)
         await live_sent(d)
-        ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size)
+        ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size,
+                     names=seated_names(d))  # fmt: skip
         d.records.append(ohh)
         stacks = {s: seat.stack for s, seat in d.core.seats.items()}
         d.table_write(lambda st, v=stacks: _store_stacks(st, v), f"hand={hid} stacks")  # type: ignore[misc]
@@ -194,6 +196,15 @@ async def outbox_task(d: Daemon) -> None:
             log.error("hand=%s record refused: %s", hid, exc)
             continue
         queue_record(d, hid, rec.hand_no, body, rec.dealer or None)
+
+
+def seated_names(d: Daemon) -> dict[str, str]:
+    """Player id -> name of the seated players (the table store), for hand records."""
+    try:
+        return {r.player_id: r.name for r in d.store.seating().values() if r.name}
+    except (StoreError, sqlite3.Error) as exc:
+        log.warning("player names unreadable for a hand record (%s): ids stand for names", exc)
+        return {}
 
 
 async def live_sent(d: Daemon, limit: float = 1.0) -> None:

@@ -473,7 +473,10 @@ def close_unbet_round(core: TableCore) -> None:
     still to act checked (L2)."""
     h = core.hand
     assert h is not None
-    for p in _order_from(h, h.pointer or h.pos.button, core.max_seats):
+    # from the seat to act (the pointer) on, in position order: _order_from(h, x) begins
+    # after x, so pass the seat before the pointer
+    start = clockwise(h.pointer, core.max_seats)[-2] if h.pointer else h.pos.button
+    for p in _order_from(h, start, core.max_seats):
         if needs_action(h, p):
             p.acted = True
             _count_window(h, p.seat, chips=False)

@@ -32,13 +32,38 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     return 0
 
 
-def award(core: TableCore, h: Hand) -> list[PotRecord]:
+def uncalled(contrib: dict[int, int], live: set[int]) -> tuple[int, int]:
+    """(seat, chips) of the bet nobody called: what the highest live contributor put in
+    above everyone else (a short blind's excess, a bet all fold to). (0, 0) if none."""
+    top = 0
+    first = second = 0
+    for s, c in contrib.items():
+        if c > first:
+            top, second, first = s, first, c
+        elif c > second:
+            second = c
+    if top and top in live and first > second:
+        return top, first - second
+    return 0, 0
+
+
+def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, int], ...]]:
+    """Each pot's winners and shares, and the uncalled bet returned (not a pot won: 003
+    [L119], 002 [L169])."""
     live: set[int] = set()
     contrib: dict[int, int] = {}
     for s, p in h.players.items():
         contrib[s] = p.total
         if not (p.folded or p.dead):  # p.live, inlined
             live.add(s)
+    back, excess = uncalled(contrib, live)
+    returned: tuple[tuple[int, int], ...] = ()
+    if excess:
+        contrib[back] -= excess
+        h.players[back].stack += excess
+        returned = ((back, excess),)
+        if len(live) > 1:  # a fold-out's winner takes everything back anyway
+            core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
     pots = build_pots(contrib, live)
     # seat -> its place clockwise after the button (the button last), for the odd chip
     ring = clockwise(h.pos.button, core.max_seats)
@@ -67,4 +92,4 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
         for s, chips in shares:
             h.players[s].stack += chips
         out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
-    return out
+    return out, returned

@@ -59,6 +59,8 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
     n = len(order)
     antes, blinds = [0] * n, [0] * n
     actions: list[str] = []
+    shows: list[str] = []
+    last_move = -1  # where the last player action went: the hands are shown after it
     for rnd in ohh["rounds"]:
         street_total = [0] * n
         if rnd["street"] in ("Flop", "Turn", "River") and rnd.get("cards"):
@@ -75,20 +77,28 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
                 actions.append(f"d dh {who} " + "".join(act.get("cards") or ["????"]))
             elif kind == "Fold":
                 actions.append(f"{who} f")
+                last_move = len(actions)
             elif kind in ("Check", "Call"):
                 street_total[i] += amount
                 actions.append(f"{who} cc")
+                last_move = len(actions)
             elif kind in ("Bet", "Raise"):
                 street_total[i] += amount
                 actions.append(f"{who} cbr {_toml(street_total[i])}")
-            elif kind in ("Shows Cards", "Mucks Cards"):
-                cards = "".join(act.get("cards") or [])
-                actions.append(f"{who} sm {cards}".rstrip())
+                last_move = len(actions)
+            elif kind == "Shows Cards":
+                shows.append(f"{who} sm " + "".join(act.get("cards") or ["????"]))
+            elif kind == "Mucks Cards":
+                shows.append(f"{who} sm -")
             else:
                 actions.append(f"# {who} {kind} {amount}")
-    return {
+    # the hands are shown once the betting is over: after the last player action, before the
+    # rest of the board when the players were all in (pokerkit's order; the PHH spec's)
+    at = last_move if last_move >= 0 else len(actions)
+    actions[at:at] = shows
+    fields: dict[str, Any] = {
         "variant": variant,
-        "ante_trimming_status": True,
+        "ante_trimming_status": False,  # an ante is dead money: never given back
         "antes": antes,
         "blinds_or_straddles": blinds,
         "min_bet": ohh["big_blind_amount"],
@@ -100,6 +110,9 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
         "hand": ohh["game_number"],
         "table": ohh.get("table_name", ""),
     }
+    if all("final_stack" in p for p in order):
+        fields["finishing_stacks"] = [p["final_stack"] for p in order]
+    return fields
 
 
 def phh_text(ohh: dict[str, Any]) -> str:
