@@ -54,7 +54,10 @@ def register(p: argparse.ArgumentParser) -> None:
     exp.add_argument("--format", choices=["ohh", "ohh-array", "phh"], default="ohh")
     exp.add_argument("--venue")
     exp.add_argument("--table")
-    exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
+    exp.add_argument("--out", type=Path,
+                     help="file to write (default: standard output); with --format phh, a "
+                          "folder to write one <hand_id>.phh per hand in, or a .phhs file "
+                          "(standard output: a .phhs stream)")  # fmt: skip
 
 
 def _safe(db: str) -> str:
@@ -75,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
     """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
     from controller.link.config import BrokerConfig
     from controller.rules.errors import RailguardError
-    from controller.venuelog.export import export_ohh, export_phh
+    from controller.venuelog.export import export_ohh, export_phh, export_phh_dir
     from controller.venuelog.logger import VenueLogger
     from controller.venuelog.store import open_store
 
@@ -83,6 +86,10 @@ def main(args: argparse.Namespace) -> int:
         store = open_store(args.db)
         if args.venue_log_command == "export":
             hands = store.hands(args.venue, args.table)
+            if args.format == "phh" and args.out and args.out.suffix != ".phhs":
+                n = export_phh_dir(hands, args.out)
+                print(f"venue-log: exported {n} hands to {args.out}/", file=sys.stderr)
+                return 0
             out = args.out.open("w") if args.out else sys.stdout
             try:
                 if args.format == "phh":

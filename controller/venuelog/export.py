@@ -1,5 +1,8 @@
 """Export stored hands: OHH (one JSON object per line, or one JSON array) and PHH (TOML per
-the phh-std specification; several hands in one ``.phhs`` file as ``[hand_id]`` tables).
+the phh-std specification): one ``<hand_id>.phh`` file per hand in a folder
+(:func:`export_phh_dir`, what ``railguard replay`` and pokerkit's ``HandHistory.load`` read), or
+several hands in one ``.phhs`` stream as ``[hand_id]`` tables (:func:`export_phh`, pokerkit's
+``HandHistory.loads_all``).
 
 PHH players are ordered from the seat after the button (small blind first), heads-up
 reversed as the spec says; ``cbr`` amounts are the player's street total ("raise to").
@@ -8,7 +11,9 @@ reversed as the spec says; ``cbr`` amounts are the player's street total ("raise
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from controller.link.errors import BadInput
@@ -125,5 +130,27 @@ def export_phh(hands: Iterable[dict[str, Any]], out: TextIO) -> int:
     n = 0
     for env in hands:
         out.write(("\n" if n else "") + f"[{json.dumps(env['hand_id'])}]\n" + phh_text(env["ohh"]))
+        n += 1
+    return n
+
+
+def phh_file_name(hand_id: str) -> str:
+    """A hand's file name: its id with anything but letters, digits, ``.``, ``_``, ``-``
+    replaced, and ``.phh``."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", hand_id).lstrip(".") + ".phh"
+
+
+def export_phh_dir(hands: Iterable[dict[str, Any]], folder: Path) -> int:
+    """Write every hand as ``folder/<hand_id>.phh`` (the folder is made if need be); returns
+    the count. A hand that cannot be written as PHH raises :class:`BadInput` naming it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for env in hands:
+        hid = str(env["hand_id"])
+        try:
+            text = phh_text(env["ohh"])
+        except (BadInput, KeyError) as exc:
+            raise BadInput(f"PHH export of hand {hid}: {exc}") from exc
+        (folder / phh_file_name(hid)).write_text(text, encoding="utf-8")
         n += 1
     return n
