@@ -194,6 +194,13 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
 
 def chips_out(core: TableCore, e: ChipsOut) -> None:
     if e.seat not in core.seats:
+        rec = core.last_record
+        if rec is not None and core.phase in (Phase.COMPLETE, Phase.IDLE):
+            for s in rec.seats:
+                if s.seat == e.seat and s.end_stack == 0:
+                    # the chips of a player out in the hand just over go to the pot (the
+                    # sweep after the award): nothing to judge, no alert
+                    return
         raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
     betting.chips_out(core, e)
 
