@@ -25,7 +25,8 @@ from controller.venuelog.store import open_store
 from hwsim.broker import plain_broker
 from hwsim.phh import HandHistory, load_phh
 from tests.replay.hands import SIDE_POTS
-from tests.replay.test_system_replay import PHH, ROOT, _replay, needs_data, needs_mosquitto
+from tests.replay.test_system_replay import ROOT, _replay, needs_data, needs_mosquitto
+from tests.shared import PHH
 
 pokerkit = pytest.importorskip("pokerkit")
 
@@ -113,23 +114,23 @@ def test_hands_round_trip_through_the_venue_logger_and_pokerkit(tmp_path: Path) 
     assert len(files) == len(sources)
 
     by_key: dict[tuple[str, ...], HandHistory] = {}
-    for src in sources:
-        with src.open("rb") as f:
-            by_key[_key(pokerkit.HandHistory.load(f).actions)] = load_phh(src)
+    for path in sources:
+        with path.open("rb") as fp:
+            by_key[_key(pokerkit.HandHistory.load(fp).actions)] = load_phh(path)
     for f in files:
         with f.open("rb") as fp:
             exported = pokerkit.HandHistory.load(fp)
         states = list(exported)  # pokerkit plays the record (no repair needed)
-        src = by_key.pop(_key(exported.actions))
-        with open(src.source, "rb") as fp:
+        hh = by_key.pop(_key(exported.actions))
+        with open(hh.source, "rb") as fp:
             source = pokerkit.HandHistory.load(fp)
         assert _moves(exported.actions) == _moves(source.actions), f
         played = [int(x) for x in states[-1].stacks]
-        ok, expected, _ = compare_stacks(src, played, odd_chip=True)
+        ok, expected, _ = compare_stacks(hh, played, odd_chip=True)
         assert ok, f"{f.name}: pokerkit ends {played}, the source {expected}"
         assert list(exported.finishing_stacks) == played
-        if any(src.players):
-            assert list(exported.players) == list(src.players)
+        if any(hh.players):
+            assert list(exported.players) == list(hh.players)
         assert exported.seat_count == 6  # the simulated table's seats
     assert not by_key
 
