@@ -101,6 +101,13 @@ REMEDY: dict[tuple[str, str], str] = {
     ("joker", "misdeal"): "a joker (non-standard card): misdeal within the window",
     ("ante_style", "big-blind"): "the big blind posts the table's ante",
     ("ante_style", "each"): "every dealt-in player antes",
+    ("bb_ante_order", "blind-first"): "a big blind short of the blind and the ante posts the "
+    "blind first, the rest is the ante; the ante is dead money in the main pot, never part "
+    "of the live bet nor returned as uncalled",
+    ("bb_ante_order", "ante-first"): "a big blind short of the blind and the ante posts the "
+    "ante first, the rest is the blind; the ante is dead money in the main pot",
+    ("smallest_chip", "*"): "split pots and odd chips are paid in {v}-chips: the odd chips "
+    "one {v} each from the first winner left of the button (002 [L63])",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",
     ("clock_countdown_seconds", "*"): "then a {v}-second countdown, then the hand is dead",
     ("heads_up_bb_first_card", "true"): "heads-up the big blind gets the first card",

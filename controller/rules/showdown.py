@@ -9,7 +9,7 @@ from controller.rules.cards import Card, known_cards
 from controller.rules.decisions import PotRecord
 from controller.rules.evaluate import score, score_label
 from controller.rules.hand import Hand
-from controller.rules.pots import build_pots, split
+from controller.rules.pots import Pot, build_pots, split
 from controller.rules.seating import clockwise
 
 if TYPE_CHECKING:
@@ -56,6 +56,14 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
         contrib[s] = p.total
         if not (p.folded or p.dead):  # p.live, inlined
             live.add(s)
+    # antes are dead money (TDA 2024, big blind ante; G10): in the main pot, never part of
+    # a live bet, so never matched, never returned as uncalled
+    dead = 0
+    if h.ante:
+        for a in h.actions:
+            if a.kind == "post_ante":
+                contrib[a.seat] -= a.amount
+                dead += a.amount
     back, excess = uncalled(contrib, live)
     returned: tuple[tuple[int, int], ...] = ()
     if excess:
@@ -65,6 +73,12 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
         if len(live) > 1:  # a fold-out's winner takes everything back anyway
             core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
     pots = build_pots(contrib, live)
+    if dead:
+        everyone = tuple(sorted(live))
+        if pots and pots[0].eligible == everyone:
+            pots[0] = Pot(pots[0].amount + dead, everyone)
+        else:  # a live seat put in nothing but its ante: the antes are a pot of their own
+            pots.insert(0, Pot(dead, everyone))
     # seat -> its place clockwise after the button (the button last), for the odd chip
     ring = clockwise(h.pos.button, core.max_seats)
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
@@ -87,7 +101,7 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
             name = score_label(best)
         else:
             winners = contenders[:1]
-        shares, odd = split(pot.amount, winners, ring.index)
+        shares, odd = split(pot.amount, winners, ring.index, core.profile.smallest_chip)
         h.odd_chip = h.odd_chip or odd
         for s, chips in shares:
             h.players[s].stack += chips
