@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import dealing, misdeal
+from controller.rules import dealing, misdeal, showdown
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
@@ -111,7 +111,7 @@ def after_change(core: TableCore) -> None:
         return
     # the round is closed
     if h.street is Street.RIVER:
-        core.finish_hand()
+        showdown.begin(core)  # two or more hands left: they are shown, then the award
         return
     core.enter(Phase.BOARD)
     # A burn made while the round was still open (ACTION_PENDING), or a card that must be

@@ -66,6 +66,10 @@ class AlertCode(Enum):
     CLOCK_COUNTDOWN = "clock_countdown"
     CLOCK_EXPIRED = "clock_expired"
     FLOOR_CALLED = "floor_called"
+    # the showdown
+    WINNING_HAND_MUCKED = "winning_hand_mucked"
+    LOSING_HAND_LIVE = "losing_hand_live"
+    HAND_NOT_TABLED = "hand_not_tabled"
     # rejected sensor input (impossible events)
     REJECTED = "rejected"
 

@@ -117,6 +117,11 @@ class Hand:
     seen_codes: list[str]  # card code (Card.code) -> the tag that carried it, "" if none yet
     seen: dict[int, str]  # the same for a code outside 0..63
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
+    # the showdown (showdown.py): the live seats in show order; seat -> tabled (True) or
+    # mucked (False), in the order the hands were resolved; a tabled winner's alert raised
+    show_order: list[int]
+    shows: dict[int, bool]
+    show_alerted: set[int]
 
     def __init__(
         self,
@@ -184,6 +189,9 @@ class Hand:
         self.seen_codes = [""] * 64
         self.seen = {}
         self.owner = {}
+        self.show_order = []
+        self.shows = {}
+        self.show_alerted = set()
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

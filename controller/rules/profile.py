@@ -130,6 +130,10 @@ class Profile:
     ante_style: AnteStyle = AnteStyle.BIG_BLIND
     bb_ante_order: AnteOrder = AnteOrder.BLIND_FIRST  # G10: a short big blind's two posts
     smallest_chip: int = 1  # split pots and odd chips are paid in this chip (002 [L63])
+    # the showdown: a hand mucked without being tabled has no claim (000 [L166], 002 [L51],
+    # 004 AR-6); the pot waits until every losing hand is killed (003 [L63])
+    untabled_muck_relinquishes: bool = True
+    kill_losers_before_award: bool = False
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision

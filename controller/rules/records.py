@@ -23,6 +23,16 @@ def shows(core: TableCore, h: Hand) -> tuple[ShowRecord, ...]:
     if len(live) < 2:
         return ()
     street = h.actions[-1].street if h.actions else 0
+    if h.show_order:  # the showdown: in the order the hands were tabled or mucked
+        return tuple(
+            ShowRecord(
+                s,
+                tuple(known_cards(core.card_of, h.players[s].hole)) if shown else (),
+                shown,
+                street,
+            )
+            for s, shown in h.shows.items()
+        )
     first = showdown_first(core, h)
     order = clockwise(first, core.max_seats)
     ring = order[-1:] + order[:-1]  # from ``first`` itself

@@ -94,7 +94,7 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
             elif kind == "Shows Cards":
                 shows.append(f"{who} sm " + "".join(act.get("cards") or ["????"]))
             elif kind == "Mucks Cards":
-                shows.append(f"{who} sm -")
+                shows.append(f"{who} sm")
             else:
                 actions.append(f"# {who} {kind} {amount}")
     # the hands are shown once the betting is over: after the last player action, before the
