@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.errors import BadInput
+from controller.rules.evaluate import score
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -29,6 +30,7 @@ from controller.rules.events import (
     Sweep,
     ZoneKind,
 )
+from controller.rules.pots import build_pots
 from controller.rules.profile import AnteStyle, Profile
 from hwsim.phh import BetRaise, CheckCall, DealBoard, DealHole, Fold, HandHistory, Show
 
@@ -202,7 +204,25 @@ def plan_hand(hh: HandHistory, profile: Profile, seed: int = 0) -> PlannedHand:
     live = [i for i in range(n) if i not in folded]
     if len(live) > 1 and not runout and board_count == 5:
         ev.extend(_showdown(clock, seats, hole, live, btn_idx, river_aggressor, shows))
+        if profile.kill_losers_before_award:  # 003 [L63]: the losing hands killed first
+            tabled = [i for i in live if shows.get(i, True)]
+            for i in _losers(tabled, hole, list(hh.board()), committed):
+                for c in hole[i]:
+                    ev.append(CardPlaced(clock.tick(), ZoneKind.MUCK, tag_of(c), c))
     return PlannedHand(tuple(ev), seats, profile, tuple(stacks))
+
+
+def _losers(
+    tabled: list[int], hole: list[list[Card]], board: list[Card], committed: list[int]
+) -> list[int]:
+    """The tabled players who win no pot (the dealer reads the tabled hands)."""
+    values = {i: score(hole[i] + board) for i in tabled}
+    contrib = dict(enumerate(committed))
+    winners: set[int] = set()
+    for pot in build_pots(contrib, set(tabled)):
+        top = max(values[i] for i in pot.eligible)
+        winners |= {i for i in pot.eligible if values[i] == top}
+    return [i for i in tabled if i not in winners]
 
 
 def _showdown(
