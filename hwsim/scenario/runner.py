@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.demo.table import BET, HOLE, DemoFailure, split_chips, wait_until
-from controller.rules.events import BadgeTap, SetDealer, StartButtonDraw, Tick
+from controller.rules.events import BadgeTap, ConsoleButton, SetDealer, StartButtonDraw, Tick
+from controller.rules.phases import Phase
 from hwsim.scenario.model import Action, Expect, Scenario, ScenarioError
 from hwsim.scenario.parse import parse_file, scenario_files
 from hwsim.scenario.rig import ZONE_ANTENNA, Rig, close_rig, open_rig, tag_of
@@ -171,6 +172,19 @@ async def _press(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.daemon.stats.events > before, f"the {a.button.value} press")
 
 
+async def _show(rig: Rig, a: Action) -> None:
+    """Seat N tables its hand: the dealer's ACK, which tables the seat the table prompts."""
+    core = rig.daemon.core
+    h = core.hand
+    prompted = 0
+    if h is not None and core.phase is Phase.SHOWDOWN:
+        prompted = next((s for s in h.show_order if s not in h.shows), 0)
+    if prompted != a.seat:
+        where = f"seat {prompted} is" if prompted else "no seat is"
+        raise DemoFailure(f"show {a.seat}: {where} prompted to show (phase {core.phase.value})")
+    await _press(rig, Action(a.line, "press", button=ConsoleButton.ACK))
+
+
 async def _button(rig: Rig, seat: int) -> None:
     before = rig.daemon.stats.events
     if rig.puck is not None:
@@ -233,6 +247,8 @@ async def do_action(rig: Rig, a: Action) -> None:
         rig.put(Tick(rig.now()), "timer")
     elif a.verb == "fault":
         await _fault(rig, a)
+    elif a.verb == "show":
+        await _show(rig, a)
     else:  # pragma: no cover - the parser knows every verb
         raise DemoFailure(f"unknown action {a.verb}")
     await rig.settled()
@@ -287,6 +303,18 @@ async def check(rig: Rig, e: Expect, seen: Seen) -> str:
         except DemoFailure:
             return f"the reader is {reader.status.value if reader else 'not started'}"
         return ""
+    if e.what == "pots":
+        hands = rig.venue.on("hands")
+        if not hands:
+            return "no hand record was received"
+        pots = [
+            f"{p['amount']}:"
+            + ",".join(str(s) for s in sorted({int(w["player_id"]) for w in p["player_wins"]
+                                               if w["win_amount"] > 0}))
+            for p in hands[-1]["ohh"]["pots"]
+        ]  # fmt: skip
+        got = " ".join(pots)
+        return "" if got == e.text else f"the last hand record's pots are {got or 'none'}"
     if e.what == "winners":
         hands = rig.venue.on("hands")
         if not hands:
