@@ -173,3 +173,19 @@ def test_all_in_run_out_hands_are_tabled_at_once() -> None:
     assert t.phase is Phase.COMPLETE
     (rec,) = t.records
     assert all(s.shown for s in rec.showdown)
+
+
+def test_003_Showdown_uncalled_an_uncalled_bet_is_returned_with_an_instruction() -> None:
+    """003 [L119], 002 [L169]: the part of a bet nobody called goes back to the bettor (an
+    instruction to the dealer), and is not a pot won."""
+    t = Table("tda-2024", {1: 1000, 2: 300, 3: 1000}, table_hands=False).post_blinds()
+    t.deal(CARDS).chips(1, 500).mark().chips(2, 250).fold(3)  # seat 2 calls all in for 300
+    t.flop("9s", "8d", "4c").turn("Td").river("3h")
+    # (given with the award, once the run-out is complete)
+    assert [i.text for i in t.instructions if "Uncalled" in i.text] == [
+        "Uncalled bet: return 200 to seat 1"
+    ]
+    (rec,) = t.records
+    assert rec.returned == ((1, 200),)
+    assert [(p.amount, p.winners) for p in rec.pots] == [(700, (2,))]
+    assert rec.seats[0].end_stack == 700 and rec.seats[1].end_stack == 700
