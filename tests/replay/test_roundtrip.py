@@ -5,7 +5,9 @@ played by pokerkit to the source files' actions and finishing stacks, and replay
 ``railguard replay --core-only``.
 
 The sample: a checked-through flop and turn, a river showdown with an elimination, an all-in
-before the river, a big blind ante and the side-pot hand. The whole corpus: docs/replay.md.
+before the river, a big blind ante, a checked-through river whose showdown has a hand shown
+and one mucked (two console presses in a row), and the side-pot hand. The whole corpus:
+docs/replay.md.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ SAMPLE = [
     "pluribus/31/11.phh",  # a river showdown; seat 2 is eliminated
     "pluribus/84/7.phh",  # all in on the turn
     "wsop-2023-43-day5/2.phh",  # a big blind ante
+    "pluribus/43/34.phh",  # the river checked through, a showdown: one shows, one mucks
 ]
 
 
