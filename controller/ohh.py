@@ -5,17 +5,24 @@
 
 Conventions (the spec leaves them to the site):
 
-- ``players[].id`` is the seat number (stable within a hand, never reused by two players).
+- ``players[].id`` is the seat number (stable within a hand, never reused by two players);
+  ``name`` is the player's name (from the table's seating; else the player id), and two
+  fields the spec leaves to the site: ``player_ref``, the venue's player id, and
+  ``final_stack``, the chips the player finished the hand with.
 - ``amount`` of an action is the chips that action put in (a raise from 100 to 300 after a
   blind of 100 is ``amount = 200``), so the actions of a hand add up to its pots.
 - ``Dealt Cards`` actions open the pre-flop round, one per player whose cards were read.
 - ``pots`` are the core's main and side pots in order; ``win_amount`` is what each winner
-  took from that pot (an odd chip included).
+  took from that pot (an odd chip included). A bet nobody called is not a pot won: it is in
+  ``uncalled_bets`` (``player_id``, ``amount``), given back to the player.
+- A hand that reached a showdown ends with a ``Showdown`` round: ``Shows Cards`` (with the
+  cards) or ``Mucks Cards`` per player, in the order shown (002 [L47]).
 - A voided hand has ``flags = ["Voided"]`` and no pots.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -82,17 +89,23 @@ def to_ohh(
     table_name: str | None = None,
     table_size: int = 10,
     tournament: bool = True,
+    names: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The OHH 1.4 ``ohh`` object of one completed hand. ``start`` is wall-clock time."""
-    players = [
-        {
+    """The OHH 1.4 ``ohh`` object of one completed hand. ``start`` is wall-clock time;
+    ``names`` maps the seated player ids to the players' names (the table's seating)."""
+    names = names or {}
+    players = []
+    for s in rec.seats:
+        player: dict[str, Any] = {
             "id": s.seat,
             "seat": s.seat,
-            "name": s.player or f"seat {s.seat}",
+            "name": names.get(s.player) or s.player or f"seat {s.seat}",
             "starting_stack": s.start_stack,
         }
-        for s in rec.seats
-    ]
+        if s.player:
+            player["player_ref"] = s.player
+        player["final_stack"] = s.end_stack
+        players.append(player)
     rounds: list[dict[str, Any]] = []
     n = 0
     by_street: dict[int, list[ActionRecord]] = {}
@@ -130,6 +143,18 @@ def to_ohh(
         if street and board[lo:hi]:
             rnd["cards"] = board[lo:hi]
         rounds.append(rnd)
+    if rec.showdown and not rec.voided:
+        shown: list[dict[str, Any]] = []
+        for sh in rec.showdown:
+            n += 1
+            sa: dict[str, Any] = {"action_number": n, "player_id": sh.seat}
+            if sh.shown:
+                sa["action"] = "Shows Cards"
+                sa["cards"] = [_card(c) for c in sh.cards]
+            else:
+                sa["action"] = "Mucks Cards"
+            shown.append(sa)
+        rounds.append({"id": len(rounds), "street": "Showdown", "actions": shown})
     pots = []
     if not rec.voided:
         for i, p in enumerate(rec.pots):
@@ -162,6 +187,8 @@ def to_ohh(
         "rounds": rounds,
         "pots": pots,
     }
+    if rec.returned and not rec.voided:
+        ohh["uncalled_bets"] = [{"player_id": s, "amount": a} for s, a in rec.returned]
     flags = []
     if rec.voided:
         flags.append("Voided")
@@ -171,13 +198,14 @@ def to_ohh(
 
 
 def totals(ohh: dict[str, Any]) -> tuple[int, int, int]:
-    """(chips put in by actions, chips in pots, chips won) - equal in a consistent record."""
+    """(chips put in by actions and not given back as uncalled, chips in pots, chips won) -
+    equal in a consistent record."""
     put = sum(
         int(a.get("amount", 0))
         for r in ohh["rounds"]
         for a in r["actions"]
-        if a["action"] != "Dealt Cards"
-    )
+        if a["action"] not in ("Dealt Cards", "Shows Cards", "Mucks Cards")
+    ) - sum(int(u["amount"]) for u in ohh.get("uncalled_bets", ()))
     pots = sum(int(p["amount"]) for p in ohh["pots"])
     won = sum(int(w["win_amount"]) for p in ohh["pots"] for w in p["player_wins"])
     return put, pots, won

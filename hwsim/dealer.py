@@ -16,10 +16,13 @@ from fractions import Fraction
 
 from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.errors import BadInput
+from controller.rules.evaluate import score
 from controller.rules.events import (
+    ButtonPress,
     CardPlaced,
     CardRemoved,
     ChipsIn,
+    ConsoleButton,
     Event,
     SeatPlayer,
     SetButton,
@@ -27,8 +30,9 @@ from controller.rules.events import (
     Sweep,
     ZoneKind,
 )
+from controller.rules.pots import build_pots
 from controller.rules.profile import AnteStyle, Profile
-from hwsim.phh import BetRaise, CheckCall, DealBoard, DealHole, Fold, HandHistory
+from hwsim.phh import BetRaise, CheckCall, DealBoard, DealHole, Fold, HandHistory, Show
 
 CARD_PITCH_S = 0.3  # a dealer pitches a card every third of a second
 
@@ -146,7 +150,13 @@ def plan_hand(hh: HandHistory, profile: Profile, seed: int = 0) -> PlannedHand:
 
     folded: set[int] = set()
     board_count = 0
+    runout = False  # all in before the river: the hands were face up before the board
+    river_aggressor = -1
+    shows: dict[int, bool] = {}  # player -> shown (True) or mucked at the showdown
     for a in hh.actions:
+        if isinstance(a, Show):
+            shows[a.player] = bool(a.cards)
+            continue
         if isinstance(a, DealHole):
             continue
         if isinstance(a, Fold):
@@ -162,6 +172,9 @@ def plan_hand(hh: HandHistory, profile: Profile, seed: int = 0) -> PlannedHand:
                 street_bet[i] += amt
                 committed[i] += amt
                 ev.append(ChipsIn(clock.tick(), seats[i], amt))
+            elif board_count == 5:
+                # a river check: no burn follows to close the round, the dealer confirms it
+                ev.append(ButtonPress(clock.tick(), ConsoleButton.ACK))
         elif isinstance(a, BetRaise):
             i = a.player
             to = _whole(a.to_amount, "bet", src)
@@ -173,7 +186,12 @@ def plan_hand(hh: HandHistory, profile: Profile, seed: int = 0) -> PlannedHand:
             committed[i] += amt
             current = max(current, street_bet[i])
             ev.append(ChipsIn(clock.tick(), seats[i], amt))
+            if board_count == 5:
+                river_aggressor = i
         elif isinstance(a, DealBoard):
+            in_hand = [j for j in range(n) if j not in folded]
+            if len(in_hand) > 1 and sum(1 for j in in_hand if left[j] > 0) <= 1:
+                runout = True
             ev.append(Sweep(clock.tick()))
             street_bet = [0] * n
             current = 0
@@ -182,10 +200,58 @@ def plan_hand(hh: HandHistory, profile: Profile, seed: int = 0) -> PlannedHand:
             for c in a.cards:
                 ev.append(CardPlaced(clock.tick(), ZoneKind.BOARD, tag_of(c), c))
             board_count += len(a.cards)
-        # Show: cards face up are not sensed; a hand mucked at showdown changes nothing
-        # (cards speak, and the award is decided when the river betting closes)
     ev.append(Sweep(clock.tick()))
+    live = [i for i in range(n) if i not in folded]
+    if len(live) > 1 and not runout and board_count == 5:
+        ev.extend(_showdown(clock, seats, hole, live, btn_idx, river_aggressor, shows))
+        if profile.kill_losers_before_award:  # 003 [L63]: the losing hands killed first
+            tabled = [i for i in live if shows.get(i, True)]
+            for i in _losers(tabled, hole, list(hh.board()), committed):
+                for c in hole[i]:
+                    ev.append(CardPlaced(clock.tick(), ZoneKind.MUCK, tag_of(c), c))
     return PlannedHand(tuple(ev), seats, profile, tuple(stacks))
+
+
+def _losers(
+    tabled: list[int], hole: list[list[Card]], board: list[Card], committed: list[int]
+) -> list[int]:
+    """The tabled players who win no pot (the dealer reads the tabled hands)."""
+    values = {i: score(hole[i] + board) for i in tabled}
+    contrib = dict(enumerate(committed))
+    winners: set[int] = set()
+    for pot in build_pots(contrib, set(tabled)):
+        top = max(values[i] for i in pot.eligible)
+        winners |= {i for i in pot.eligible if values[i] == top}
+    return [i for i in tabled if i not in winners]
+
+
+def _showdown(
+    clock: _Clock,
+    seats: tuple[int, ...],
+    hole: list[list[Card]],
+    live: list[int],
+    btn_idx: int,
+    river_aggressor: int,
+    shows: dict[int, bool],
+) -> list[Event]:
+    """The showdown as the file plays it, in the order the table prompts (002 [L47]: the
+    river's last aggressor, else the first live seat left of the button, then clockwise):
+    the dealer's ACK for a hand the file shows (or does not mention), its cards to the muck
+    for a hand the file mucks."""
+    n = len(seats)
+    first = river_aggressor
+    if first not in live:
+        first = next(i for i in ((btn_idx + 1 + k) % n for k in range(n)) if i in live)
+    out: list[Event] = []
+    for i in ((first + k) % n for k in range(n)):
+        if i not in live:
+            continue
+        if shows.get(i, True):
+            out.append(ButtonPress(clock.tick(), ConsoleButton.ACK))
+        else:
+            for c in hole[i]:
+                out.append(CardPlaced(clock.tick(), ZoneKind.MUCK, tag_of(c), c))
+    return out
 
 
 def clear_table(events: tuple[Event, ...], t: float) -> Iterator[Event]:

@@ -202,7 +202,7 @@ async def wait_until(
 
 
 def ohh_stacks(ohh: dict[str, Any]) -> dict[str, int]:
-    """Each player's finishing stack from an OHH record (start - put in + won)."""
+    """Each player's finishing stack from an OHH record (start - put in + won + uncalled)."""
     stacks = {p["id"]: p["starting_stack"] for p in ohh["players"]}
     for r in ohh["rounds"]:
         for a in r["actions"]:
@@ -211,4 +211,6 @@ def ohh_stacks(ohh: dict[str, Any]) -> dict[str, int]:
     for pot in ohh["pots"]:
         for w in pot["player_wins"]:
             stacks[w["player_id"]] += w["win_amount"]
+    for u in ohh.get("uncalled_bets", ()):  # a bet nobody called, given back
+        stacks[u["player_id"]] += u["amount"]
     return {str(k): int(v) for k, v in stacks.items()}

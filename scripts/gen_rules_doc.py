@@ -101,6 +101,21 @@ REMEDY: dict[tuple[str, str], str] = {
     ("joker", "misdeal"): "a joker (non-standard card): misdeal within the window",
     ("ante_style", "big-blind"): "the big blind posts the table's ante",
     ("ante_style", "each"): "every dealt-in player antes",
+    ("bb_ante_order", "blind-first"): "a big blind short of the blind and the ante posts the "
+    "blind first, the rest is the ante; the ante is dead money in the main pot, never part "
+    "of the live bet nor returned as uncalled",
+    ("bb_ante_order", "ante-first"): "a big blind short of the blind and the ante posts the "
+    "ante first, the rest is the blind; the ante is dead money in the main pot",
+    ("smallest_chip", "*"): "split pots and odd chips are paid in {v}-chips: the odd chips "
+    "one {v} each from the first winner left of the button (002 [L63])",
+    ("untabled_muck_relinquishes", "true"): "SHOWDOWN: a hand mucked without being tabled "
+    "(ACK) has no claim to the pot; HAND_NOT_TABLED if it was the best hand read",
+    ("untabled_muck_relinquishes", "false"): "SHOWDOWN: a hand mucked untabled still wins by "
+    "the cards read (cards speak)",
+    ("kill_losers_before_award", "true"): "SHOWDOWN: every hand tabled, the pot waits until "
+    "each losing hand is killed (LOSING_HAND_LIVE)",
+    ("kill_losers_before_award", "false"): "SHOWDOWN: the pot is awarded once every hand is "
+    "tabled or mucked",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",
     ("clock_countdown_seconds", "*"): "then a {v}-second countdown, then the hand is dead",
     ("heads_up_bb_first_card", "true"): "heads-up the big blind gets the first card",
@@ -163,7 +178,20 @@ COMMON = [
     ("short call", "WAGER_SHORT until brought up (000 BETTING 11)"),
     ("all-in and betting complete", "ALL_IN_FACE_UP prompt (002, 000, 003, 004 TG-26)"),
     ("split pot", "odd chip to the first winner left of the button (002, TDA 20)"),
-    ("showdown", "instruction: the last aggressor shows first, else left of the button (C19)"),
+    (
+        "showdown",
+        "SHOWDOWN phase: the show order is prompted (the river's last aggressor first, else "
+        "the first live seat left of the button, then clockwise: 002 [L47], C19); ACK tables "
+        "the prompted hand, hole cards on the muck muck it; each pot is awarded among the "
+        "tabled hands once every hand is tabled or mucked; the tabled winner going to the muck "
+        "is WINNING_HAND_MUCKED (critical) and keeps its claim (002 [L59]); after an all-in "
+        "run-out the hands are face up: awarded at once",
+    ),
+    (
+        "uncalled bet",
+        "returned to the bettor with an instruction, never a pot won (003 [L119], 002 [L169])",
+    ),
+    ("antes", "dead money in the main pot: never part of a live bet, never returned (G10)"),
     (
         "levels",
         "a new level applies from the next hand; if that hand's blinds are already in the "
@@ -200,17 +228,6 @@ NOT_ENFORCED = [
         "other tables' counts, redraws and past eliminations are the venue's to check; the "
         "core takes the seats and stacks it is sent (only a taken seat or one beyond the "
         "profile's max_seats is rejected)",
-    ),
-    (
-        "000-S3-show-1, 000-S3-show-4, 002-PlayBoard-1, 004-AR-6, 003-Betting-award, 004-HE-10",
-        "face up is not sensed (L1): the core prompts who shows first (C19) but has no ACK "
-        "flow to record each hand tabled or a board declared before the award",
-    ),
-    (
-        "000-S3-show-2, 002-KillWinning-1, 003-Showdown-muck",
-        "the core awards by the tags (cards speak) the moment the river round closes, so "
-        "there is no window before the award in which a winning hand could be killed; a "
-        "later muck changes nothing",
     ),
     (
         "000-S3-irreg-1",

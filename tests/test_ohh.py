@@ -8,7 +8,7 @@ import pytest
 
 from controller.link import schemas
 from controller.ohh import to_ohh, totals
-from controller.replay import replay_core
+from controller.replay import expected_stacks, replay_core
 from controller.rules.profile import get_profile
 from hwsim.phh import load_phh
 from tests.shared import PHH, need
@@ -43,9 +43,21 @@ def test_ohh_of_replayed_hand(name: str) -> None:
     for p in ohh["pots"]:
         for w in p["player_wins"]:
             by_id[w["player_id"]] += w["win_amount"]
-    assert by_id == {s.seat: s.end_stack for s in rec.seats}
-    streets = [r["street"] for r in ohh["rounds"]]
+    for u in ohh.get("uncalled_bets", ()):
+        by_id[u["player_id"]] += u["amount"]
+    # the source file's finishing stacks, else pokerkit's play of the source file (the dealer
+    # seats p1, p2, ... at seats 1, 2, ...)
+    expected = expected_stacks(hh)
+    assert expected is not None
+    source = {i + 1: int(x) for i, x in enumerate(expected)}
+    assert by_id == source
+    assert {p["id"]: p["final_stack"] for p in ohh["players"]} == source
+    if hh.players:
+        assert [p["name"] for p in ohh["players"]] == list(hh.players)
+    streets = [r["street"] for r in ohh["rounds"] if r["street"] != "Showdown"]
     assert streets == ["Preflop", "Flop", "Turn", "River"][: len(streets)]
+    showdown = [r for r in ohh["rounds"] if r["street"] == "Showdown"]
+    assert len(showdown) <= 1 and (not showdown or ohh["rounds"][-1] is showdown[0])
     dealt = [a for a in ohh["rounds"][0]["actions"] if a["action"] == "Dealt Cards"]
     assert len(dealt) == len(rec.seats)
     board = [c for r in ohh["rounds"] for c in r.get("cards", [])]

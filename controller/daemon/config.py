@@ -41,7 +41,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("table.id", "t1", "table id: 1-32 letters, digits or '-' (MQTT topic level)"),
     Setting("table.venue", "venue", "venue id, same form as table.id"),
     Setting("table.profile", "tda-2024", "house-rule profile: a packaged name or a TOML path"),
-    Setting("table.size", 0, "seats at the table for hand records; 0: the profile's max_seats"),
+    Setting(
+        "table.size",
+        0,
+        "seats at the table for hand records; 0: the zone map's highest seat"
+        " (else the profile's max_seats)",
+    ),
     Setting(
         "reader.ports",
         ["/dev/railguard-reader"],
@@ -216,9 +221,7 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
         profile = get_profile(t["profile"])
     except (RailguardError, OSError) as exc:
         raise _wrap("table.profile", exc) from None
-    size = t["size"] or profile.max_seats
-    if not 2 <= size <= 10:
-        raise ConfigError(f"table.size: {size} is not 2..10")
+    size_set = t["size"]
 
     r = _scalars(raw, "reader")
     try:
@@ -248,6 +251,10 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
 
     zones_raw = raw.get("zones", DEFAULT_ZONES)
     zones = ZoneMap.from_dict(zones_raw, key="zones")
+    # hand records' seat count: the table's own seats (its zone map), not the profile's limit
+    size = size_set or (max(zones.seats) if "zones" in raw and zones.seats else profile.max_seats)
+    if not 2 <= size <= 10:
+        raise ConfigError(f"table.size: {size} is not 2..10")
 
     g_raw = raw.get("gpio", {})
     if not isinstance(g_raw, Mapping):

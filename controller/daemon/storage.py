@@ -39,6 +39,7 @@ import contextlib
 import errno
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -386,7 +387,8 @@ async def outbox_task(d: StorageHost) -> None:
         rec, start = await d.hands.get()
         hid = d.hand_id(rec.hand_no)
         await live_sent(d)
-        ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size)
+        ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size,
+                     names=seated_names(d))  # fmt: skip
         d.records.append(ohh)
         stacks = {s: seat.stack for s, seat in d.core.seats.items()}
         d.table_write(lambda st, v=stacks: _store_stacks(st, v), f"hand={hid} stacks")  # type: ignore[misc]
@@ -398,6 +400,15 @@ async def outbox_task(d: StorageHost) -> None:
             log.error("hand=%s record refused: %s", hid, exc)
             continue
         queue_record(d, hid, rec.hand_no, body, rec.dealer or None)
+
+
+def seated_names(d: StorageHost) -> dict[str, str]:
+    """Player id -> name of the seated players (the table store), for hand records."""
+    try:
+        return {r.player_id: r.name for r in d.store.seating().values() if r.name}
+    except (StoreError, sqlite3.Error) as exc:
+        log.warning("player names unreadable for a hand record (%s): ids stand for names", exc)
+        return {}
 
 
 async def live_sent(d: StorageHost, limit: float = 1.0) -> None:

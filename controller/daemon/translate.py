@@ -35,7 +35,7 @@ def scrub(text: str) -> str:
 def street_name(state: TableState) -> str:
     if state.phase in _IDLE or state.street is None:
         return "idle"
-    if state.phase is Phase.COMPLETE:
+    if state.phase is Phase.COMPLETE or state.phase is Phase.SHOWDOWN:
         return "showdown"
     return state.street.name.lower()
 

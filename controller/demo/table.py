@@ -170,7 +170,11 @@ class Table:
         if kind and not inject:
             await self._deal_injected(Injection(hand.plan, kind, seed=self.rng.randrange(2**31)))
         else:
-            physical = [e for e in hand.plan.events if isinstance(e, ChipsIn | CardPlaced | Sweep)]
+            physical = [
+                e
+                for e in hand.plan.events
+                if isinstance(e, ChipsIn | CardPlaced | Sweep | ButtonPress)
+            ]
             for ev in physical:
                 if inject and isinstance(ev, CardPlaced):
                     # dealer error: the first card to the wrong seat, then a re-deal

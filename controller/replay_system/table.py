@@ -291,7 +291,12 @@ class ReplayTable:
                 self.board.remove(self.where.pop(uid), uid)
             await self._wait(lambda: uid not in self._present(), "a tag to leave")
         elif isinstance(ev, ButtonPress):
+            # the next press (a showdown's ACKs follow each other) only once the daemon has
+            # taken this one: presses closer than the debounce would merge into one
+            before = self.daemon.stats.events
             await self.gpio.press(ev.button, 2 * self.pace.button_debounce_s + 0.005)
+            await self._wait(lambda: self.daemon.stats.events > before, "a console press")
+            await asyncio.sleep(2 * self.pace.button_debounce_s)
 
     async def _do_all(self, batch: list[Event]) -> None:
         """Card placements read in one scan (their order does not matter)."""

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import clock, dealing, misdeal, wagers
+from controller.rules import clock, dealing, misdeal, showdown, wagers
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
@@ -128,7 +128,7 @@ def after_change(core: TableCore) -> None:
         return
     # the round is closed
     if h.street is Street.RIVER:
-        core.finish_hand()
+        showdown.begin(core)  # two or more hands left: they are shown, then the award
         return
     core.enter(Phase.BOARD)
     # A burn made while the round was still open (ACTION_PENDING), or a card that must be
@@ -521,7 +521,10 @@ def close_unbet_round(core: TableCore) -> None:
     still to act checked (L2)."""
     h = core.hand
     assert h is not None
-    for p in _order_from(h, h.pointer or h.pos.button, core.max_seats):
+    # from the seat to act (the pointer) on, in position order: _order_from(h, x) begins
+    # after x, so pass the seat before the pointer
+    start = clockwise(h.pointer, core.max_seats)[-2] if h.pointer else h.pos.button
+    for p in _order_from(h, start, core.max_seats):
         if needs_action(h, p):
             p.acted = True
             _count_window(h, p.seat, chips=False)

@@ -12,6 +12,7 @@ from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import (
+    AnteOrder,
     AnteStyle,
     ExtraCardRule,
     JokerRule,
@@ -105,10 +106,12 @@ def _post_forced(core: TableCore, h: Hand) -> None:
         due.setdefault(pos.sb, []).append(("post_sb", h.small_blind))
     if pos.bb in h.players:
         due.setdefault(pos.bb, []).append(("post_bb", h.big_blind))
-    # G10: a short big blind posts the blind before the ante.
+    # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
+    # the older practice, the ante first (bb_ante_order)
+    ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
     for items in due.values():
         if len(items) > 1:
-            items.sort(key=lambda it: it[0] == "post_ante")
+            items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
     posted = dict(core.posted)
     core.posted.clear()
     presence, core.presence_posts = core.presence_posts, set()

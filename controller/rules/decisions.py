@@ -72,6 +72,10 @@ class AlertCode(Enum):
     CHIPS_TAKEN_BACK = "chips_taken_back"
     NONSTANDARD_FOLD = "nonstandard_fold"
     DECLARATION_BINDS = "declaration_binds"
+    # the showdown
+    WINNING_HAND_MUCKED = "winning_hand_mucked"
+    LOSING_HAND_LIVE = "losing_hand_live"
+    HAND_NOT_TABLED = "hand_not_tabled"
     # rejected sensor input (impossible events)
     REJECTED = "rejected"
 
@@ -209,6 +213,22 @@ class PotRecord:
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
+class ShowRecord:
+    """One hand at the showdown, in the order shown: tabled (``shown``) or mucked."""
+
+    seat: Final[int]
+    cards: Final[tuple[Card, ...]]  # the cards tabled (empty for a hand mucked unseen)
+    shown: Final[bool]
+    street: Final[int]  # the last betting round before the show (all-in: before the run-out)
+
+    def __init__(self, seat: int, cards: tuple[Card, ...], shown: bool, street: int) -> None:
+        self.seat = seat
+        self.cards = cards
+        self.shown = shown
+        self.street = street
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class HandRecord:
     table: Final[str]
     hand_no: Final[int]
@@ -231,6 +251,8 @@ class HandRecord:
     alerts: Final[tuple[Alert, ...]]
     odd_chip: Final[bool]  # an odd chip was awarded by the profile's rule
     voided: Final[bool]
+    showdown: Final[tuple[ShowRecord, ...]]  # the hands shown or mucked, in show order
+    returned: Final[tuple[tuple[int, int], ...]]  # (seat, chips): uncalled bets given back
 
     def __init__(
         self,
@@ -255,6 +277,8 @@ class HandRecord:
         alerts: tuple[Alert, ...],
         odd_chip: bool = False,
         voided: bool = False,
+        showdown: tuple[ShowRecord, ...] = (),
+        returned: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.table = table
         self.hand_no = hand_no
@@ -277,6 +301,8 @@ class HandRecord:
         self.alerts = alerts
         self.odd_chip = odd_chip
         self.voided = voided
+        self.showdown = showdown
+        self.returned = returned
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)

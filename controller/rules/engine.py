@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.rules import betting, records, showdown
+from controller.rules import betting, records
 from controller.rules.cards import Card
 from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
 from controller.rules.errors import LocalError, TableError
@@ -242,10 +242,7 @@ class TableCore:
         """The hand is decided: build the record, update stacks and the next positions."""
         h = self.hand
         assert h is not None
-        if sum(1 for p in h.players.values() if p.live) > 1:
-            # C19: who shows first (002 ShowdownOrder-1, 000 SHOWDOWN 6, 004 HE-10)
-            first = showdown.showdown_first(self, h)
-            self.instruct(f"Showdown: seat {first} shows first", first)
+        # (the showdown, if any, prompted the show order: showdown.begin)
         rec = records.build(self, h)
         self.last_record = rec
         records.eliminations(self, rec)  # 000-S1-elim-2, 004-TG-27: the finishing order

@@ -157,6 +157,11 @@ class Hand:
     seen: dict[int, str]  # the same for a code outside 0..63
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
     wager: Wager  # declarations and motions (wagers.py)
+    # the showdown (showdown.py): the live seats in show order; seat -> tabled (True) or
+    # mucked (False), in the order the hands were resolved; a tabled winner's alert raised
+    show_order: list[int]
+    shows: dict[int, bool]
+    show_alerted: set[int]
 
     def __init__(
         self,
@@ -225,6 +230,9 @@ class Hand:
         self.seen = {}
         self.owner = {}
         self.wager = Wager()
+        self.show_order = []
+        self.shows = {}
+        self.show_alerted = set()
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

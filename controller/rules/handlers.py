@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, dealing, draw, misdeal, wagers
+from controller.rules import betting, board, dealing, draw, misdeal, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import (
@@ -161,6 +161,9 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     if core.phase is Phase.DRAW:
         draw.draw_card(core, e)
         return
+    if core.phase is Phase.SHOWDOWN:
+        showdown.on_card_placed(core, e)
+        return
     dealing.on_card_placed(core, e, prev, dealt)
 
 
@@ -179,6 +182,8 @@ def _remove(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
     if core.phase is Phase.DRAW:
         draw.draw_removed(core, tag)
         return
+    if core.phase is Phase.SHOWDOWN:
+        return  # a card picked up at the showdown: only the muck decides a hand
     dealing.on_card_removed(core, zone, tag, seat)
 
 
@@ -190,11 +195,20 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         raise TableError("empty_seat", f"chips in the betting zone of empty seat {e.seat}")
     if e.amount is not None and e.amount <= 0:
         raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
+    if core.phase is Phase.SHOWDOWN:
+        raise TableError("showdown", f"chips from seat {e.seat}: the betting is over (showdown)")
     betting.chips_in(core, e)
 
 
 def chips_out(core: TableCore, e: ChipsOut) -> None:
     if e.seat not in core.seats:
+        rec = core.last_record
+        if rec is not None and core.phase in (Phase.COMPLETE, Phase.IDLE):
+            for s in rec.seats:
+                if s.seat == e.seat and s.end_stack == 0:
+                    # the chips of a player out in the hand just over go to the pot (the
+                    # sweep after the award): nothing to judge, no alert
+                    return
         raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
     betting.chips_out(core, e)
 
@@ -218,7 +232,10 @@ def button(core: TableCore, e: ButtonPress) -> None:
             "Floor called to the table",
         )
     elif b is ConsoleButton.ACK:
-        betting.ack(core)
+        if core.phase is Phase.SHOWDOWN:
+            showdown.ack(core)  # the prompted seat's hand is tabled
+        else:
+            betting.ack(core)
 
 
 def declare(core: TableCore, e: Declare) -> None:

@@ -15,6 +15,7 @@ class Phase(Enum):
     DEALING = "dealing"  # hole cards are being dealt
     BETTING = "betting"  # a betting round is open
     BOARD = "board"  # the round is closed: sweep, burn and board cards expected
+    SHOWDOWN = "showdown"  # the betting is over: the hands are tabled or mucked, then the award
     COMPLETE = "complete"  # the hand is over; cards are being cleared
     MISDEAL = "misdeal"  # misdeal called: every dealt card must be cleared, then re-deal
     VOID = "void"  # foreign or duplicate card: bets returned, cards cleared, re-deal

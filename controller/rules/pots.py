@@ -60,11 +60,26 @@ def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> l
 
 
 def split(
-    amount: int, winners: Sequence[int], order_from_button: Callable[[int], int]
+    amount: int,
+    winners: Sequence[int],
+    order_from_button: Callable[[int], int],
+    chip: int = 1,
 ) -> tuple[list[tuple[int, int]], bool]:
-    """Divide ``amount`` among ``winners``; odd chips go one each from the first winner left
-    of the button (002 OddChip-1, TDA 20, Robert's). Returns shares and whether a chip was odd."""
+    """Divide ``amount`` among ``winners`` in ``chip``-chips (the smallest chip in play): the
+    odd chips go one each from the first winner left of the button (002 [L63], TDA 20,
+    Robert's): 125 in 25-chips is 75/50, not 63/62. Chips below ``chip`` that the amount
+    still holds go to the next winner in that order. Returns shares and whether a chip was
+    odd."""
     ordered = sorted(winners, key=order_from_button)
-    base, odd = divmod(amount, len(ordered))
-    shares = [(s, base + (1 if i < odd else 0)) for i, s in enumerate(ordered)]
-    return shares, odd > 0
+    n = len(ordered)
+    unit = chip if chip > 0 else 1
+    base = amount // (n * unit) * unit
+    rest = amount - base * n
+    odd, small = divmod(rest, unit)
+    shares = []
+    for i, s in enumerate(ordered):
+        won = base + (unit if i < odd else 0)
+        if small and i == (odd % n):
+            won += small
+        shares.append((s, won))
+    return shares, rest > 0

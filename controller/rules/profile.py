@@ -102,6 +102,13 @@ class OutOfTurnRule(Enum):
     TAKE_BACK = "take-back"  # 004 AR-13: taken back at once, unless the next seat acted
 
 
+class AnteOrder(Enum):
+    """A big blind who cannot cover both the blind and the big blind ante posts ..."""
+
+    BLIND_FIRST = "blind-first"  # the blind, then what is left as the ante (TDA 2024, G10)
+    ANTE_FIRST = "ante-first"  # the ante, then what is left as the blind (the older practice)
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     name: str
@@ -130,6 +137,12 @@ class Profile:
     rabbit_hunt_alert: bool = False  # 002-Rabbit-1, 003-Dealer-rabbit
     joker: JokerRule = JokerRule.MISDEAL
     ante_style: AnteStyle = AnteStyle.BIG_BLIND
+    bb_ante_order: AnteOrder = AnteOrder.BLIND_FIRST  # G10: a short big blind's two posts
+    smallest_chip: int = 1  # split pots and odd chips are paid in this chip (002 [L63])
+    # the showdown: a hand mucked without being tabled has no claim (000 [L166], 002 [L51],
+    # 004 AR-6); the pot waits until every losing hand is killed (003 [L63])
+    untabled_muck_relinquishes: bool = True
+    kill_losers_before_award: bool = False
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision
@@ -201,6 +214,8 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> Profil
     prof = Profile(**kwargs)
     if not 2 <= prof.max_seats <= 10:
         raise ConfigError(f"{source}: key 'max_seats': must be between 2 and 10")
+    if prof.smallest_chip < 1:
+        raise ConfigError(f"{source}: key 'smallest_chip': must be at least 1")
     if prof.exposed_misdeal_count < 1 or prof.boxed_misdeal_count < 1:
         raise ConfigError(f"{source}: key 'exposed_misdeal_count': must be at least 1")
     return prof

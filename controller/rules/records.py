@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from controller.rules.cards import known_cards
-from controller.rules.decisions import HandComplete, HandRecord, SeatRecord
+from controller.rules.decisions import HandComplete, HandRecord, SeatRecord, ShowRecord
 from controller.rules.hand import Hand
-from controller.rules.showdown import award
+from controller.rules.seating import clockwise
+from controller.rules.showdown import award, showdown_first
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -15,8 +16,37 @@ if TYPE_CHECKING:
 __all__ = ["HandRecord", "build", "complete"]
 
 
+def shows(core: TableCore, h: Hand) -> tuple[ShowRecord, ...]:
+    """The hands at the showdown in show order (002 [L47]): every live hand, tabled (cards
+    speak: the core awards from the cards read), from the first to show clockwise."""
+    live = [s for s, p in h.players.items() if p.live]
+    if len(live) < 2:
+        return ()
+    street = h.actions[-1].street if h.actions else 0
+    if h.show_order:  # the showdown: in the order the hands were tabled or mucked
+        return tuple(
+            ShowRecord(
+                s,
+                tuple(known_cards(core.card_of, h.players[s].hole)) if shown else (),
+                shown,
+                street,
+            )
+            for s, shown in h.shows.items()
+        )
+    first = showdown_first(core, h)
+    order = clockwise(first, core.max_seats)
+    ring = order[-1:] + order[:-1]  # from ``first`` itself
+    out: list[ShowRecord] = []
+    for s in ring:
+        if s in live:
+            cards = tuple(known_cards(core.card_of, h.players[s].hole))
+            out.append(ShowRecord(s, cards, bool(cards), street))
+    return tuple(out)
+
+
 def build(core: TableCore, h: Hand) -> HandRecord:
-    pots = award(core, h)
+    showdown = shows(core, h)
+    pots, returned = award(core, h)
     won: dict[int, int] = {}
     for pot in pots:
         for s, chips in pot.shares:
@@ -57,6 +87,8 @@ def build(core: TableCore, h: Hand) -> HandRecord:
         pots=tuple(pots),
         alerts=tuple(h.alerts),
         odd_chip=h.odd_chip,
+        showdown=showdown,
+        returned=returned,
     )
 
 

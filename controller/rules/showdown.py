@@ -1,15 +1,29 @@
-"""The end of a hand: side pots, cards-speak evaluation, split pots and the odd chip,
-uncalled bets, and the showdown order."""
+"""The end of a hand: the showdown (show order, hands tabled or mucked, the alerts before the
+award), side pots, evaluation, split pots and the odd chip, uncalled bets.
+
+The showdown, once the last betting round is over with two or more hands left (the phase
+SHOWDOWN): the core prompts the show order (002 [L47]: the river's last aggressor first,
+else the first live seat left of the button, then clockwise). The dealer confirms each
+prompted hand as tabled with one ACK press (a face-up sensor would send the same
+confirmation, docs/hardware-gpio-pcsc.md); hole cards put on the muck muck that hand. A hand
+mucked untabled has no claim where the profile says so (000 [L166], 002 [L51], 004 AR-6).
+The tabled winner going to the muck stops the dealer (002 [L59], 003 [L63]), and where the
+profile says so the pot waits until every losing hand is killed (003 [L63]). When every hand
+is decided, each pot is awarded among the tabled hands. After an all-in run-out the hands
+were turned face up before the board (ALL_IN_FACE_UP): they are tabled at once."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from controller.rules.cards import Card, known_cards
-from controller.rules.decisions import PotRecord
+from controller.rules.decisions import AlertCode, PotRecord, Severity
+from controller.rules.errors import TableError
 from controller.rules.evaluate import score, score_label
+from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Hand
-from controller.rules.pots import build_pots, split
+from controller.rules.phases import Phase
+from controller.rules.pots import Pot, build_pots, split
 from controller.rules.seating import clockwise
 
 if TYPE_CHECKING:
@@ -32,14 +46,218 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     return 0
 
 
-def award(core: TableCore, h: Hand) -> list[PotRecord]:
+def show_order(core: TableCore, h: Hand) -> list[int]:
+    """The live seats in show order: the first to show, then clockwise (002 [L47])."""
+    first = showdown_first(core, h)
+    ring = clockwise(first, core.max_seats)
+    order = [ring[-1], *ring[:-1]]  # from ``first`` itself
+    return [s for s in order if s in h.players and h.players[s].live]
+
+
+def begin(core: TableCore) -> None:
+    """The last betting round is over (or the run-out is complete) with hands to show."""
+    h = core.hand
+    assert h is not None
+    h.show_order = show_order(core, h)
+    first = h.show_order[0]
+    core.enter(Phase.SHOWDOWN)
+    if h.runout:  # all in: every hand was turned face up before the board
+        for s in h.show_order:
+            h.shows[s] = True
+        core.instruct(f"Showdown: seat {first} shows first (the hands are face up)", first)
+        _decide(core, h)
+        return
+    rest = ", ".join(str(s) for s in h.show_order[1:])
+    core.instruct(
+        f"Showdown: seat {first} shows first, then seat{'s' if ',' in rest else ''} {rest}; "
+        "ACK as each prompted hand is tabled, muck a hand that is not shown",
+        first,
+    )
+
+
+def _prompted(h: Hand) -> int:
+    for s in h.show_order:
+        if s not in h.shows:
+            return s
+    return 0
+
+
+def ack(core: TableCore) -> None:
+    """ACK: the prompted seat's hand is tabled (one press per hand)."""
+    h = core.hand
+    assert h is not None
+    seat = _prompted(h)
+    if not seat:
+        raise TableError("no_hand", "every hand at the showdown is tabled or mucked")
+    if len(known_cards(core.card_of, h.players[seat].hole)) < len(h.players[seat].hole):
+        raise TableError("unread", f"seat {seat}'s hole cards are not read: cannot table them")
+    h.shows[seat] = True
+    _decide(core, h)
+
+
+def on_card_placed(core: TableCore, e: CardPlaced) -> None:
+    """A card placed during the showdown: a hole card on the muck mucks (or kills) that hand;
+    anything else waits for the award."""
+    h = core.hand
+    assert h is not None
+    if e.zone is not ZoneKind.MUCK:
+        return
+    owner = h.owner.get(e.tag)
+    if owner is None or not owner.live:
+        return
+    seat = owner.seat
+    shown = h.shows.get(seat)
+    if shown:  # a tabled hand to the muck: killed; never the best tabled hand (002 [L59])
+        if seat in _best_tabled(core, h):
+            if seat not in h.show_alerted:
+                h.show_alerted.add(seat)
+                core.alert(
+                    AlertCode.WINNING_HAND_MUCKED,
+                    Severity.CRITICAL,
+                    "002 [L59]; 003 [L63]; 000 [L166]-[L169]",
+                    f"Stop: seat {seat}'s tabled hand wins; take it back from the muck and "
+                    "leave it face up until the pot is pushed",
+                    seat,
+                    e.tag,
+                )
+            return
+        _decide(core, h)  # a losing hand killed (it stays recorded as shown)
+        return
+    if shown is None:
+        # the hands still in it, this one included: was it the best hand read?
+        others = [s for s in h.show_order if h.shows.get(s, True)]
+        best = _best(core, h, others)
+        h.shows[seat] = False
+        if core.profile.untabled_muck_relinquishes and seat in best and len(others) > 1:
+            core.alert(
+                AlertCode.HAND_NOT_TABLED,
+                Severity.INFO,
+                "000 [L166]; 002 [L51]; 004 AR-6, HE-10",
+                f"Seat {seat} mucked without tabling: no claim to the pot",
+                seat,
+            )
+        _decide(core, h)
+
+
+def may_win(h: Hand, relinquish: bool) -> set[int]:
+    """The hands that may win: the tabled ones (with ``relinquish`` off, the mucked ones too:
+    cards speak from the tags); while nothing is tabled, the hand left unmucked."""
+    out = {s for s, shown in h.shows.items() if shown or not relinquish}
+    left = {s for s in h.show_order if s not in h.shows}
+    if not relinquish:
+        return out | left
+    return out or left
+
+
+def _best_tabled(core: TableCore, h: Hand) -> set[int]:
+    """The tabled seats that win some pot."""
+    return _best(core, h, [s for s, shown in h.shows.items() if shown])
+
+
+def _best(core: TableCore, h: Hand, tabled: list[int]) -> set[int]:
+    """Of ``tabled``, the seats whose cards win some pot."""
+    board = known_cards(core.card_of, h.board)
+    values: dict[int, int] = {}
+    for s in tabled:
+        hole = known_cards(core.card_of, h.players[s].hole)
+        if len(hole) == 2 and len(board) == 5:
+            values[s] = score(hole + board)
+    if not values:
+        return set(tabled)
+    contrib = {s: p.total for s, p in h.players.items()}
+    best: set[int] = set()
+    for pot in build_pots(contrib, set(values)):
+        top = max(values[s] for s in pot.eligible)
+        best |= {s for s in pot.eligible if values[s] == top}
+    return best
+
+
+def _on_seat(core: TableCore, h: Hand, seat: int) -> bool:
+    """A hole card of ``seat`` is still on its hole-card spot (the hand is not killed)."""
+    for tag in h.players[seat].hole:
+        loc = core.where.get(tag)
+        if loc is not None and loc[0] is ZoneKind.HOLE:
+            return True
+    return False
+
+
+def _decide(core: TableCore, h: Hand) -> None:
+    """Award once every hand is decided (and, where the profile says, every loser killed)."""
+    undecided = [s for s in h.show_order if s not in h.shows]
+    tabled = [s for s, shown in h.shows.items() if shown]
+    if len(undecided) == 1 and not tabled:
+        pass  # everyone else mucked: the last hand wins without showing
+    elif undecided:
+        core.instruct(f"Showdown: seat {undecided[0]} to show or muck", undecided[0])
+        return
+    if core.profile.kill_losers_before_award and not h.runout and len(tabled) > 1:
+        best = _best_tabled(core, h)
+        live_losers = [s for s in tabled if s not in best and _on_seat(core, h, s)]
+        if live_losers:
+            for s in live_losers:  # one alert per losing hand still live
+                if s not in h.show_alerted:
+                    h.show_alerted.add(s)
+                    core.alert(
+                        AlertCode.LOSING_HAND_LIVE,
+                        Severity.WARNING,
+                        "003 [L63]",
+                        "No pot may be awarded until all losing hands have been killed: "
+                        f"muck the hand of seat {s}",
+                        s,
+                    )
+            return
+    core.finish_hand()
+
+
+def uncalled(contrib: dict[int, int], live: set[int]) -> tuple[int, int]:
+    """(seat, chips) of the bet nobody called: what the highest live contributor put in
+    above everyone else (a short blind's excess, a bet all fold to). (0, 0) if none."""
+    top = 0
+    first = second = 0
+    for s, c in contrib.items():
+        if c > first:
+            top, second, first = s, first, c
+        elif c > second:
+            second = c
+    if top and top in live and first > second:
+        return top, first - second
+    return 0, 0
+
+
+def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, int], ...]]:
+    """Each pot's winners and shares, and the uncalled bet returned (not a pot won: 003
+    [L119], 002 [L169])."""
     live: set[int] = set()
     contrib: dict[int, int] = {}
     for s, p in h.players.items():
         contrib[s] = p.total
         if not (p.folded or p.dead):  # p.live, inlined
             live.add(s)
+    if h.show_order:  # a showdown: the pots go to the tabled hands
+        live &= may_win(h, core.profile.untabled_muck_relinquishes)
+    # antes are dead money (TDA 2024, big blind ante; G10): in the main pot, never part of
+    # a live bet, so never matched, never returned as uncalled
+    dead = 0
+    if h.ante:
+        for a in h.actions:
+            if a.kind == "post_ante":
+                contrib[a.seat] -= a.amount
+                dead += a.amount
+    back, excess = uncalled(contrib, live)
+    returned: tuple[tuple[int, int], ...] = ()
+    if excess:
+        contrib[back] -= excess
+        h.players[back].stack += excess
+        returned = ((back, excess),)
+        if len(live) > 1:  # a fold-out's winner takes everything back anyway
+            core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
     pots = build_pots(contrib, live)
+    if dead:
+        everyone = tuple(sorted(live))
+        if pots and pots[0].eligible == everyone:
+            pots[0] = Pot(pots[0].amount + dead, everyone)
+        else:  # a live seat put in nothing but its ante: the antes are a pot of their own
+            pots.insert(0, Pot(dead, everyone))
     # seat -> its place clockwise after the button (the button last), for the odd chip
     ring = clockwise(h.pos.button, core.max_seats)
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
@@ -62,9 +280,9 @@ def award(core: TableCore, h: Hand) -> list[PotRecord]:
             name = score_label(best)
         else:
             winners = contenders[:1]
-        shares, odd = split(pot.amount, winners, ring.index)
+        shares, odd = split(pot.amount, winners, ring.index, core.profile.smallest_chip)
         h.odd_chip = h.odd_chip or odd
         for s, chips in shares:
             h.players[s].stack += chips
         out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
-    return out
+    return out, returned

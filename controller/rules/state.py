@@ -51,6 +51,7 @@ class TableState:
     board: tuple[Card, ...]
     seats: tuple[SeatState, ...]
     tags: tuple[tuple[str, str, int], ...]  # (tag, zone, seat) of every card on the table
+    show_next: int = 0  # at the showdown, the seat prompted to table or muck its hand
 
     def seat(self, n: int) -> SeatState | None:
         return next((s for s in self.seats if s.seat == n), None)
@@ -86,6 +87,12 @@ def snapshot_of(core: TableCore) -> TableState:
         )
     board = tuple(known_cards(core.card_of, h.board)) if h else ()
     hp = h.pos if h is not None else pos
+    show_next = 0
+    if h is not None and core.phase is Phase.SHOWDOWN:
+        for s in h.show_order:
+            if s not in h.shows:
+                show_next = s
+                break
     return TableState(
         table=core.table,
         profile=core.profile.name,
@@ -107,4 +114,5 @@ def snapshot_of(core: TableCore) -> TableState:
         board=board,
         seats=tuple(seats),
         tags=tuple(sorted((t, z.value, s) for t, (z, s) in core.where.items())),
+        show_next=show_next,
     )

@@ -118,6 +118,9 @@ class HandData:
     seen_codes: tuple[str, ...]
     seen: tuple[tuple[int, str], ...]
     wager: tuple[object, ...] = ()  # hand.Wager.export()
+    show_order: tuple[int, ...] = ()
+    shows: tuple[tuple[int, bool], ...] = ()  # in the order the hands were resolved
+    show_alerted: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +223,9 @@ def hand_data(h: Hand) -> HandData:
         seen_codes=tuple(h.seen_codes),
         seen=tuple(h.seen.items()),
         wager=h.wager.export(),
+        show_order=tuple(h.show_order),
+        shows=tuple(h.shows.items()),
+        show_alerted=frozenset(h.show_alerted),
     )
 
 
@@ -228,6 +234,9 @@ def hand_of(d: HandData) -> Hand:
     h = Hand(d.hand_no, d.deal_no, d.pos, d.started_t, d.small_blind, d.big_blind, d.ante,
              players, list(d.deal_seq))  # fmt: skip
     h.owner = {tag: players[seat] for tag, seat in d.owner}
+    h.show_order = list(d.show_order)
+    h.shows = dict(d.shows)
+    h.show_alerted = set(d.show_alerted)
     h.deal_idx = d.deal_idx
     h.dealt = list(d.dealt)
     h.street = d.street

@@ -47,9 +47,9 @@ if TYPE_CHECKING:
 
 Handler = Callable[["TableCore", Any], None]
 
-IDLE, DRAW, DEALING, BETTING, BOARD, COMPLETE, MISDEAL, VOID = (
-    Phase.IDLE, Phase.DRAW, Phase.DEALING, Phase.BETTING, Phase.BOARD, Phase.COMPLETE,
-    Phase.MISDEAL, Phase.VOID,
+IDLE, DRAW, DEALING, BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, VOID = (
+    Phase.IDLE, Phase.DRAW, Phase.DEALING, Phase.BETTING, Phase.BOARD, Phase.SHOWDOWN,
+    Phase.COMPLETE, Phase.MISDEAL, Phase.VOID,
 )  # fmt: skip
 
 
@@ -92,22 +92,34 @@ _TABLE: Final[dict[type, tuple[Phase, ...]]] = {
 _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {
     # the deal completes (betting opens; all-in or one player left: board or complete), a
     # misdeal or a void, re-dealt at once when no card is left on the table
-    CardPlaced: (BETTING, BOARD, COMPLETE, MISDEAL, VOID, IDLE),
+    # (the last round closed with hands left to show: the showdown)
+    CardPlaced: (BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, VOID, IDLE),
     CardRemoved: (),
     # a bet closes the round or the hand; during the deal it may open the betting, or be
     # the action that a misdeal (cleared at once) comes after
-    ChipsIn: (BETTING, BOARD, COMPLETE, MISDEAL, IDLE),
+    ChipsIn: (BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, IDLE),
     ChipsOut: (),
-    Sweep: (BOARD, COMPLETE),  # the round, or the hand, closes on the sweep
+    Sweep: (BOARD, SHOWDOWN, COMPLETE),  # the round, or the hand, closes on the sweep
     # exposed/boxed cards and the misdeal button (misdeal, or refused and the deal plays
     # on), ACK confirms a check
-    ButtonPress: (BETTING, BOARD, COMPLETE, MISDEAL, IDLE),
+    ButtonPress: (BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, IDLE),
     BadgeTap: (MISDEAL,),  # a supervisor authorises a disputed misdeal
     Interrupted: (MISDEAL, IDLE),  # a restart cut the hand (interrupted_hand = "misdeal")
     # a verbal declaration (wagers.py): a fold or check may close the round or the hand;
     # during the deal it opens the betting (or finds the deal short, as chips do)
     Declare: (BETTING, BOARD, COMPLETE, MISDEAL, IDLE),
 }
+# The showdown (showdown.py): ACK tables the prompted seat's hand, hole cards on the muck
+# muck it; once every hand is tabled or mucked (and, where the profile says, every losing
+# hand killed) the pot is awarded.
+_SHOWDOWN: Final[dict[type, tuple[Phase, ...]]] = {
+    CardPlaced: (COMPLETE,),
+    CardRemoved: (),
+    ChipsIn: (), ChipsOut: (), Sweep: (),
+    ButtonPress: (COMPLETE,),
+    BadgeTap: (),
+    Interrupted: (MISDEAL, IDLE),
+}  # fmt: skip
 # A hand over, misdealt or void: its cards are being cleared; the next hole card deals.
 _CLEARING: Final[dict[type, tuple[Phase, ...]]] = {
     CardPlaced: (DEALING, MISDEAL, VOID, IDLE),  # a new deal (or the last card mucked)
@@ -138,6 +150,7 @@ TARGETS: Final[dict[Phase, dict[type, tuple[Phase, ...]]]] = {
     DEALING: {**_TABLE, **_PLAYING},
     BETTING: {**_TABLE, **_PLAYING},
     BOARD: {**_TABLE, **_PLAYING},
+    SHOWDOWN: {**_TABLE, **_SHOWDOWN},
     COMPLETE: {**_TABLE, **_CLEARING, SetButton: ()},
     MISDEAL: {**_TABLE, **_CLEARING},
     VOID: {**_TABLE, **_CLEARING},
@@ -146,7 +159,7 @@ TARGETS: Final[dict[Phase, dict[type, tuple[Phase, ...]]]] = {
 # Before any event: a player on the clock whose time ran out is folded (002 Clock), which
 # may close the round or the hand. Only a betting round runs a clock.
 CLOCK: Final[dict[Phase, tuple[Phase, ...]]] = dict.fromkeys(Phase, ()) | {
-    BETTING: (BOARD, COMPLETE)
+    BETTING: (BOARD, SHOWDOWN, COMPLETE)
 }
 
 

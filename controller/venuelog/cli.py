@@ -77,7 +77,10 @@ def register(p: argparse.ArgumentParser) -> None:
                           " phh: a .phhs stream of [hand_id] tables (default: ohh)")  # fmt: skip
     exp.add_argument("--venue", help="only this venue's hands")
     exp.add_argument("--table", help="only this table's hands")
-    exp.add_argument("--out", type=Path, help="file to write (default: standard output)")
+    exp.add_argument("--out", type=Path,
+                     help="file to write (default: standard output); with --format phh, a "
+                          "folder to write one <hand_id>.phh per hand in, or a .phhs file "
+                          "(standard output: a .phhs stream)")  # fmt: skip
 
 
 def _safe(db: str) -> str:
@@ -115,7 +118,7 @@ def main(args: argparse.Namespace) -> int:
     """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
     from controller.link.config import BrokerConfig
     from controller.rules.errors import RailguardError
-    from controller.venuelog.export import export_ohh, export_phh
+    from controller.venuelog.export import export_ohh, export_phh, export_phh_dir
     from controller.venuelog.logger import VenueLogger
     from controller.venuelog.store import open_for_export, open_store
 
@@ -123,6 +126,10 @@ def main(args: argparse.Namespace) -> int:
         if args.venue_log_command == "export":
             store = open_for_export(args.db)
             hands = store.hands(args.venue, args.table)
+            if args.format == "phh" and args.out and args.out.suffix != ".phhs":
+                n = export_phh_dir(hands, args.out)
+                print(f"venue-log: exported {n} hands to {args.out}/", file=sys.stderr)
+                return 0
             out = args.out.open("w") if args.out else sys.stdout
             try:
                 if args.format == "phh":

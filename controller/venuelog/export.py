@@ -1,5 +1,8 @@
 """Export stored hands: OHH (one JSON object per line, or one JSON array) and PHH (TOML per
-the phh-std specification; several hands in one ``.phhs`` file as ``[hand_id]`` tables).
+the phh-std specification): one ``<hand_id>.phh`` file per hand in a folder
+(:func:`export_phh_dir`, what ``railguard replay`` and pokerkit's ``HandHistory.load`` read), or
+several hands in one ``.phhs`` stream as ``[hand_id]`` tables (:func:`export_phh`, pokerkit's
+``HandHistory.loads_all``).
 
 PHH players are ordered from the seat after the button (small blind first), heads-up
 reversed as the spec says; ``cbr`` amounts are the player's street total ("raise to").
@@ -8,7 +11,9 @@ reversed as the spec says; ``cbr`` amounts are the player's street total ("raise
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from controller.link.errors import BadInput
@@ -59,6 +64,8 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
     n = len(order)
     antes, blinds = [0] * n, [0] * n
     actions: list[str] = []
+    shows: list[str] = []
+    last_move = -1  # where the last player action went: the hands are shown after it
     for rnd in ohh["rounds"]:
         street_total = [0] * n
         if rnd["street"] in ("Flop", "Turn", "River") and rnd.get("cards"):
@@ -75,20 +82,28 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
                 actions.append(f"d dh {who} " + "".join(act.get("cards") or ["????"]))
             elif kind == "Fold":
                 actions.append(f"{who} f")
+                last_move = len(actions)
             elif kind in ("Check", "Call"):
                 street_total[i] += amount
                 actions.append(f"{who} cc")
+                last_move = len(actions)
             elif kind in ("Bet", "Raise"):
                 street_total[i] += amount
                 actions.append(f"{who} cbr {_toml(street_total[i])}")
-            elif kind in ("Shows Cards", "Mucks Cards"):
-                cards = "".join(act.get("cards") or [])
-                actions.append(f"{who} sm {cards}".rstrip())
+                last_move = len(actions)
+            elif kind == "Shows Cards":
+                shows.append(f"{who} sm " + "".join(act.get("cards") or ["????"]))
+            elif kind == "Mucks Cards":
+                shows.append(f"{who} sm")
             else:
                 actions.append(f"# {who} {kind} {amount}")
-    return {
+    # the hands are shown once the betting is over: after the last player action, before the
+    # rest of the board when the players were all in (pokerkit's order; the PHH spec's)
+    at = last_move if last_move >= 0 else len(actions)
+    actions[at:at] = shows
+    fields: dict[str, Any] = {
         "variant": variant,
-        "ante_trimming_status": True,
+        "ante_trimming_status": False,  # an ante is dead money: never given back
         "antes": antes,
         "blinds_or_straddles": blinds,
         "min_bet": ohh["big_blind_amount"],
@@ -100,6 +115,9 @@ def ohh_to_phh(ohh: dict[str, Any]) -> dict[str, Any]:
         "hand": ohh["game_number"],
         "table": ohh.get("table_name", ""),
     }
+    if all("final_stack" in p for p in order):
+        fields["finishing_stacks"] = [p["final_stack"] for p in order]
+    return fields
 
 
 def phh_text(ohh: dict[str, Any]) -> str:
@@ -112,5 +130,27 @@ def export_phh(hands: Iterable[dict[str, Any]], out: TextIO) -> int:
     n = 0
     for env in hands:
         out.write(("\n" if n else "") + f"[{json.dumps(env['hand_id'])}]\n" + phh_text(env["ohh"]))
+        n += 1
+    return n
+
+
+def phh_file_name(hand_id: str) -> str:
+    """A hand's file name: its id with anything but letters, digits, ``.``, ``_``, ``-``
+    replaced, and ``.phh``."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", hand_id).lstrip(".") + ".phh"
+
+
+def export_phh_dir(hands: Iterable[dict[str, Any]], folder: Path) -> int:
+    """Write every hand as ``folder/<hand_id>.phh`` (the folder is made if need be); returns
+    the count. A hand that cannot be written as PHH raises :class:`BadInput` naming it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for env in hands:
+        hid = str(env["hand_id"])
+        try:
+            text = phh_text(env["ohh"])
+        except (BadInput, KeyError) as exc:
+            raise BadInput(f"PHH export of hand {hid}: {exc}") from exc
+        (folder / phh_file_name(hid)).write_text(text, encoding="utf-8")
         n += 1
     return n

@@ -60,7 +60,8 @@ class Expect:
 
     line: int
     what: str  # alert, no-alert, instruction, no-instruction, remedy, button, sb, bb, to-act,
-    #            pot, pots, stack, phase, street, winners, eliminated, hand, reader, refused
+    #            pot, pots, pot-winners, stack, phase, street, winners, eliminated, hand,
+    #            reader, refused
     code: str = ""
     severity: str = ""  # alert: its severity; no-alert: "above" this one
     seat: int | None = None

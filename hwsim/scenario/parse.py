@@ -184,6 +184,8 @@ def _action(ln: _Line) -> Action:
         return _fault(ln)
     if verb == "declare":
         return _declare(ln)
+    if verb == "show":
+        return _show(ln)
     raise ln.error(f"unknown instruction {verb!r}")
 
 
@@ -206,6 +208,26 @@ def _declare(ln: _Line) -> Action:
     if word not in DECLARATIONS:
         raise ln.error(f"declare: {ln.words[2]!r} is not one of {', '.join(DECLARATIONS)}")
     return Action(ln.no, "declare", seat=ln.seat(ln.words[1]), text=word)
+
+
+def _show(ln: _Line) -> Action:
+    """``show N``: at the showdown seat N tables its hand (the dealer's ACK for the seat the
+    table prompts; the runner checks it is seat N)."""
+    ln.arity(1, 1, "show N")
+    return Action(ln.no, "show", seat=ln.seat(ln.words[1]))
+
+
+def _expect_pots(ln: _Line, args: list[str], xfail: str) -> Expect:
+    """``expect pot-winners AMOUNT SEAT[,SEAT...] ...``: each pot of the last hand record over
+    MQTT, in order (main pot first), its amount and the seats that won chips from it
+    (``expect pots`` checks the seats eligible for each pot instead)."""
+    if not args or len(args) % 2:
+        raise ln.error("expect pot-winners: expected AMOUNT SEAT[,SEAT...] for each pot")
+    pots = []
+    for amount, seats in zip(args[::2], args[1::2], strict=True):
+        won = sorted(ln.seat(s) for s in seats.split(","))
+        pots.append(f"{ln.int_(amount, 'pot amount', low=1)}:{','.join(map(str, won))}")
+    return Expect(ln.no, "pot-winners", text=" ".join(pots), xfail=xfail)
 
 
 def _fault(ln: _Line) -> Action:
@@ -276,6 +298,8 @@ def _expect(ln: _Line, xfail: str) -> Expect:
         ln.arity(2, 2, "expect stack SEAT AMOUNT")
         return Expect(no, what, seat=ln.seat(args[0]), value=ln.int_(args[1], "stack"),
                       xfail=xfail)  # fmt: skip
+    if what == "pot-winners":
+        return _expect_pots(ln, args, xfail)
     if what == "winners":
         if not args:
             raise ln.error("expect winners: name the winning seat(s)")

@@ -29,6 +29,7 @@ from controller.rules.decisions import Alert, HandComplete, HandRecord, Instruct
 from controller.rules.engine import Step as CoreStep
 from controller.rules.events import (
     BadgeTap,
+    ConsoleButton,
     Declaration,
     Declare,
     Event,
@@ -236,6 +237,15 @@ async def _declare(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.events_handled() > before, f"the declaration {a.text}")
 
 
+async def _show(rig: Rig, a: Action) -> None:
+    """Seat N tables its hand: the dealer's ACK, which tables the seat the table prompts."""
+    prompted = rig.snapshot().show_next
+    if prompted != a.seat:
+        where = f"seat {prompted} is" if prompted else "no seat is"
+        raise DemoFailure(f"show {a.seat}: {where} prompted to show (phase {rig.phase()})")
+    await _press(rig, Action(a.line, "press", button=ConsoleButton.ACK))
+
+
 async def _button(rig: Rig, seat: int) -> None:
     before = rig.events_handled()
     if rig.puck is not None:
@@ -326,6 +336,8 @@ async def do_action(rig: Rig, a: Action) -> str:
         await _fault(rig, a)
     elif a.verb == "declare":
         await _declare(rig, a)
+    elif a.verb == "show":
+        await _show(rig, a)
     else:  # pragma: no cover - the parser knows every verb
         raise DemoFailure(f"unknown action {a.verb}")
     await rig.settled()
@@ -450,6 +462,18 @@ async def check(rig: Rig, e: Expect, history: list[Seen], watch: Watch) -> str:
         except DemoFailure:
             return f"the reader is {rig.reader_status()}"
         return ""
+    if e.what == "pot-winners":
+        hands = rig.venue.on("hands")
+        if not hands:
+            return "no hand record was received"
+        won = [
+            f"{p['amount']}:"
+            + ",".join(str(s) for s in sorted({int(w["player_id"]) for w in p["player_wins"]
+                                               if w["win_amount"] > 0}))
+            for p in hands[-1]["ohh"]["pots"]
+        ]  # fmt: skip
+        got = " ".join(won)
+        return "" if got == e.text else f"the last hand record's pots are {got or 'none'}"
     if e.what == "winners":
         rec = _last_record(watch)
         if rec is None:
@@ -463,9 +487,11 @@ async def check(rig: Rig, e: Expect, history: list[Seen], watch: Watch) -> str:
         if not hands:
             return f"hand {rec.hand_no}'s record was not received over MQTT"
         ohh = hands[-1]["ohh"]
-        won = sorted({int(w["player_id"]) for p in ohh["pots"] for w in p["player_wins"]
-                      if w["win_amount"] > 0})  # fmt: skip
-        return "" if tuple(won) == e.values else f"the last hand record's winners are {won}"
+        winners = sorted({int(w["player_id"]) for p in ohh["pots"] for w in p["player_wins"]
+                          if w["win_amount"] > 0})  # fmt: skip
+        if tuple(winners) == e.values:
+            return ""
+        return f"the last hand record's winners are {winners}"
     got = _observed(rig, e)
     want: Any = e.text if e.what in ("phase", "street") else e.value
     return "" if got == want else f"got {got}"

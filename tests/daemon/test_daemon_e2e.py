@@ -194,6 +194,8 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
         for pot in ohh["pots"]:
             for w in pot["player_wins"]:
                 stacks[w["player_id"]] += w["win_amount"]
+        for u in ohh.get("uncalled_bets", ()):
+            stacks[u["player_id"]] += u["amount"]
         assert hh.finishing_stacks is not None
         assert [stacks[s] for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
         await wait_until(lambda: logger.stats.stored >= 1, 5, "logger stored")

@@ -27,3 +27,19 @@ actions = ['d dh p1 8s6s', 'd dh p2 7c2d', 'd dh p3 AsAh',
            'd db Ks9d4c', 'd db 3h', 'd db Jd']
 finishing_stacks = [950, 0, 2050]
 """
+
+# three stacks all in for different amounts: a main pot and two side pots, decided at a
+# showdown (no finishing stacks: pokerkit's play of the file is the outcome)
+SIDE_POTS = """
+variant = 'NT'
+antes = [0, 0, 0, 0]
+blinds_or_straddles = [50, 100, 0, 0]
+min_bet = 100
+starting_stacks = [3000, 500, 1500, 3000]
+actions = ['d dh p1 KsKd', 'd dh p2 AhAd', 'd dh p3 QsQd', 'd dh p4 7c2h',
+           'p3 cbr 1500', 'p4 cc', 'p1 cc', 'p2 cc',
+           'd db 9c5d3h', 'p1 cc', 'p4 cc',
+           'd db 8s', 'p1 cbr 500', 'p4 cc',
+           'd db 2c', 'p1 cc', 'p4 cc',
+           'p1 sm KsKd', 'p4 sm 7c2h', 'p2 sm AhAd', 'p3 sm QsQd']
+"""

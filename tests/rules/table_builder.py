@@ -16,7 +16,14 @@ from collections.abc import Iterable
 from typing import Self
 
 from controller.rules.cards import STANDARD_DECK, Card
-from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction
+from controller.rules.decisions import (
+    Alert,
+    AlertCode,
+    Decision,
+    HandComplete,
+    HandRecord,
+    Instruction,
+)
 from controller.rules.engine import Step, TableCore
 from controller.rules.events import (
     BadgeTap,
@@ -75,9 +82,13 @@ class Table:
         sb: int = 50,
         bb: int = 100,
         ante: int = 0,
+        table_hands: bool = True,
     ) -> None:
         prof = builtin_profile(profile) if isinstance(profile, str) else profile
         self.core = TableCore(prof, "t1")
+        # at a showdown the dealer tables every hand (ACK per prompted seat) unless a test
+        # plays the showdown itself (table_hands=False)
+        self.table_hands = table_hands
         self.t = 0.0
         self.steps: list[Step] = []
         self._mark = 0
@@ -105,6 +116,31 @@ class Table:
     def send(self, event: Event) -> Step:
         step = self.core.handle(event)
         self.steps.append(step)
+        if self.table_hands and self.core.phase is Phase.SHOWDOWN:
+            self._table_all()
+        return step
+
+    def _table_all(self) -> None:
+        """Every hand tabled (one ACK a prompted seat), and the losing hands killed where
+        the profile waits for it (003 [L63]: LOSING_HAND_LIVE names each seat). Only the
+        step of the award is kept (the showdown's own prompts are the showdown tests')."""
+        losers: list[int] = []
+        for _ in range(self.core.max_seats):
+            if self.core.phase is not Phase.SHOWDOWN:
+                return
+            step = self._auto(ButtonPress(self.now(), ConsoleButton.ACK))
+            losers += [a.seat for a in step.alerts if a.code is AlertCode.LOSING_HAND_LIVE]
+            if step.rejected is not None:
+                break
+        for seat in losers:
+            for t, zone, s in self.core.snapshot().tags:
+                if zone == "hole" and s == seat and self.core.phase is Phase.SHOWDOWN:
+                    self._auto(CardPlaced(self.now(), ZoneKind.MUCK, t, self.core.card_of.get(t)))
+
+    def _auto(self, event: Event) -> Step:
+        step = self.core.handle(event)
+        if any(isinstance(d, HandComplete) for d in step.decisions):
+            self.steps.append(step)
         return step
 
     def last(self) -> Step:

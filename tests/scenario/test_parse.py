@@ -239,3 +239,27 @@ def test_malformed_names_file_and_line(text: str, line: int, words: str) -> None
 def test_parse_file_names_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"nothing\.scn:0: cannot read"):
         parse_file(tmp_path / "nothing.scn")
+
+
+def test_show_and_expect_pot_winners() -> None:
+    """Issue 12: ``show N`` at the showdown, ``expect pot-winners AMOUNT SEATS ...`` per pot."""
+    sc = parse_text("profile tda-2024\nshow 3\nexpect pot-winners 600 2 125 2,3\n", "s.scn")
+    (step,) = sc.steps
+    assert (step.action.verb, step.action.seat) == ("show", 3)
+    assert step.expects[0].what == "pot-winners" and step.expects[0].text == "600:2 125:2,3"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("profile tda-2024\nshow\n", "show N"),
+        ("profile tda-2024\nshow 11\n", "seats 1..10"),
+        ("profile tda-2024\nsweep\nexpect pot-winners 300\n", "AMOUNT SEAT"),
+        ("profile tda-2024\nsweep\nexpect pot-winners 0 2\n", "below 1"),
+        ("profile tda-2024\nsweep\nexpect pot-winners 300 2,x\n", "whole number"),
+    ],
+)
+def test_show_and_expect_pots_malformed(text: str, words: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        parse_text(text, "bad.scn")
+    assert words in err.value.problem
