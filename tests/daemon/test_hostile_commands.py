@@ -53,8 +53,8 @@ def body(cmd: str, **args: Any) -> dict[str, Any]:
 def test_defect_6_refused_seat_leaves_no_ghost(tmp_path: Path) -> None:
     """A seat command its handler refuses (the player sits elsewhere; a name with a lone
     surrogate; the store write failing) seated the player in the live state anyway, and the
-    next seat for that seat was refused as taken. Now: refused with a reason, the core's state and the
-    store unchanged, and the seat is free for the next player."""
+    next seat for that seat was refused as taken. Now: refused with a reason, the core's
+    state and the store unchanged, and the seat is free for the next player."""
     _run(tmp_path, _ghost_seat)
 
 
