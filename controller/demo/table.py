@@ -41,7 +41,7 @@ from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio, wired_factory
-from hwsim.inject import KINDS, Feedback, Injection
+from hwsim.inject import FOREIGN_PREFIX, KINDS, TWIN_DECK, Feedback, Injection
 
 SEATS = 6
 HOLE = {s: s - 1 for s in range(1, SEATS + 1)}
@@ -60,9 +60,28 @@ def card_uid(c: Card) -> bytes:
     return bytes([0xC0, 0xA0, int(c.suit), c.rank])
 
 
+def twin_uid(c: Card) -> bytes:
+    """The tag of ``c`` in the second deck (hwsim.inject's duplicate-card twin)."""
+    return bytes([0xD0, 0xA0, int(c.suit), c.rank])
+
+
 def tag_uid(tag: str) -> bytes:
-    """The card uid of a simulated tag ``A-Ks`` (hwsim.dealer.tag_of)."""
-    return card_uid(Card.parse(tag.split("-", 1)[1]))
+    """The uid of a simulated tag: ``A-Ks`` (hwsim.dealer.tag_of), ``B-Ks`` (the twin deck
+    of hwsim.inject), ``X-123`` (a foreign card: in no registered deck)."""
+    deck, _, rest = tag.partition("-")
+    if f"{deck}-" == FOREIGN_PREFIX:
+        n = int(rest)
+        return bytes([0xF0, 0x0F, (n >> 8) & 0xFF, n & 0xFF])
+    card = Card.parse(rest)
+    return twin_uid(card) if deck == TWIN_DECK else card_uid(card)
+
+
+async def enrol_decks(venue: Venue) -> None:
+    """Deck A (the one dealt) and deck B (its twins, for injected duplicate cards)."""
+    await venue.do("enrol_deck", deck_id="A",
+                   cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK})  # fmt: skip
+    await venue.do("enrol_deck", deck_id=TWIN_DECK,
+                   cards={str(c): twin_uid(c).hex().upper() for c in STANDARD_DECK})  # fmt: skip
 
 
 def antenna_of(ev: CardPlaced) -> int:
@@ -296,8 +315,7 @@ class Table:
         self.chips_on: list[bytes] = []
 
     async def setup(self) -> None:
-        cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-        await self.venue.do("enrol_deck", deck_id="A", cards=cards)
+        await enrol_decks(self.venue)
 
     async def _settled(self) -> None:
         await wait_until(self.daemon.queue.empty, "the rules core")
@@ -454,8 +472,7 @@ class Table:
                 self.chips_on = []
                 await wait_until(self._no_chips, "a sweep")
         elif isinstance(ev, CardPlaced):
-            assert ev.card is not None
-            await self._place(antenna_of(ev), card_uid(ev.card))
+            await self._place(antenna_of(ev), tag_uid(ev.tag))
         elif isinstance(ev, CardRemoved):
             uid = tag_uid(ev.tag)
             if uid in self.where:

@@ -27,6 +27,7 @@ from controller.demo.table import (
     antenna_of,
     card_uid,
     daemon_config,
+    enrol_decks,
     ohh_stacks,
     split_chips,
     tag_uid,
@@ -34,7 +35,6 @@ from controller.demo.table import (
 )
 from controller.replay import ReplayResult, compare_stacks
 from controller.replay_system import Pace, _failed, _Pending
-from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -137,8 +137,7 @@ class ReplayTable:
         self._run = asyncio.create_task(self.daemon.run(self._stop))
         await self.venue.start()
         await asyncio.wait_for(self.daemon.ready.wait(), 15)
-        cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-        await self.venue.do("enrol_deck", deck_id="A", cards=cards)
+        await enrol_decks(self.venue)
 
     async def stop(self) -> None:
         self._stop.set()
@@ -297,8 +296,7 @@ class ReplayTable:
                 self.chips_on = []
                 await self._wait(self._no_chips, "a sweep")
         elif isinstance(ev, CardPlaced):
-            assert ev.card is not None
-            uid = card_uid(ev.card)
+            uid = tag_uid(ev.tag)
             ant = antenna_of(ev)
             if uid in self.where:  # a move (a fold): off the old antenna in the same scan
                 self.board.remove(self.where[uid], uid)
