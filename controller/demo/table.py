@@ -304,6 +304,7 @@ class Table:
                  view: View, rng: random.Random, error_rate: float) -> None:  # fmt: skip
         self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
         self.view, self.rng, self.error_rate = view, rng, error_rate
+        self.kinds: tuple[str, ...] = ()  # given: hand i's dealer error is kinds[i % n]
         self.where: dict[bytes, int] = {}  # every tag on the board: antenna
         self.button: int | None = None
         self.level: tuple[int, int, int] | None = None
@@ -376,7 +377,10 @@ class Table:
         self.view.hand_start(index, hand)
         await self._table_setup(hand)
         # a dealer error in this hand? one of hwsim.inject's kinds, each with its remedy
-        kind = self.rng.choice(sorted(KINDS)) if self.rng.random() < self.error_rate else ""
+        if self.kinds:
+            kind = self.kinds[index % len(self.kinds)]
+        else:
+            kind = self.rng.choice(sorted(KINDS)) if self.rng.random() < self.error_rate else ""
         inject = kind == "wrong-first-seat"
         records_before = len(d.records)
         self.hand_index, self.chip_i, self.chips_on = index, 0, []
@@ -471,6 +475,10 @@ class Table:
                     self.board.remove(self.where.pop(u), u)
                 self.chips_on = []
                 await wait_until(self._no_chips, "a sweep")
+            if self.daemon.core.redeal_pending:
+                # a void hand's bets went back: it is posted and dealt again from its
+                # first chip (hwsim.inject's duplicate-card / foreign-card remedy)
+                self.chip_i = 0
         elif isinstance(ev, CardPlaced):
             await self._place(antenna_of(ev), tag_uid(ev.tag))
         elif isinstance(ev, CardRemoved):
@@ -509,8 +517,11 @@ async def run_table(
     workdir: Path,
     view: View,
     table_id: str = "t1",
+    kinds: tuple[str, ...] = (),
 ) -> tuple[Outcome, dict[str, int]]:
-    """Play ``hands`` on a fresh simulated table; (outcome, counts of records received)."""
+    """Play ``hands`` on a fresh simulated table; (outcome, counts of records received).
+    ``kinds``: the dealer error of each hand in turn (hwsim.inject's kinds, "" for none),
+    instead of ``error_rate``'s random draw."""
     rng = random.Random(f"{seed}-errors")
     board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
     pty = await board.start_pty()
@@ -525,6 +536,7 @@ async def run_table(
                          SqliteHandStore(workdir / "venue.db"))  # fmt: skip
     run = asyncio.create_task(daemon.run(stop))
     table = Table(daemon, board, gpio, venue, view, rng, error_rate)
+    table.kinds = kinds
     try:
         logger.start()
         await venue.start()
