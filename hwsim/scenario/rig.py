@@ -146,12 +146,14 @@ class Rig:
         await wait_until(lambda: d.hands.empty() and len(v.on("hands")) >= len(d.records),
                          "hand records over MQTT", timeout)  # fmt: skip
         from controller.daemon.translate import state_payload
+        from controller.daemon.venue_commands import level_fields
 
         def state_current() -> bool:
             states = v.on("state")
             if not states:
                 return False
-            want = _nameless(state_payload(d.core.snapshot(), names=d.names, level=d.level_no))
+            snap = d.core.snapshot()
+            want = _nameless(state_payload(snap, names=d.names, **level_fields(d)))
             got = _nameless(states[-1])
             return all(got.get(k) == val for k, val in want.items())
 
