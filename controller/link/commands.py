@@ -372,6 +372,8 @@ class CommandGuard:
             if seen_at >= horizon:
                 self._seen[rid] = seen_at
                 self._seen.move_to_end(rid)
+        while len(self._seen) > self._memory:  # the store still refuses the older ones
+            self._seen.popitem(last=False)
 
     @property
     def seen_count(self) -> int:
