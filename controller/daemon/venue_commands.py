@@ -56,7 +56,7 @@ async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
     if result.ok:
         log.info("command %s request_id=%s%s accepted", name, rid, where)
     else:
-        log.warning("command %s request_id=%s%s refused: %s", name, rid, where, result.reason)
+        log.warning("command %s request_id=%s%s refused: %r", name, rid, where, result.reason)
     return result
 
 

@@ -523,9 +523,14 @@ class VenueLink:
             cmd = self.guard.admit(payload)
         except CommandRefused as exc:
             self.stats.commands_refused += 1
+            # repr: the reason may quote what the sender sent (no forged log lines)
+            log.warning("venue command refused request_id=%r: %r", exc.request_id, exc.reason)
             return self._respond(exc.request_id, None, False, exc.reason)
         name, rid = command_name(cmd), cmd.meta.request_id
         result = await self._dispatch(cmd)
+        if isinstance(cmd, Rebirth | Replay):  # the daemon logs the commands it handles
+            outcome = "accepted" if result.ok else f"refused: {result.reason!r}"
+            log.info("command %s request_id=%s %s", name, rid, outcome)
         if result.ok:
             self.stats.commands_ok += 1
             if isinstance(cmd, AckAlert) and self.connected:

@@ -203,16 +203,19 @@ async def _mid_hand(tmp: Path, port: int) -> None:
 @pytest.mark.timeout(90)
 def test_commands_are_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """Issue 16: each accepted command at INFO (kind, request id, seat), each refusal with
-    its reason."""
+    its reason (the daemon's handlers, and the link's guard: stale, replayed, malformed)."""
     caplog.set_level(logging.INFO, logger="railguard.daemon")
     _run(tmp_path, _logged)
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "command seat request_id=" in text and "seat=1 accepted" in text
-    assert "refused: seat 1 is taken by p1" in text
+    assert "refused: 'seat 1 is taken by p1'" in text
+    assert "venue command refused request_id='stale-1': 'stale: older than 30 s'" in text
 
 
 async def _logged(tmp: Path, port: int) -> None:
     async with running(tmp, port) as rig:
         await rig.setup(button=None, deck=False)
         resp = await send(rig, body("seat", seat=1, player_id="p9", name="Zed", stack=5))
+        assert resp["ok"] is False
+        resp = await send(rig, {**body("unseat", seat=1), "request_id": "stale-1", "ts": 1.0})
         assert resp["ok"] is False
