@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from controller.link import (
@@ -34,8 +35,9 @@ from controller.link import UnseatPlayer as UnseatCmd
 from controller.link.commands import ButtonDraw, command_name
 from controller.link.store import LevelRecord
 from controller.rules.cards import Card
+from controller.rules.engine import Step
 from controller.rules.errors import RailguardError
-from controller.rules.events import SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
+from controller.rules.events import Event, SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
 from controller.rules.hand import Phase
 from controller.rules.profile import builtin_profile, builtin_profile_names
 from firmware_bridge.decks import Deck, parse_tag
@@ -93,6 +95,19 @@ async def _handle(d: Daemon, cmd: Command) -> CommandResult:
     return CommandResult.error("not handled by this table")
 
 
+async def _submit(d: Daemon, ev: Event, what: str, undo: Callable[[], object] | None) -> Step:
+    """``ev`` to the rules core; ``undo`` (the store write) if the core refuses it or fails."""
+    try:
+        step = await d.submit(ev)
+    except Exception:
+        if undo is not None:
+            _undo(what, undo)
+        raise
+    if step.rejected is not None and undo is not None:
+        _undo(what, undo)
+    return step
+
+
 def _undo(what: str, fn: Callable[[], object]) -> None:
     """Put the store back after the core refused; a failure here is logged (the core's
     state stands, and the next restart restores from the store)."""
@@ -118,13 +133,12 @@ async def _seat(d: Daemon, cmd: SeatCmd, t: float) -> CommandResult:
         d.store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True)
     except RailguardError as exc:
         return CommandResult.error(f"not seated: {exc}")
-    step = await d.submit(SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack))
+    undo: Callable[[], object] = partial(d.store.unseat_player, cmd.seat)
+    if taken is not None:
+        undo = partial(d.store.seat_player, taken.seat, taken.player_id, taken.name,
+                       taken.stack, update=True)  # fmt: skip
+    step = await _submit(d, SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), "seat", undo)
     if step.rejected is not None:
-        if taken is None:
-            _undo("seat", lambda: d.store.unseat_player(cmd.seat))
-        else:
-            _undo("seat", lambda: d.store.seat_player(taken.seat, taken.player_id, taken.name,
-                                                       taken.stack, update=True))  # fmt: skip
         return CommandResult.error(str(step.rejected))
     d.names[cmd.seat] = cmd.name
     d.publish_state()
@@ -140,11 +154,11 @@ async def _unseat(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
             d.store.unseat_player(cmd.seat)
         except RailguardError as exc:
             return CommandResult.error(f"not unseated: {exc}")
-    step = await d.submit(UnseatPlayer(t, cmd.seat))
+    undo = None
+    if rec is not None:
+        undo = partial(d.store.seat_player, rec.seat, rec.player_id, rec.name, rec.stack)
+    step = await _submit(d, UnseatPlayer(t, cmd.seat), "unseat", undo)
     if step.rejected is not None:
-        if rec is not None:
-            _undo("unseat", lambda: d.store.seat_player(rec.seat, rec.player_id, rec.name,
-                                                         rec.stack))  # fmt: skip
         return CommandResult.error(str(step.rejected))
     d.names.pop(cmd.seat, None)
     d.publish_state()
@@ -161,10 +175,10 @@ async def _level(d: Daemon, cmd: LevelCmd, t: float) -> CommandResult:
                                       cmd.big_blind_ante))  # fmt: skip
     except RailguardError as exc:
         return CommandResult.error(f"level not stored: {exc}")
-    step = await d.submit(SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante))
+    undo = None if old is None else partial(d.store.set_level, old)
+    step = await _submit(d, SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante), "set_level",
+                         undo)  # fmt: skip
     if step.rejected is not None:
-        if old is not None:
-            _undo("set_level", lambda: d.store.set_level(old))
         return CommandResult.error(str(step.rejected))
     if core.pending_level is None:  # in force at once (before the first hand)
         d.level_no, d.pending_level_no = cmd.level, None
