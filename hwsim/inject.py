@@ -37,7 +37,15 @@ from controller.rules.events import (
 from controller.rules.profile import ExtraCardRule, FourCardFlop, PrematureTurn
 from hwsim.dealer import PlannedHand, tag_of
 
-__all__ = ["KINDS", "Feedback", "Injection", "InjectionError", "parse_kind"]
+__all__ = [
+    "FOREIGN_PREFIX",
+    "KINDS",
+    "TWIN_DECK",
+    "Feedback",
+    "Injection",
+    "InjectionError",
+    "parse_kind",
+]
 
 # kind -> (the alert code it must raise, what the dealer does wrong)
 KINDS: dict[str, tuple[str, str]] = {
@@ -47,7 +55,12 @@ KINDS: dict[str, tuple[str, str]] = {
     "premature-turn": ("premature_turn", "the turn dealt while a flop bet is unanswered"),
     "wrong-first-seat": ("wrong_first_seat", "the first hole card pitched to the wrong seat"),
     "extra-hole-card": ("extra_hole_card", "a third hole card to the first seat dealt"),
+    "duplicate-card": ("duplicate_card", "the second hole card is a twin of the first (deck B)"),
+    "foreign-card": ("foreign_card", "the second hole card is from no registered deck"),
 }
+#: the deck of a duplicate card's twin, and the tags of foreign cards (no registered deck)
+TWIN_DECK = "B"
+FOREIGN_PREFIX = "X-"
 DEFAULT_EXPOSED_N = 3
 
 # the alerts an event raised: (code, severity), lower case as in the rules core
@@ -150,7 +163,9 @@ class Injection:
             yield self._retime(e)
         spare = self._spares()
         burn_sub: Card | None = None  # a card that replaces the flop burn
-        if self.kind in ("exposed", "wrong-first-seat", "extra-hole-card"):
+        if self.kind in ("duplicate-card", "foreign-card"):
+            yield from self._deal_bad_card(holes, rest[:first_hole])
+        elif self.kind in ("exposed", "wrong-first-seat", "extra-hole-card"):
             burn_sub = yield from self._deal_with_error(holes, spare)
         else:
             for e in holes:
@@ -166,6 +181,35 @@ class Injection:
         self.remedy = "misdeal: cards taken back, the same hand dealt again"
         for e in on_table:
             yield self._remove(e)
+        yield from self._deal_clean(holes)
+
+    def _deal_bad_card(
+        self, holes: list[CardPlaced], posts: list[Event]
+    ) -> Generator[Event, Feedback | None, None]:
+        """The second hole card is a duplicate (the first card's twin from deck B) or a
+        foreign card: the hand is void (000 IRREGULARITIES 4-5 [L136-137]). The dealer takes
+        every card back, returns the bets, the blinds are posted again and the hand is dealt
+        again with the right card."""
+        first = self._retime(holes[0])
+        assert isinstance(first, CardPlaced) and first.card is not None
+        yield first
+        seat = holes[1].seat
+        if self.kind == "duplicate-card":
+            bad = CardPlaced(self._tick(), ZoneKind.HOLE, tag_of(first.card, TWIN_DECK),
+                             first.card, seat=seat, deck=TWIN_DECK)  # fmt: skip
+        else:
+            tag = f"{FOREIGN_PREFIX}{random.Random(f'{self.seed}-foreign').randrange(1, 4096)}"
+            bad = CardPlaced(self._tick(), ZoneKind.HOLE, tag, None, seat=seat)
+        voided = yield from self._error(bad)
+        for card in (bad, first):
+            yield self._remove(card)
+        if voided:
+            self.remedy = "hand void: cards and bets back, blinds posted again, dealt again"
+            yield Sweep(self._tick())
+            for post in posts:
+                yield self._retime(post)
+        else:
+            self.remedy = "the card taken back, the hand dealt again"
         yield from self._deal_clean(holes)
 
     def _deal_with_error(

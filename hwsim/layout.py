@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon import config
-from controller.rules.cards import Card
+from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.events import CardPlaced, ZoneKind
 from firmware_bridge.zones import MAX_SEATS
+from hwsim.inject import FOREIGN_PREFIX, TWIN_DECK
 
 VENUE = "v1"
 STEP_TIMEOUT = 5.0
@@ -102,9 +103,26 @@ def card_uid(c: Card) -> bytes:
     return bytes([0xC0, 0xA0, int(c.suit), c.rank])
 
 
+def twin_uid(c: Card) -> bytes:
+    """The tag of ``c`` in the second deck (hwsim.inject's duplicate-card twin)."""
+    return bytes([0xD0, 0xA0, int(c.suit), c.rank])
+
+
 def tag_uid(tag: str) -> bytes:
-    """The card uid of a simulated tag ``A-Ks`` (hwsim.dealer.tag_of)."""
-    return card_uid(Card.parse(tag.split("-", 1)[1]))
+    """The uid of a simulated tag: ``A-Ks`` (hwsim.dealer.tag_of), ``B-Ks`` (the twin deck
+    of hwsim.inject), ``X-123`` (a foreign card: in no registered deck)."""
+    deck, _, rest = tag.partition("-")
+    if f"{deck}-" == FOREIGN_PREFIX:
+        n = int(rest)
+        return bytes([0xF0, 0x0F, (n >> 8) & 0xFF, n & 0xFF])
+    card = Card.parse(rest)
+    return twin_uid(card) if deck == TWIN_DECK else card_uid(card)
+
+
+def deck_cards(deck: str = "A") -> dict[str, str]:
+    """An ``enrol_deck`` command's cards for deck A (the one dealt) or its twin deck."""
+    uid = twin_uid if deck == TWIN_DECK else card_uid
+    return {str(c): uid(c).hex().upper() for c in STANDARD_DECK}
 
 
 def chip_uid(hand: int, i: int) -> bytes:

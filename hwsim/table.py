@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 from controller.daemon import Daemon
 from controller.daemon.observe import Observation
-from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import ConsoleButton
 from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
@@ -38,8 +37,8 @@ from hwsim.layout import (
     VENUE,
     Layout,
     TableFailure,
-    card_uid,
     daemon_config,
+    deck_cards,
     wait_until,
 )
 from hwsim.venue import LiveView, Venue
@@ -82,10 +81,12 @@ class SimTable:
         record: bool = True,
         on_message: Any = None,
         enrol: bool = True,
+        decks: tuple[str, ...] = ("A",),
         prepare: Callable[[Daemon], None] | None = None,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
-        ready; enrol deck A (the 52 cards of :func:`hwsim.layout.card_uid`) unless told not to.
+        ready; enrol ``decks`` (deck A: the 52 cards of :func:`hwsim.layout.card_uid`; "B":
+        their twins, for injected duplicate cards) unless told not to.
         ``prepare`` is called with the daemon before it runs (the scenario clock's queue)."""
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -114,9 +115,8 @@ class SimTable:
         try:
             await venue.start()
             await asyncio.wait_for(daemon.ready.wait(), 15)
-            if enrol:
-                cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-                await venue.do("enrol_deck", deck_id="A", cards=cards)
+            for deck in decks if enrol else ():
+                await venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
         except BaseException:
             await table.close()
             raise

@@ -65,7 +65,7 @@ class Venue:
                 raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
                 try:
                     body = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):  # anyone may publish anything
                     continue
                 topic = m.topic.value
                 if self.record:

@@ -9,16 +9,27 @@ acted and won, the board); completed hand records with hole cards go to the hand
 ``actions_undone`` count, street: the dealer's "not a check" withdrew the last actions
 ``hand_completed`` hand_id, deal_no, board, pots (amount, winners with amounts), voided
 (``alert_ack``, ``hand_interrupted`` and ``profile_changed`` come from the daemon itself.)
+
+:func:`hole_secrets` is what the hole-card guard (``controller.link.redact``) checks every
+live payload against: the tag UIDs of the live hand's hole cards and the cards they carry.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from typing import TYPE_CHECKING, Any
 
+from controller.link.redact import NO_SECRETS, HoleSecrets
 from controller.rules.decisions import Decision, HandComplete
 from controller.rules.engine import TableCore
+from controller.rules.events import ZoneKind
 from controller.rules.phases import Phase
 from controller.rules.state import TableState
+
+if TYPE_CHECKING:
+    from controller.daemon.service import Daemon
+
+log = logging.getLogger("railguard.daemon")
 
 LiveEvent = tuple[str, dict[str, Any], int | None]  # kind, data, hand_no
 _STREETS = ("preflop", "flop", "turn", "river")
@@ -26,11 +37,54 @@ _BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
 _PLAYING = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
+def hole_secrets(core: TableCore) -> HoleSecrets:
+    """The hole cards of the hand on the table (every player's, folded ones too, and any
+    card on a hole spot): their tag UIDs and the cards the deck registry maps them to.
+    Empty between hands (the record of a completed hand has been sent by then)."""
+    h = core.hand
+    tags: set[str] = set()
+    if h is not None:
+        for p in h.players.values():
+            tags.update(p.hole)
+            tags.update(p.cards)
+    for tag, (zone, _) in core.where.items():
+        if zone is ZoneKind.HOLE:
+            tags.add(tag)
+    if not tags:
+        return NO_SECRETS
+    cards = set()
+    for tag in tags:
+        card = core.card_of.get(tag)
+        if card is not None and not card.is_joker:
+            cards.add(str(card))
+    return HoleSecrets(frozenset(tags), frozenset(cards))
+
+
+def withheld(d: Daemon, what: str, reason: str) -> None:
+    """The hole-card guard refused a live payload (``what``: "state", "event street", ...).
+    Never silent: logged, and the first refusal of each kind raises a critical alert to the
+    dealer and the venue until that kind is published again (the reason names where in the
+    payload, never the value). The table plays on; the hand record is unaffected."""
+    log.error("hole-card guard withheld the %s: %s", what, reason)
+    if what in d.live.withheld:
+        return
+    d.live.withheld.add(what)
+    d.indicators.alert("critical")
+    hand_no = d.core.hand_no if d.core.hand is not None else 0
+    d.publish_alert({
+        "code": "LIVE_DATA_WITHHELD", "severity": "critical", "clause": "railguard hole-card guard",
+        "remedy": f"The table withheld its live {what} ({reason[:300]}); play on, the hand "
+                  "record is kept; report it to the technician",
+        "seat": None, "hand_no": hand_no or None,
+    })  # fmt: skip
+
+
 class LiveEvents:
     """Remembers what was announced; :meth:`after` returns what is new."""
 
     def __init__(self, venue: str, table: str) -> None:
         self.prefix = f"{venue}-{table}"
+        self.withheld: set[str] = set()  # kinds the hole-card guard refused (alerted once)
         self.hand: tuple[int, int] = (0, 0)  # (hand_no, deal_no) announced
         self.actions = 0
         self.board = 0

@@ -47,6 +47,8 @@ class Observation:
     to_act: int
     #: the reader link's status (``online``, ``offline``, ...; ``offline`` before it starts)
     reader: str
+    #: a void hand's bets went back: the hand is posted and dealt again (a redeal)
+    redeal_pending: bool = False
     #: with ``state=True``: the core's snapshot and the last state payload published
     snapshot: TableState | None = None
     published_state: Mapping[str, Any] | None = None
@@ -71,6 +73,7 @@ def observe(d: Daemon, *, state: bool = False) -> Observation:
         button_set=core.button_set,
         to_act=h.pointer if h is not None and core.phase is Phase.BETTING else 0,
         reader=d.reader.status.value if d.reader is not None else "offline",
+        redeal_pending=core.redeal_pending,
         snapshot=core.snapshot() if state else None,
         published_state=published,
     )

@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.daemon import inputs, observe, reader, recovery, storage
+from controller.daemon import inputs, observe, reader, recovery, storage, venue_commands
 from controller.daemon.config import DaemonConfig
 from controller.daemon.lights import IndicatorLane
-from controller.daemon.live import LiveEvents
+from controller.daemon.live import LiveEvents, hole_secrets, withheld
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.daemon.translate import (
@@ -42,7 +42,7 @@ from controller.daemon.translate import (
 )
 from controller.daemon.venue_commands import handle_command
 from controller.link import Command, CommandResult, TableStore, VenueLink
-from controller.link.errors import LinkError
+from controller.link.errors import LinkError, RedactionError
 from controller.link.outbox import Outbox
 from controller.rules.cards import Card
 from controller.rules.decisions import (
@@ -149,7 +149,8 @@ class Daemon:
         counter = max(self.store.hand_counter(), self.hand_slot.started)
         self.core: TableCore = TableCore(self._stored_profile(), cfg.table, hand_no=counter)
         self.names: dict[int, str] = {}
-        self.level_no: int = 1
+        self.level_no: int = 1  # the level in force; pending_level_no: set for the next hand
+        self.pending_level_no: int | None = None
         self.queue: asyncio.Queue[_Item] = asyncio.Queue()
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.input = ReaderInput()
@@ -165,6 +166,8 @@ class Daemon:
             cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self.on_command,
             command_key=cfg.command_key,
         )  # fmt: skip
+        self.link.secrets = lambda: hole_secrets(self.core)  # the hole-card guard's secrets
+        self.link.guard.persist(self.store)  # request ids survive a restart (no replays)
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
         self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer
@@ -176,7 +179,7 @@ class Daemon:
         self.records: list[dict[str, Any]] = []  # OHH of hands completed in this run
         self._hand_start: dict[int, datetime] = {}
         self._last_state: dict[str, Any] | None = None
-        self.live = LiveEvents(cfg.venue, cfg.table)
+        self.live: LiveEvents = LiveEvents(cfg.venue, cfg.table)
         self.open_alerts: list[str] = []  # alert ids not yet acknowledged
         self.badge_reader: str | None = None  # PC/SC status (None: pcsc disabled)
         self.tick_interval = 1.0  # seconds between Ticks while a clock runs
@@ -246,6 +249,7 @@ class Daemon:
         self._positions_saved = self.store.get("positions")
         recovery.apply_positions(self.core, self._positions_saved)
         self._restore_hand(t)
+        venue_commands.restore_level_numbers(self)
         log.info(
             "restored table=%s hand_counter=%d seats=%d button=%s decks=%d chips=%d "
             "interrupted=%s",
@@ -431,7 +435,8 @@ class Daemon:
         if step.rejected is not None:
             self.stats.rejected += 1
             log.warning("hand=%s event=%s source=%s rejected=%s: %s", hid, type(ev).__name__,
-                        item.source, step.rejected.code, step.rejected)  # fmt: skip
+                        item.source, step.rejected.code,
+                        scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
             if isinstance(ev, _PHYSICAL):
                 self._alert(Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
                                   f"Not accepted now: {step.rejected}", 0, None, ev.t))  # fmt: skip
@@ -484,9 +489,10 @@ class Daemon:
     def _instruction(self, d: Instruction, hid: str) -> None:
         """An instruction to the dealer, also to the venue (``instruction`` event); card
         names are scrubbed as in alerts (live data)."""
-        log.info("hand=%s instruction seat=%d: %s", hid, d.seat, d.text)
+        text = scrub(d.text, hole_secrets(self.core))
+        log.info("hand=%s instruction seat=%d: %s", hid, d.seat, text)
         hand_no = self.core.hand_no if self.core.hand is not None else None
-        self.event("instruction", {"text": scrub(d.text)[:500], "seat": d.seat or None},
+        self.event("instruction", {"text": text[:500], "seat": d.seat or None},
                    hand_no or None)  # fmt: skip
 
     def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None:
@@ -527,6 +533,9 @@ class Daemon:
         try:
             if self.link.publish_event(kind, data, hand_no):
                 self.stats.live_events += 1
+                self.live.withheld.discard(f"event {kind}")
+        except RedactionError as exc:
+            withheld(self, f"event {kind}", str(exc))
         except (LinkError, RailguardError) as exc:
             log.error("hand=%s event %s not published: %s",
                       self.hand_id(hand_no) if hand_no else "-", kind, exc)  # fmt: skip
@@ -535,10 +544,11 @@ class Daemon:
         self.stats.alerts += 1
         hand_no = self.core.hand_no if self.core.hand is not None else 0
         hid = self.hand_id(hand_no) if hand_no else "-"
+        payload = alert_payload(a, hand_no, hole_secrets(self.core))
         log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
-                    SEVERITY_NAMES[a.severity], a.seat, a.remedy)  # fmt: skip
+                    SEVERITY_NAMES[a.severity], a.seat, payload["remedy"])  # fmt: skip
         self.indicators.alert(SEVERITY_NAMES[a.severity])
-        self.publish_alert(alert_payload(a, hand_no))
+        self.publish_alert(payload)
 
     def publish_alert(self, payload: dict[str, Any]) -> None:
         try:
@@ -552,7 +562,7 @@ class Daemon:
 
     def publish_state(self, snap: TableState | None = None) -> None:
         snap = snap or self.core.snapshot()
-        payload = state_payload(snap, names=self.names, level=self.level_no)
+        payload = state_payload(snap, names=self.names, **venue_commands.level_fields(self))
         if self.badge_reader is not None:
             payload["badge_reader"] = self.badge_reader
         self.indicators.set_action_seat(snap.to_act or None)
@@ -560,9 +570,13 @@ class Daemon:
             return
         try:
             self.link.publish_state(payload)
+        except RedactionError as exc:
+            withheld(self, "state", str(exc))
+            return
         except (LinkError, RailguardError) as exc:
             log.error("state not published: %s", exc)
             return
+        self.live.withheld.discard("state")
         self._last_state = payload
         self.stats.states += 1
 

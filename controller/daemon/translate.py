@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from controller.link.redact import NO_SECRETS, HoleSecrets, scrub_text
 from controller.rules.decisions import SEVERITY_NAMES, Alert
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event, Sweep
 from controller.rules.handlog import encode_event
@@ -22,14 +22,13 @@ from controller.rules.phases import Phase
 from controller.rules.state import TableState
 
 __all__ = ["ReaderInput", "alert_payload", "encode_event", "scrub", "state_payload"]
-
-_CARD_WORD = re.compile(r"\b(?:10|[2-9TJQKA])[cdhs]\b")
 _IDLE = (Phase.IDLE, Phase.DRAW, Phase.MISDEAL, Phase.VOID)
 
 
-def scrub(text: str) -> str:
-    """Replace card names in free text by "a card" (alerts and events are live data)."""
-    return _CARD_WORD.sub("a card", text)
+def scrub(text: str, secrets: HoleSecrets = NO_SECRETS) -> str:
+    """Card names in free text -> "a card", tag UIDs -> "a tag" (alerts, events and logs
+    are live data; ``secrets``: the live hole cards, see controller.link.redact)."""
+    return scrub_text(text, secrets)
 
 
 def street_name(state: TableState) -> str:
@@ -41,9 +40,16 @@ def street_name(state: TableState) -> str:
 
 
 def state_payload(
-    state: TableState, *, names: dict[int, str] | None = None, level: int = 1
+    state: TableState,
+    *,
+    names: dict[int, str] | None = None,
+    level: int = 1,
+    pending_level: tuple[int, int, int, int] | None = None,
 ) -> dict[str, Any]:
-    """The redacted live state of the table (schema ``state.json`` without seq/bdseq/ts)."""
+    """The redacted live state of the table (schema ``state.json`` without seq/bdseq/ts).
+    ``level``: the number of the level in force (its blinds are the state's);
+    ``pending_level``: (number, small blind, big blind, ante) of a level set for the next
+    hand (G11), shown as ``pending_level``."""
     seats = []
     for s in state.seats:
         if s.folded:
@@ -79,18 +85,21 @@ def state_payload(
             "big_blind": state.big_blind,
             "ante": state.ante,
         },
+        "pending_level": None
+        if pending_level is None
+        else dict(zip(("level", "small_blind", "big_blind", "ante"), pending_level, strict=True)),
         "profile": state.profile[:64],
         "seats": seats,
     }
 
 
-def alert_payload(alert: Alert, hand_no: int) -> dict[str, Any]:
+def alert_payload(alert: Alert, hand_no: int, secrets: HoleSecrets = NO_SECRETS) -> dict[str, Any]:
     """The venue alert message (schema ``alert.json`` without seq/bdseq/ts/alert_id)."""
     return {
         "code": alert.code.value.upper()[:48],
         "severity": SEVERITY_NAMES[alert.severity],
-        "clause": scrub(alert.clause)[:64] or "railguard",
-        "remedy": scrub(alert.remedy)[:500] or "see the dealer console",
+        "clause": scrub(alert.clause, secrets)[:64] or "railguard",
+        "remedy": scrub(alert.remedy, secrets)[:500] or "see the dealer console",
         "seat": alert.seat or None,
         "hand_no": hand_no or None,
     }

@@ -1,19 +1,25 @@
 """Venue commands the daemon handles (the link answers ``rebirth`` and ``replay`` itself).
 
-Each command becomes rules-core events on the daemon's one queue (so the core sees them in
-order with the sensors), then the table store is updated; the answer is ok or an error
-naming what is wrong. ``set_profile`` takes a packaged profile name: applied at once between
-hands, else from the next hand; persisted in the table store. After a command that changes
-the table (seat, unseat, move, level) the redacted state is republished. ``button_draw``
-starts the button draw (as a long press of the console ACK button between hands does).
+Each command is checked, written to the table store, then becomes rules-core events on the
+daemon's one queue (so the core sees them in order with the sensors); should the core refuse
+it, the store write is undone: a refused command changes neither. The answer is ok or an
+error naming what is wrong; each is logged (accepted at INFO, refused at WARNING with the
+reason). ``ack_alert`` names an open alert; ``enrol_deck`` re-enrols a deck only between
+hands; ``set_level`` takes effect from the next hand once hands are played (G11), and the
+live state shows it as ``pending_level`` until then. ``set_profile`` takes a packaged
+profile name: applied at once between hands, else from the next hand; persisted in the
+table store. After a command that changes the table (seat, unseat, move, level) the redacted
+state is republished. ``button_draw`` starts the button draw (as a long press of the console
+ACK button between hands does).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from controller.link import (
     AckAlert,
@@ -26,11 +32,12 @@ from controller.link import (
 from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
-from controller.link.commands import ButtonDraw
+from controller.link.commands import ButtonDraw, command_name
 from controller.link.store import LevelRecord
 from controller.rules.cards import Card
+from controller.rules.engine import Step
 from controller.rules.errors import RailguardError
-from controller.rules.events import SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
+from controller.rules.events import Event, SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
 from controller.rules.phases import Phase
 from controller.rules.profile import builtin_profile, builtin_profile_names
 from firmware_bridge.decks import Deck, parse_tag
@@ -42,73 +49,219 @@ log = logging.getLogger("railguard.daemon")
 
 
 async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
+    """Run one venue command; log it (accepted at INFO, refused with its reason)."""
     d.stats.commands += 1
+    result = await _handle(d, cmd)
+    name, rid = command_name(cmd), cmd.meta.request_id
+    seat = getattr(cmd, "seat", None) or getattr(cmd, "to_seat", None)
+    where = f" seat={seat}" if seat is not None else ""
+    if result.ok:
+        log.info("command %s request_id=%s%s accepted", name, rid, where)
+    else:
+        log.warning("command %s request_id=%s%s refused: %r", name, rid, where, result.reason)
+    return result
+
+
+async def _handle(d: Daemon, cmd: Command) -> CommandResult:
+    """Transactional: every check, and the table-store write, before the rules core sees
+    the command; if the core then refuses it, the store write is undone. A refused command
+    leaves the core's state and the store as they were."""
     t = time.monotonic()
-    seating = d.store.seating()
     if isinstance(cmd, SeatCmd):
-        taken = seating.get(cmd.seat)
-        if taken is not None and taken.player_id != cmd.player_id:
-            return CommandResult.error(f"seat {cmd.seat} is taken by {taken.player_id}")
-        step = await d.submit(SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack))
-        if step.rejected is not None:
-            return CommandResult.error(str(step.rejected))
-        if taken is not None:
-            d.store.unseat_player(cmd.seat)
-        d.store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack)
-        d.names[cmd.seat] = cmd.name
-        d.publish_state()
-        return CommandResult.success(seat=cmd.seat)
+        return await _seat(d, cmd, t)
     if isinstance(cmd, UnseatCmd):
-        step = await d.submit(UnseatPlayer(t, cmd.seat))
-        if step.rejected is not None:
-            return CommandResult.error(str(step.rejected))
-        if cmd.seat in seating:
-            d.store.unseat_player(cmd.seat)
-        d.names.pop(cmd.seat, None)
-        d.publish_state()
-        return CommandResult.success(seat=cmd.seat)
+        return await _unseat(d, cmd, t)
     if isinstance(cmd, MovePlayer):
         return await _move(d, cmd, t)
     if isinstance(cmd, LevelCmd):
-        step = await d.submit(SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante))
-        if step.rejected is not None:
-            return CommandResult.error(str(step.rejected))
-        d.level_no = cmd.level
-        d.store.set_level(LevelRecord(cmd.level, cmd.small_blind, cmd.big_blind, cmd.ante,
-                                      cmd.big_blind_ante))  # fmt: skip
-        d.publish_state()
-        return CommandResult.success(level=cmd.level)
+        return await _level(d, cmd, t)
     if isinstance(cmd, EnrolDeck):
-        try:
-            cards = {parse_tag(uid): Card.parse(c) for c, uid in cmd.cards}
-            deck = Deck(cmd.deck_id, "", dict(cards))
-            deck.add_jokers(cmd.jokers)
-            old = d.registry.decks.get(cmd.deck_id)
-            d.registry.put_deck(deck)
-            try:
-                d.store.enrol_deck(cmd.deck_id, dict(cmd.cards), cmd.jokers)
-            except RailguardError:
-                d.registry.remove_deck(cmd.deck_id)  # nothing changed: the old deck back
-                if old is not None:
-                    d.registry.put_deck(old)
-                raise
-        except RailguardError as exc:
-            return CommandResult.error(str(exc))
-        log.info("deck %s enrolled (%d cards, %d jokers)", cmd.deck_id, len(cards),
-                 len(cmd.jokers))  # fmt: skip
-        return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards),
-                                     jokers=len(cmd.jokers))  # fmt: skip
+        return _enrol(d, cmd)
     if isinstance(cmd, ButtonDraw):
         step = await d.submit(StartButtonDraw(t))
         if step.rejected is not None:
             return CommandResult.error(str(step.rejected))
         return CommandResult.success(draw_rule=d.core.profile.draw_rule.value)
     if isinstance(cmd, AckAlert):
+        if cmd.alert_id not in d.open_alerts:
+            return CommandResult.error(
+                f"alert {cmd.alert_id} is not an open alert of this table"
+                " (unknown, or acknowledged already)"
+            )
         d.acknowledge([cmd.alert_id], by=cmd.by or "venue", publish=False)
         return CommandResult.success()
     if isinstance(cmd, SetProfile):
         return set_profile(d, cmd.profile)
     return CommandResult.error("not handled by this table")
+
+
+async def _submit(d: Daemon, ev: Event, what: str, undo: Callable[[], object] | None) -> Step:
+    """``ev`` to the rules core; ``undo`` (the store write) if the core refuses it or fails."""
+    try:
+        step = await d.submit(ev)
+    except Exception:
+        if undo is not None:
+            _undo(what, undo)
+        raise
+    if step.rejected is not None and undo is not None:
+        _undo(what, undo)
+    return step
+
+
+def _undo(what: str, fn: Callable[[], object]) -> None:
+    """Put the store back after the core refused; a failure here is logged (the core's
+    state stands, and the next restart restores from the store)."""
+    try:
+        fn()
+    except RailguardError as exc:
+        log.error("command undo failed (%s): %s; the store and the table differ until the "
+                  "next restart", what, exc)  # fmt: skip
+
+
+async def _seat(d: Daemon, cmd: SeatCmd, t: float) -> CommandResult:
+    seating = d.store.seating()
+    taken = seating.get(cmd.seat)
+    if taken is not None and taken.player_id != cmd.player_id:
+        return CommandResult.error(f"seat {cmd.seat} is taken by {taken.player_id}")
+    for s, rec in seating.items():
+        if rec.player_id == cmd.player_id and s != cmd.seat:
+            return CommandResult.error(f"player {cmd.player_id} already sits in seat {s}")
+    for s, st in d.core.seats.items():
+        if st.player == cmd.player_id and s != cmd.seat:
+            return CommandResult.error(f"player {cmd.player_id} already sits in seat {s}")
+    try:
+        d.store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True)
+    except RailguardError as exc:
+        return CommandResult.error(f"not seated: {exc}")
+    undo: Callable[[], object] = partial(d.store.unseat_player, cmd.seat)
+    if taken is not None:
+        undo = partial(d.store.seat_player, taken.seat, taken.player_id, taken.name,
+                       taken.stack, update=True)  # fmt: skip
+    step = await _submit(d, SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), "seat", undo)
+    if step.rejected is not None:
+        return CommandResult.error(str(step.rejected))
+    d.names[cmd.seat] = cmd.name
+    d.publish_state()
+    return CommandResult.success(seat=cmd.seat)
+
+
+async def _unseat(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
+    if cmd.seat not in d.core.seats:
+        return CommandResult.error(f"seat {cmd.seat} is empty")
+    rec = d.store.seating().get(cmd.seat)
+    if rec is not None:
+        try:
+            d.store.unseat_player(cmd.seat)
+        except RailguardError as exc:
+            return CommandResult.error(f"not unseated: {exc}")
+    undo = None
+    if rec is not None:
+        undo = partial(d.store.seat_player, rec.seat, rec.player_id, rec.name, rec.stack)
+    step = await _submit(d, UnseatPlayer(t, cmd.seat), "unseat", undo)
+    if step.rejected is not None:
+        return CommandResult.error(str(step.rejected))
+    d.names.pop(cmd.seat, None)
+    d.publish_state()
+    return CommandResult.success(seat=cmd.seat)
+
+
+async def _level(d: Daemon, cmd: LevelCmd, t: float) -> CommandResult:
+    """G11: a level set while hands are being played applies from the next hand; the live
+    state shows the level in force and the pending one (``pending_level``)."""
+    core = d.core
+    old = d.store.level()
+    try:
+        d.store.set_level(LevelRecord(cmd.level, cmd.small_blind, cmd.big_blind, cmd.ante,
+                                      cmd.big_blind_ante))  # fmt: skip
+    except RailguardError as exc:
+        return CommandResult.error(f"level not stored: {exc}")
+    undo = None if old is None else partial(d.store.set_level, old)
+    step = await _submit(d, SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante), "set_level",
+                         undo)  # fmt: skip
+    if step.rejected is not None:
+        return CommandResult.error(str(step.rejected))
+    if core.pending_level is None:  # in force at once (before the first hand)
+        d.level_no, d.pending_level_no = cmd.level, None
+    else:
+        d.pending_level_no = cmd.level
+    save_level_numbers(d)
+    d.publish_state()
+    applies = "now" if d.pending_level_no is None else "next hand"
+    return CommandResult.success(level=cmd.level, applies=applies)
+
+
+def level_numbers(d: Daemon) -> tuple[int, int | None]:
+    """(the level number in force, the pending one or None), promoting the pending number
+    once the core has put the pending blinds in force (at the start of a hand)."""
+    if d.pending_level_no is not None and d.core.pending_level is None:
+        d.level_no, d.pending_level_no = d.pending_level_no, None
+        save_level_numbers(d)
+    return d.level_no, d.pending_level_no
+
+
+def level_fields(d: Daemon) -> dict[str, Any]:
+    """``level`` and ``pending_level`` of :func:`controller.daemon.translate.state_payload`."""
+    number, pending_no = level_numbers(d)
+    pend = d.core.pending_level
+    pending = None
+    if pend is not None and pending_no is not None:
+        pending = (pending_no, pend.small_blind, pend.big_blind, pend.ante)
+    return {"level": number, "pending_level": pending}
+
+
+def save_level_numbers(d: Daemon) -> None:
+    numbers = {"in_force": d.level_no, "pending": d.pending_level_no}
+    d.table_write(lambda st: st.put("level_numbers", numbers), "level numbers")
+
+
+def restore_level_numbers(d: Daemon) -> None:
+    """After a restart: the level number in force and the pending one (set_level mid-hand)."""
+    raw = d.store.get("level_numbers")
+    if not isinstance(raw, dict):
+        return
+    in_force, pending = raw.get("in_force"), raw.get("pending")
+    if isinstance(in_force, int) and in_force >= 1:
+        d.level_no = in_force
+    if isinstance(pending, int) and pending >= 1 and d.core.pending_level is not None:
+        d.pending_level_no = pending
+
+
+def _hand_running(d: Daemon) -> bool:
+    core = d.core
+    return (core.hand is not None and core.phase is not Phase.COMPLETE) or core.redeal_pending
+
+
+def _enrol(d: Daemon, cmd: EnrolDeck) -> CommandResult:
+    if _hand_running(d):
+        on_table = {tag for tag, _, _ in d.core.snapshot().tags}
+        if cmd.deck_id in d.registry.decks:
+            return CommandResult.error(
+                f"deck {cmd.deck_id} is registered and a hand is running: enrol it between hands"
+            )
+        uids = {uid.upper() for _, uid in cmd.cards} | {u.upper() for u in cmd.jokers}
+        if uids & on_table:
+            return CommandResult.error(
+                f"deck {cmd.deck_id} has tags on the table: enrol it between hands"
+            )
+    try:
+        cards = {parse_tag(uid): Card.parse(c) for c, uid in cmd.cards}
+        deck = Deck(cmd.deck_id, "", dict(cards))
+        deck.add_jokers(cmd.jokers)
+        old = d.registry.decks.get(cmd.deck_id)
+        d.registry.put_deck(deck)
+        try:
+            d.store.enrol_deck(cmd.deck_id, dict(cmd.cards), cmd.jokers)
+        except RailguardError:
+            d.registry.remove_deck(cmd.deck_id)  # nothing changed: the old deck back
+            if old is not None:
+                d.registry.put_deck(old)
+            raise
+    except RailguardError as exc:
+        return CommandResult.error(str(exc))
+    log.info("deck %s enrolled (%d cards, %d jokers)", cmd.deck_id, len(cards),
+             len(cmd.jokers))  # fmt: skip
+    return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards),
+                                 jokers=len(cmd.jokers))  # fmt: skip
 
 
 def set_profile(d: Daemon, name: str) -> CommandResult:
@@ -145,15 +298,22 @@ async def _move(d: Daemon, cmd: MovePlayer, t: float) -> CommandResult:
         return CommandResult.error(f"seat {cmd.to_seat} is taken")
     if d.core.hand is not None and d.core.phase is not Phase.COMPLETE:
         return CommandResult.error("players move between hands")
+    stored = cmd.from_seat in d.store.seating()
+    if stored:
+        try:
+            d.store.move_player(cmd.from_seat, cmd.to_seat)
+        except RailguardError as exc:
+            return CommandResult.error(f"not moved: {exc}")
     step = await d.submit(UnseatPlayer(t, cmd.from_seat))
+    if step.rejected is None:
+        step2 = await d.submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack))
+        if step2.rejected is not None:
+            await d.submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
+            step = step2
     if step.rejected is not None:
+        if stored:
+            _undo("move", lambda: d.store.move_player(cmd.to_seat, cmd.from_seat))
         return CommandResult.error(str(step.rejected))
-    step = await d.submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack))
-    if step.rejected is not None:
-        await d.submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
-        return CommandResult.error(str(step.rejected))
-    with contextlib.suppress(RailguardError):
-        d.store.move_player(cmd.from_seat, cmd.to_seat)
     d.names[cmd.to_seat] = d.names.pop(cmd.from_seat, seat.player)
     d.publish_state()
     return CommandResult.success(seat=cmd.to_seat)

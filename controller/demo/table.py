@@ -18,7 +18,6 @@ from controller.daemon import Daemon
 from controller.demo.hands import DemoHand
 from controller.demo.view import View
 from controller.link.config import BrokerConfig
-from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -35,7 +34,7 @@ from controller.rules.hand import Phase
 from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio
-from hwsim.inject import KINDS, Feedback, Injection
+from hwsim.inject import KINDS, TWIN_DECK, Feedback, Injection
 from hwsim.layout import (
     DENOMINATIONS,
     SIX,
@@ -47,6 +46,7 @@ from hwsim.layout import (
     chip_uid,
     config_mapping,
     daemon_config,
+    deck_cards,
     ohh_stacks,
     split_chips,
     tag_uid,
@@ -107,6 +107,7 @@ class Table:
         self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
         self.view, self.rng, self.error_rate = view, rng, error_rate
         self.layout = layout
+        self.kinds: tuple[str, ...] = ()  # given: hand i's dealer error is kinds[i % n]
         self.where = self.sim.where  # every tag on the board: antenna
         self.button: int | None = None
         self.level: tuple[int, int, int] | None = None
@@ -118,8 +119,9 @@ class Table:
         self.chips_on: list[bytes] = []
 
     async def setup(self) -> None:
-        cards = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-        await self.venue.do("enrol_deck", deck_id="A", cards=cards)
+        """Deck A (the one dealt) and its twin deck B (hwsim.inject's duplicate cards)."""
+        for deck in ("A", TWIN_DECK):
+            await self.venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
 
     async def _settled(self) -> None:
         await self.sim.handled()
@@ -163,7 +165,10 @@ class Table:
         self.view.hand_start(index, hand)
         await self._table_setup(hand)
         # a dealer error in this hand? one of hwsim.inject's kinds, each with its remedy
-        kind = self.rng.choice(sorted(KINDS)) if self.rng.random() < self.error_rate else ""
+        if self.kinds:
+            kind = self.kinds[index % len(self.kinds)]
+        else:
+            kind = self.rng.choice(sorted(KINDS)) if self.rng.random() < self.error_rate else ""
         inject = kind == "wrong-first-seat"
         records_before = self._records()
         self.hand_index, self.chip_i, self.chips_on = index, 0, []
@@ -262,9 +267,12 @@ class Table:
                 self.sim.lift(self.chips_on)
                 self.chips_on = []
                 await wait_until(self.sim.no_chips, "a sweep")
+            if self.sim.observe().redeal_pending:
+                # a void hand's bets went back: it is posted and dealt again from its
+                # first chip (hwsim.inject's duplicate-card / foreign-card remedy)
+                self.chip_i = 0
         elif isinstance(ev, CardPlaced):
-            assert ev.card is not None
-            await self.sim.move_tags([(card_uid(ev.card), lay.antenna_of(ev))])
+            await self.sim.move_tags([(tag_uid(ev.tag), lay.antenna_of(ev))])
         elif isinstance(ev, CardRemoved):
             uid = tag_uid(ev.tag)
             if uid in self.where:
@@ -307,8 +315,11 @@ async def run_table(
     table_id: str = "t1",
     logger_group: str = "venuelog",
     logger_instance: str = "main",
+    kinds: tuple[str, ...] = (),
 ) -> tuple[Outcome, dict[str, int]]:
-    """Play ``hands`` on a fresh simulated table; (outcome, counts of records received)."""
+    """Play ``hands`` on a fresh simulated table; (outcome, counts of records received).
+    ``kinds``: the dealer error of each hand in turn (hwsim.inject's kinds, "" for none),
+    instead of ``error_rate``'s random draw."""
     rng = random.Random(f"{seed}-errors")
     logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
                          SqliteHandStore(workdir / "venue.db"), instance=logger_instance,
@@ -323,6 +334,7 @@ async def run_table(
                                   enrol=False)  # fmt: skip
         table = Table(sim.daemon, sim.board, sim.gpio, sim.venue, view, rng, error_rate,
                       sim.layout)  # fmt: skip
+        table.kinds = kinds
         await table.setup()
         for i, hand in enumerate(hands):
             await table.play(i, hand)

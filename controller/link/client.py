@@ -47,7 +47,7 @@ from controller.link.config import BrokerConfig, set_will
 from controller.link.connect import Reconnector, cancel_if_asked
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
 from controller.link.outbox import Outbox, OutboxRecord
-from controller.link.redact import check_no_hole_cards, redact_state
+from controller.link.redact import NO_SECRETS, HoleSecrets, check_no_hole_cards, redact_state
 from controller.link.topics import TableTopics
 
 # The stamp (seq, bdseq, ts) a message is validated with before it is queued; sending stamps
@@ -112,6 +112,9 @@ class VenueLink:
         self.on_command = on_command
         self.client_id = client_id or f"railguard-{venue}-{table}"
         self.guard = CommandGuard(key=command_key, max_age=command_max_age)
+        # the live hand's hole-card tags and cards, which no live payload may name (the
+        # daemon sets it to read them from the rules core)
+        self.secrets: Callable[[], HoleSecrets] = lambda: NO_SECRETS
         self.command_timeout = command_timeout
         self.ack_timeout = ack_timeout
         self.window = max(1, window)
@@ -175,7 +178,7 @@ class VenueLink:
 
     def publish_state(self, state: Mapping[str, Any]) -> None:
         """Set the retained live state (redacted; RedactionError / SchemaViolation if not)."""
-        clean = redact_state(state)
+        clean = redact_state(state, self.secrets())
         schemas.validate("state", {**clean, "seq": 0, "bdseq": 0, "ts": _TS})
         self._state = clean
         if self.connected:
@@ -184,7 +187,7 @@ class VenueLink:
     def publish_event(self, kind: str, data: Mapping[str, Any], hand_no: int | None = None) -> bool:
         """Publish a live event (not retained). Dropped (returns False) while disconnected:
         the seq reset at the next birth tells the venue that it missed some."""
-        check_no_hole_cards(data, f"event {kind}")
+        check_no_hole_cards(data, f"event {kind}", self.secrets())
         msg = {
             "seq": 0,
             "bdseq": 0,
@@ -205,7 +208,7 @@ class VenueLink:
         Alerts raised while disconnected are sent after the next birth."""
         msg: dict[str, Any] = {"seat": None, **alert, "seq": 0, "bdseq": 0, "ts": _TS}
         msg.setdefault("alert_id", uuid.uuid4().hex)
-        check_no_hole_cards(msg, "alert")
+        check_no_hole_cards(msg, "alert", self.secrets())
         schemas.validate("alert", msg)
         self._enqueue(("alert", msg))
         return str(msg["alert_id"])
@@ -513,9 +516,14 @@ class VenueLink:
             cmd = self.guard.admit(payload)
         except CommandRefused as exc:
             self.stats.commands_refused += 1
+            # repr: the reason may quote what the sender sent (no forged log lines)
+            log.warning("venue command refused request_id=%r: %r", exc.request_id, exc.reason)
             return self._respond(exc.request_id, None, False, exc.reason)
         name, rid = command_name(cmd), cmd.meta.request_id
         result = await self._dispatch(cmd)
+        if isinstance(cmd, Rebirth | Replay):  # the daemon logs the commands it handles
+            outcome = "accepted" if result.ok else f"refused: {result.reason!r}"
+            log.info("command %s request_id=%s %s", name, rid, outcome)
         if result.ok:
             self.stats.commands_ok += 1
             if isinstance(cmd, AckAlert) and self.connected:

@@ -3,8 +3,11 @@
 A command is refused, with a reason, if it is not UTF-8 JSON of at most
 :data:`MAX_COMMAND_BYTES`, has duplicate keys or non-finite numbers, fails its JSON Schema,
 fails a cross-field check, carries a bad HMAC (when the table has a key), is older than the
-maximum age or too far in the future, or repeats a request id already accepted. Parsing never
-changes anything; :meth:`CommandGuard.admit` records the request id only once everything passed.
+maximum age or too far in the future, or repeats a request id already accepted, or has a
+string that is not valid Unicode (a lone surrogate, which JSON's ``\\ud800`` escape allows
+but no store or UTF-8 payload can hold). Parsing never changes anything;
+:meth:`CommandGuard.admit` records the request id only once everything passed, durably when the
+guard has a store (:meth:`CommandGuard.persist`): a replay is refused across a restart too.
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from controller.link import schemas
-from controller.link.errors import CommandRefused, SchemaViolation
+from controller.link.errors import CommandRefused, SchemaViolation, StoreError
 
 MAX_COMMAND_BYTES: Final = 16 * 1024
 
@@ -185,11 +188,35 @@ def _loads(payload: bytes | str) -> Any:
         raise CommandRefused(f"malformed: not JSON ({str(exc)[:120]})") from None
 
 
+def _bad_text(obj: Any, path: str = "", depth: int = 0) -> str | None:
+    """The path of the first string (key or value) that UTF-8 cannot encode, or None."""
+    if depth > 64:
+        return None  # the schema refuses such nesting with its own reason
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(root)"
+        return None
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            where = f"{path}/{k}".lstrip("/") if isinstance(k, str) else path
+            bad = _bad_text(k, path, depth + 1) or _bad_text(v, where, depth + 1)
+            if bad is not None:
+                return bad
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            bad = _bad_text(v, f"{path}/{i}".lstrip("/"), depth + 1)
+            if bad is not None:
+                return bad
+    return None
+
+
 def _request_id_of(obj: Any) -> str | None:
     if isinstance(obj, dict):
         rid = obj.get("request_id")
         if isinstance(rid, str) and 0 < len(rid) <= 64 and rid.isprintable():
-            return rid
+            return None if _bad_text(rid) else rid
     return None
 
 
@@ -227,6 +254,9 @@ def parse_command(payload: bytes | str) -> Command:
     """
     obj = _loads(payload)
     rid = _request_id_of(obj)
+    bad = _bad_text(obj)
+    if bad is not None:
+        raise CommandRefused(f"invalid: {bad}: not valid Unicode text (a lone surrogate)", rid)
     try:
         _validate_command(obj)
     except SchemaViolation as exc:
@@ -297,12 +327,24 @@ _NAMES: dict[type, str] = {
 }
 
 
+class RequestIdStore(Protocol):
+    """Where a guard keeps request ids durably (:class:`controller.link.store.TableStore`)."""
+
+    def remember_command(self, request_id: str, seen_at: float, horizon: float) -> bool: ...
+
+    def command_ids(self) -> dict[str, float]: ...
+
+
 class CommandGuard:
     """Authorisation (optional HMAC key), freshness and replay protection.
 
     ``max_age`` seconds: older commands are stale; ``max_skew``: how far in the future a
     timestamp may be. Accepted request ids are remembered for ``max_age + max_skew`` (and at
-    most ``memory`` of them), which is enough since older ones are stale anyway.
+    most ``memory`` of them in memory), which is enough since older ones are stale anyway.
+    With a store (:meth:`persist`) each id is also committed durably before the command is
+    executed, and the ids of the last ``max_age + max_skew`` seconds are loaded at start: a
+    command re-sent after a restart (even kill -9) is still a replay. A command whose id
+    cannot be stored (disk full) is refused: it could not be protected against a replay.
     """
 
     def __init__(
@@ -320,6 +362,18 @@ class CommandGuard:
         self._memory = memory
         self._clock = clock
         self._seen: OrderedDict[str, float] = OrderedDict()
+        self._store: RequestIdStore | None = None
+
+    def persist(self, store: RequestIdStore) -> None:
+        """Keep request ids in ``store`` from now on; load the ones still in their window."""
+        self._store = store
+        horizon = self._clock() - (self.max_age + self.max_skew)
+        for rid, seen_at in sorted(store.command_ids().items(), key=lambda kv: kv[1]):
+            if seen_at >= horizon:
+                self._seen[rid] = seen_at
+                self._seen.move_to_end(rid)
+        while len(self._seen) > self._memory:  # the store still refuses the older ones
+            self._seen.popitem(last=False)
 
     @property
     def seen_count(self) -> int:
@@ -352,7 +406,16 @@ class CommandGuard:
     def admit(self, payload: bytes | str) -> Command:
         """:meth:`check`, then remember the request id so a replay is refused."""
         cmd = self.check(payload)
-        self._seen[cmd.meta.request_id] = self._clock()
+        rid = cmd.meta.request_id
+        now = self._clock()
+        if self._store is not None:
+            try:
+                fresh = self._store.remember_command(rid, now, now - (self.max_age + self.max_skew))
+            except StoreError as exc:
+                raise CommandRefused(f"store: request id not recorded ({exc})", rid) from None
+            if not fresh:
+                raise CommandRefused("replayed: request_id already seen", rid)
+        self._seen[rid] = now
         while len(self._seen) > self._memory:
             self._seen.popitem(last=False)
         return cmd

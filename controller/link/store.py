@@ -1,6 +1,7 @@
 """``TableStore``: the daemon's small durable state (SQLite, WAL, same file as the outbox
-or its own): hand counter, seating and stacks, level and profile, deck registry, and the
-events of the hand in progress (so a restart mid-hand can rebuild it).
+or its own): hand counter, seating and stacks, level and profile, deck registry, the
+request ids of recently accepted venue commands (so a command replayed after a restart is
+still refused), and the events of the hand in progress (so a restart mid-hand can rebuild it).
 
 Every write is one transaction; the hand counter and hand events commit with
 ``synchronous=FULL``. Failures raise StoreFull / StoreLocked / StoreError and change nothing.
@@ -34,6 +35,10 @@ CREATE TABLE IF NOT EXISTS deck_cards (
     card    TEXT NOT NULL,
     uid     TEXT NOT NULL UNIQUE,
     PRIMARY KEY (deck_id, card)
+);
+CREATE TABLE IF NOT EXISTS command_ids (
+    request_id TEXT PRIMARY KEY,
+    seen_at    REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS hand_events (
     hand_no INTEGER NOT NULL,
@@ -124,10 +129,24 @@ class TableStore:
         rows = self.db.query("SELECT seat, player_id, name, stack FROM seats ORDER BY seat")
         return {int(r[0]): SeatRecord(int(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows}
 
-    def seat_player(self, seat: int, player_id: str, name: str, stack: int) -> None:
-        """Seat a player; BadInput if the seat is taken or the player is seated elsewhere."""
+    def seat_player(
+        self, seat: int, player_id: str, name: str, stack: int, *, update: bool = False
+    ) -> None:
+        """Seat a player; BadInput if the seat is taken or the player is seated elsewhere,
+        or if ``name`` or ``player_id`` is not encodable text (a lone surrogate). With
+        ``update``, the same player already in ``seat`` gets the new name and stack."""
+        for what, text in (("player_id", player_id), ("name", name)):
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise BadInput(f"{what} is not valid Unicode text (a lone surrogate)") from None
         with self.db.transaction(f"seating {player_id}") as con:
             taken = con.execute("SELECT player_id FROM seats WHERE seat = ?", (seat,)).fetchone()
+            if taken is not None and update and taken[0] == player_id:
+                con.execute(
+                    "UPDATE seats SET name = ?, stack = ? WHERE seat = ?", (name, stack, seat)
+                )
+                return
             if taken is not None:
                 raise BadInput(f"seat {seat} is taken by {taken[0]}")
             other = con.execute(
@@ -210,6 +229,32 @@ class TableStore:
         rows = self.db.query("SELECT deck_id, card FROM deck_cards WHERE uid = ?", (uid,))
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
+    # -- request ids of accepted venue commands ------------------------------------------
+    def remember_command(self, request_id: str, seen_at: float, horizon: float) -> bool:
+        """Record an accepted command's request id durably, forgetting those seen before
+        ``horizon`` (their commands are stale by now) in the same transaction. False (and
+        nothing recorded) if the id is already there: a replay."""
+        with self.db.transaction("recording a command's request id", durable=True) as con:
+            con.execute("DELETE FROM command_ids WHERE seen_at < ?", (horizon,))
+            if con.execute(
+                "SELECT 1 FROM command_ids WHERE request_id = ?", (request_id,)
+            ).fetchone():
+                return False
+            con.execute(
+                "INSERT INTO command_ids (request_id, seen_at) VALUES (?, ?)",
+                (request_id, seen_at),
+            )
+        return True
+
+    def command_seen(self, request_id: str) -> bool:
+        rows = self.db.query("SELECT 1 FROM command_ids WHERE request_id = ?", (request_id,))
+        return bool(rows)
+
+    def command_ids(self) -> dict[str, float]:
+        """Remembered request ids and when each was accepted (Unix time)."""
+        rows = self.db.query("SELECT request_id, seen_at FROM command_ids ORDER BY seen_at")
+        return {str(r): float(t) for r, t in rows}
+
     # -- events of the hand in progress --------------------------------------------------
     def append_hand_event(self, hand_no: int, event: Mapping[str, Any]) -> int:
         """Append one event of the running hand durably; returns its index (0, 1, ...)."""
@@ -240,7 +285,9 @@ class TableStore:
             con.execute("DELETE FROM hand_events WHERE hand_no = ?", (hand_no,))
 
     def snapshot(self) -> dict[str, Any]:
-        """Everything stored, as plain data (for diagnostics and tests)."""
+        """Everything stored, as plain data (for diagnostics and tests), except the request
+        ids of accepted commands (:meth:`command_ids`: any command well-formed enough to be
+        answered by the table adds one, accepted or refused)."""
         return {
             "kv": {str(k): json.loads(v) for k, v in self.db.query("SELECT key, value FROM kv")},
             "seats": {s: asdict(r) for s, r in self.seating().items()},

@@ -36,7 +36,7 @@ from controller.rules.events import (
 from controller.rules.hand import Phase
 from controller.rules.profile import AnteStyle
 from hwsim.dealer import PlannedHand
-from hwsim.inject import Feedback, Injection
+from hwsim.inject import TWIN_DECK, Feedback, Injection
 from hwsim.layout import TEN, TableFailure, card_uid, ohh_stacks, split_chips, tag_uid, wait_until
 from hwsim.phh import HandHistory
 from hwsim.table import SimTable, Transport
@@ -117,7 +117,7 @@ class ReplayTable:
             table_id=self.table_id, seats=LAYOUT, chips=self.pool.value,
             transport=self.transport, scan_period_ms=p.scan_ms, timing=timing,
             topics=("hands", "alerts", "cmd/response"), record=False,
-            on_message=self._on_message,
+            on_message=self._on_message, decks=("A", TWIN_DECK),
         )  # fmt: skip
         self.sim.poll = POLL
         self.board, self.gpio, self.daemon = self.sim.board, self.sim.gpio, self.sim.daemon
@@ -276,8 +276,7 @@ class ReplayTable:
                 self.chips_on = []
                 await self._wait(self._no_chips, "a sweep")
         elif isinstance(ev, CardPlaced):
-            assert ev.card is not None
-            uid = card_uid(ev.card)
+            uid = tag_uid(ev.tag)
             ant = antenna_of(ev)
             if uid in self.where:  # a move (a fold): off the old antenna in the same scan
                 self.board.remove(self.where[uid], uid)

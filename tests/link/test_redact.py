@@ -20,15 +20,15 @@ from tests.link import samples
     [
         ({"seats": [{"seat": 1, "hole_cards": ["As", "Kd"]}]},
          "state.seats[0].hole_cards: key names hole cards or tag ids; refused"),
-        ({"seats": [{"seat": 1}, {"seat": 2, "name": "Ah"}]},
-         "state.seats[1].name: card identity 'Ah' outside the board; refused"),
+        ({"seats": [{"seat": 1}, {"seat": 2, "status": "Ah"}]},
+         "state.seats[1].status: a card identity outside the board; refused"),
         ({"board": ["Jc", "3d", "5c", "7h", "9s", "2c"]},
          "state.board: the board is a list of at most 5 cards"),
-        ({"board": ["Jc", "joker"]}, "state.board[1]: 'joker' is not a card"),
+        ({"board": ["Jc", "joker"]}, "state.board[1]: not a card"),
         ({"seats": {1: {"seat": 1}}}, "state.seats: non-string key 1"),
         ({"x": {"TAG": "04a1"}}, "state.x.TAG: key names hole cards or tag ids; refused"),
         ({"log": [[["10h"]]]},
-         "state.log[0][0][0]: card identity '10h' outside the board; refused"),
+         "state.log[0][0][0]: a card identity outside the board; refused"),
     ],
 )  # fmt: skip
 def test_refused_with_the_path(payload: dict[str, Any], message: str) -> None:
