@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 
 from controller.rules.profile import builtin_profile_names
+from tests import shared
 
 PROFILES = set(builtin_profile_names())
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
-INVENTORY = ROOT.parent / "shared" / "reference" / "clause-inventory.md"  # = tests/shared.py
+INVENTORY = shared.INVENTORY  # ../shared beside the checkout (tests/shared.py)
 DOC = ROOT / "docs" / "rules.md"
 NOT_ENFORCED_HEADING = "## Clause-inventory rows not enforced"
 DEFAULT_MARKEXPR = "not slow"  # pyproject.toml addopts

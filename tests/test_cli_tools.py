@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.tools.ports import port_problem
+from firmware_bridge.ports import port_problem
 from tests.tools.tools_rig import Cli, run, write_config
 
 MISSING = "/dev/ttyRG-no-such-port9"

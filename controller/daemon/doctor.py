@@ -26,7 +26,7 @@ class Check:
 
 
 async def _reader(cfg: DaemonConfig, timeout: float) -> Check:
-    from controller.tools.ports import port_problem
+    from firmware_bridge.ports import port_problem
     from firmware_bridge.serial_link import LinkStatus, SerialReaderLink
 
     problem = port_problem(cfg.reader_ports)

@@ -17,7 +17,7 @@ live payload against: the tag UIDs of the live hand's hole cards and the cards t
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.link.redact import NO_SECRETS, HoleSecrets
 from controller.rules.decisions import Decision, HandComplete
@@ -27,7 +27,7 @@ from controller.rules.phases import Phase
 from controller.rules.state import TableState
 
 if TYPE_CHECKING:
-    from controller.daemon.service import Daemon
+    from firmware_bridge.gpio.indicators import Indicators
 
 log = logging.getLogger("railguard.daemon")
 
@@ -60,7 +60,20 @@ def hole_secrets(core: TableCore) -> HoleSecrets:
     return HoleSecrets(frozenset(tags), frozenset(cards))
 
 
-def withheld(d: Daemon, what: str, reason: str) -> None:
+class GuardHost(Protocol):
+    """What :func:`withheld` needs of the daemon."""
+
+    live: LiveEvents
+
+    @property
+    def indicators(self) -> Indicators: ...
+
+    core: TableCore
+
+    def publish_alert(self, payload: dict[str, Any]) -> None: ...
+
+
+def withheld(d: GuardHost, what: str, reason: str) -> None:
     """The hole-card guard refused a live payload (``what``: "state", "event street", ...).
     Never silent: logged, and the first refusal of each kind raises a critical alert to the
     dealer and the venue until that kind is published again (the reason names where in the

@@ -49,6 +49,8 @@ class Observation:
     reader: str
     #: a void hand's bets went back: the hand is posted and dealt again (a redeal)
     redeal_pending: bool = False
+    #: the ids of the enrolled decks (the deck registry, restored at a restart)
+    decks: tuple[str, ...] = ()
     #: with ``state=True``: the core's snapshot and the last state payload published
     snapshot: TableState | None = None
     published_state: Mapping[str, Any] | None = None
@@ -74,6 +76,7 @@ def observe(d: Daemon, *, state: bool = False) -> Observation:
         to_act=h.pointer if h is not None and core.phase is Phase.BETTING else 0,
         reader=d.reader.status.value if d.reader is not None else "offline",
         redeal_pending=core.redeal_pending,
+        decks=tuple(sorted(d.registry.decks)),
         snapshot=core.snapshot() if state else None,
         published_state=published,
     )

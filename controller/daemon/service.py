@@ -357,7 +357,7 @@ class Daemon:
                 self._indicators.close()
             for w in (self.table_writer, self.outbox_writer):
                 w.close()
-            for db in (self.store, self.writer_store, self.writer_outbox):
+            for db in (self.store, self.writer_store, self.writer_outbox, self.link.outbox):
                 db.close()
             self.hand_slot.close()
             log.info("stopped")

@@ -119,9 +119,12 @@ class Table:
         self.chips_on: list[bytes] = []
 
     async def setup(self) -> None:
-        """Deck A (the one dealt) and its twin deck B (hwsim.inject's duplicate cards)."""
+        """Deck A (the one dealt) and its twin deck B (hwsim.inject's duplicate cards), unless
+        the daemon has them already (restored after a restart, when a hand may be open)."""
+        enrolled = self.sim.observe().decks
         for deck in ("A", TWIN_DECK):
-            await self.venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
+            if deck not in enrolled:
+                await self.venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
 
     async def _settled(self) -> None:
         await self.sim.handled()
@@ -321,6 +324,7 @@ async def run_table(
     ``kinds``: the dealer error of each hand in turn (hwsim.inject's kinds, "" for none),
     instead of ``error_rate``'s random draw."""
     rng = random.Random(f"{seed}-errors")
+    workdir.mkdir(parents=True, exist_ok=True)
     logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
                          SqliteHandStore(workdir / "venue.db"), instance=logger_instance,
                          group=logger_group)  # fmt: skip
@@ -352,3 +356,4 @@ async def run_table(
             await sim.close()
         with contextlib.suppress(Exception):
             await logger.stop()
+        logger.store.close()

@@ -125,10 +125,14 @@ class Reconnector:
 
     async def run(self) -> None:
         delay = self.backoff[0]
+        task = asyncio.current_task()
         while True:
             if self.before_connect is not None:
                 self.before_connect()
             connected = False
+            # a stop that aiomqtt's connect swallowed (its asyncio.wait_for on 3.11, gh-86296)
+            # shows as a cancel request that is still pending after a failed connect
+            asked = task.cancelling() if task is not None else 0
             try:
                 async with self.client:
                     connected = True
@@ -143,9 +147,10 @@ class Reconnector:
                 err = mqtt_error_of(exc)
                 if err is None:
                     raise
-                # a stop that aiomqtt's connect or publish swallowed (asyncio.wait_for on
-                # 3.11, gh-86296) surfaces as an MqttError: stop, do not reconnect for ever
-                cancel_if_asked(asyncio.current_task())
+                # only for a failed connect: after a session, the TaskGroup of 3.11.2 may
+                # leave its own cancel request counted (it is not a stop)
+                if not connected and task is not None and task.cancelling() > asked:
+                    raise asyncio.CancelledError from None
                 self.failures += 1
                 self.last_error = explain(err, self.broker, connected)
                 if connected:
@@ -168,7 +173,6 @@ class Reconnector:
             finally:
                 if self.on_down is not None:
                     self.on_down()
-            cancel_if_asked(asyncio.current_task())
             await asyncio.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, self.backoff[1])
 

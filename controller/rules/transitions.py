@@ -107,7 +107,7 @@ _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {
     Interrupted: (MISDEAL, IDLE),  # a restart cut the hand (interrupted_hand = "misdeal")
     # a verbal declaration (wagers.py): a fold or check may close the round or the hand;
     # during the deal it opens the betting (or finds the deal short, as chips do)
-    Declare: (BETTING, BOARD, COMPLETE, MISDEAL, IDLE),
+    Declare: (BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, IDLE),
 }
 # The showdown (showdown.py): ACK tables the prompted seat's hand, hole cards on the muck
 # muck it; once every hand is tabled or mucked (and, where the profile says, every losing

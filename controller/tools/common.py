@@ -14,8 +14,8 @@ from controller.daemon.config import DaemonConfig, load
 from controller.link.store import TableStore
 from controller.rules.cards import Card
 from controller.rules.errors import RailguardError
-from controller.tools.ports import port_problem
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
+from firmware_bridge.ports import port_problem
 from firmware_bridge.serial_link import LinkStatus, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
 

@@ -186,6 +186,9 @@ def _action(ln: _Line) -> Action:
         return _declare(ln)
     if verb == "show":
         return _show(ln)
+    if verb == "showdown":
+        ln.arity(0, 0, "showdown (no arguments)")
+        return Action(ln.no, "showdown")
     raise ln.error(f"unknown instruction {verb!r}")
 
 

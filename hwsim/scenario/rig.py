@@ -245,6 +245,7 @@ async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: 
         dlog.removeHandler(instructions)
         with contextlib.suppress(Exception):
             await logger.stop()
+        logger.store.close()
         raise
     rig = Rig(sim, clock, instructions, logger)
     for value in DENOMINATIONS:
@@ -270,6 +271,7 @@ async def close_rig(rig: Rig) -> None:
     await rig.sim.close()
     with contextlib.suppress(Exception):
         await rig.logger.stop()
+    rig.logger.store.close()  # the rig made the store: its database closes with the table
     logging.getLogger("railguard.daemon").removeHandler(rig.instructions)
 
 

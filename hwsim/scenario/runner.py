@@ -237,6 +237,19 @@ async def _declare(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.events_handled() > before, f"the declaration {a.text}")
 
 
+async def _showdown(rig: Rig) -> None:
+    """Every hand still to show is tabled in the order the table prompts (the dealer's ACK for
+    each prompted seat), until the pot is pushed; nothing happens outside a showdown."""
+    for _ in range(10):  # at most ten hands to table
+        if rig.phase() != "showdown":
+            return
+        prompted = rig.snapshot().show_next
+        if not prompted:
+            raise DemoFailure("showdown: no seat is prompted to show")
+        await _press(rig, Action(0, "press", button=ConsoleButton.ACK))
+    raise DemoFailure("showdown: ten hands tabled and the pot is still not pushed")
+
+
 async def _show(rig: Rig, a: Action) -> None:
     """Seat N tables its hand: the dealer's ACK, which tables the seat the table prompts."""
     prompted = rig.snapshot().show_next
@@ -336,6 +349,8 @@ async def do_action(rig: Rig, a: Action) -> str:
         await _fault(rig, a)
     elif a.verb == "declare":
         await _declare(rig, a)
+    elif a.verb == "showdown":
+        await _showdown(rig)
     elif a.verb == "show":
         await _show(rig, a)
     else:  # pragma: no cover - the parser knows every verb

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from controller.replay import compare_stacks
+from controller.replay_system.table import LAYOUT as REPLAY_LAYOUT
 from controller.venuelog.store import open_store
 from hwsim.broker import plain_broker
 from hwsim.phh import HandHistory, load_phh
@@ -134,7 +135,8 @@ def test_hands_round_trip_through_the_venue_logger_and_pokerkit(tmp_path: Path) 
         assert list(exported.finishing_stacks) == played
         if any(hh.players):
             assert list(exported.players) == list(hh.players)
-        assert exported.seat_count == 6  # the simulated table's seats
+        # the table's own seat count (the replay's simulated table seats ten), not a default
+        assert exported.seat_count == REPLAY_LAYOUT.seats
     assert not by_key
 
     # and railguard's own replay reads the export back
