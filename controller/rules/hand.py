@@ -157,6 +157,11 @@ class Hand:
     seen: dict[int, str]  # the same for a code outside 0..63
     owner: dict[str, Player]  # hole-card tag -> the player holding it (dealing.hole_owner)
     wager: Wager  # declarations and motions (wagers.py)
+    # burn errors followed to the end of the hand (board.py, issue 13)
+    burn_debt: int  # extra burns the coming street needs (000 irreg-12b: a missed burn stood)
+    refill: bool  # 004 AR-16: a missed burn restored; the next board card takes its place
+    floor_ok: bool  # 002 four-card flop b): the director's badge was tapped for the draw
+    void_street: bool  # 003 [L195]: the street's board cards go back; none of them stands
 
     def __init__(
         self,
@@ -225,6 +230,8 @@ class Hand:
         self.seen = {}
         self.owner = {}
         self.wager = Wager()
+        self.burn_debt = 0
+        self.refill = self.floor_ok = self.void_street = False
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

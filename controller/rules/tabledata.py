@@ -118,6 +118,11 @@ class HandData:
     seen_codes: tuple[str, ...]
     seen: tuple[tuple[int, str], ...]
     wager: tuple[object, ...] = ()  # hand.Wager.export()
+    # board.py's burn remedies (issue 13)
+    burn_debt: int = 0
+    refill: bool = False
+    floor_ok: bool = False
+    void_street: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +225,10 @@ def hand_data(h: Hand) -> HandData:
         seen_codes=tuple(h.seen_codes),
         seen=tuple(h.seen.items()),
         wager=h.wager.export(),
+        burn_debt=h.burn_debt,
+        refill=h.refill,
+        floor_ok=h.floor_ok,
+        void_street=h.void_street,
     )
 
 
@@ -274,6 +283,12 @@ def hand_of(d: HandData) -> Hand:
     h.seen = dict(d.seen)
     if d.wager:
         h.wager = Wager.restored(d.wager)
+    h.burn_debt, h.refill, h.floor_ok, h.void_street = (
+        d.burn_debt,
+        d.refill,
+        d.floor_ok,
+        d.void_street,
+    )
     return h
 
 
