@@ -70,18 +70,25 @@ REMEDY: dict[tuple[str, str], str] = {
     "is the flop burn; any other wrong count: misdeal",
     ("extra_card", "misdeal"): "any wrong number of hole cards: misdeal",
     ("four_card_flop", "reshuffle"): "four flop cards: board back into the stub, the burn "
-    "stays, a new flop without a burn",
+    "stays, a new flop without a burn; a bet on three of them kept gets the same ruling",
     ("four_card_flop", "fourth-is-burn"): "four flop cards: known order, the 4th is the turn "
-    "burn; unknown order, the floor draws the burn (CRITICAL)",
+    "burn (set aside and burned at the turn, or burned at once; another turn burn: "
+    "WRONG_BURN); unknown order, the floor draws the burn (CRITICAL): only after a "
+    "supervisor's badge, onto the burn or held aside",
     ("premature_turn", "would-be-river"): "premature turn set aside; the would-be river is the "
     "turn; the river is dealt without a burn",
     ("premature_turn", "reshuffle-no-burn"): "premature turn/river shuffled back; the new card "
     "is dealt without a burn",
-    ("burn_error", "correct-before-action"): "missing burn: move the card to the burn; double "
-    "burn: the card goes back and is the next burn",
-    ("burn_error", "correct"): "burn errors corrected to the proper positions",
-    ("burn_error", "reshuffle-street"): "missing burn: the street's board cards are "
-    "reshuffled, burned and dealt again",
+    ("burn_error", "correct-before-action"): "missing burn: move the card to the burn, until "
+    "the first action on it; after that the board stands and the next street burns two; "
+    "double burn: the card goes back and is the next burn (left on the burn: any other next "
+    "burn is WRONG_BURN)",
+    ("burn_error", "correct"): "burn errors corrected to the proper positions at any time: "
+    "a missed burn moved to the burn after bets on it, the next card takes its place and the "
+    "round goes on (none skipped); uncorrected, the next street burns two",
+    ("burn_error", "reshuffle-street"): "missing burn: the street's board cards are void "
+    "(none of them counts as the board) until returned and reshuffled, then burned and dealt "
+    "again; moving the card to the burn is not this remedy (WRONG_BURN)",
     ("sweep_before_burn", "true"): "a burn with unswept bets: SWEEP_BEFORE_BURN",
     ("sweep_before_burn", "false"): "not checked",
     ("raise_limit", "0"): "unlimited raises",
