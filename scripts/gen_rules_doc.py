@@ -64,6 +64,10 @@ REMEDY: dict[tuple[str, str], str] = {
     ("boxed_counts_with_exposed", "false"): "exposed and boxed cards are counted apart",
     ("out_of_sequence", "misdeal"): "a card out of sequence: misdeal",
     ("out_of_sequence", "warn"): "a card out of sequence: warning, the deal goes on in order",
+    ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
+    ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
+    "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
+    "misdeal or ACK = play on, dealt on from that seat; FLOOR_DECISION records it)",
     ("button_two_consecutive", "true"): "the button may receive two consecutive cards",
     ("button_two_consecutive", "false"): "two consecutive cards to the button are out of sequence",
     ("extra_card", "first-player-burn"): "one extra card to the first player after the deal "
@@ -145,7 +149,11 @@ REMEDY: dict[tuple[str, str], str] = {
 
 # every profile: clauses enforced the same way whatever the settings
 COMMON = [
-    ("wrong first seat", "misdeal (000 MISDEALS bullet 8, 002 c), TDA 35-A)"),
+    (
+        "wrong first seat",
+        "per `wrong_first_seat`: misdeal (000 MISDEALS bullet 8, 002 c), "
+        "TDA 35-A), or the floor decides (003, 004: no remedy named)",
+    ),
     ("card to an empty seat / entitled seat dealt out", "misdeal (000 bullets 9-10, 002 d)-e))"),
     ("foreign or duplicate card", "hand void, all bets returned (000 IRREGULARITIES 4-5)"),
     ("misdeal", "button and posted blinds stay; same hand number, new deal number (G1)"),

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import clock, dealing, misdeal, wagers
+from controller.rules import clock, dealing, floor, misdeal, wagers
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
@@ -237,6 +237,8 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     p = h.players.get(e.seat)
     if p is None:
         raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
+    if h.floor_hold:
+        floor.chips_held(core, e.seat)
     owed = h.unconfirmed.get(e.seat, 0)
     take = min(owed, e.amount) if owed and e.amount is not None else 0
     if take and take == e.amount:

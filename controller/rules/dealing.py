@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, misdeal
+from controller.rules import betting, board, floor, misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
@@ -16,6 +16,7 @@ from controller.rules.profile import (
     ExtraCardRule,
     JokerRule,
     SequenceRule,
+    WrongFirstSeat,
 )
 from controller.rules.seating import SeatStatus, deal_order, waits_for_button
 
@@ -359,6 +360,22 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         _extra_card(core, h, p, e.tag)
         return
     expected = h.deal_seq[h.deal_idx]
+    if s != expected and h.deal_idx == 0 and core.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
+        floor.call(
+            core,
+            floor.FIRST_SEAT,
+            AlertCode.WRONG_FIRST_SEAT,
+            "003 Opening Deal [L85], [L1]; 004 AR Misdeals [L41-L49] (no remedy named)",
+            f"the first card went to seat {s}, not seat {expected}",
+            s,
+            e.tag,
+        )
+        # dealt on as the dealer started (the floor may rule a misdeal)
+        n = len(h.deal_seq) // 2
+        order = h.deal_seq[:n]
+        at = order.index(s)
+        h.deal_seq = order[at:] + order[:at] + order[at:] + order[:at]
+        expected = s
     if s != expected:
         if h.deal_idx == 0:
             misdeal.misdeal_condition(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, dealing, draw, misdeal, wagers
+from controller.rules import betting, board, dealing, draw, floor, misdeal, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import (
@@ -204,6 +204,8 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
 
 def button(core: TableCore, e: ButtonPress) -> None:
     b = e.button
+    if core.hand is not None and core.hand.floor_hold and floor.button(core, b):
+        return  # the floor's decision (floor.py)
     if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
         misdeal.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
     elif b is ConsoleButton.MISDEAL:
@@ -231,6 +233,9 @@ def declare(core: TableCore, e: Declare) -> None:
 def badge(core: TableCore, e: BadgeTap) -> None:
     if not e.supervisor:
         core.dealer = e.badge
+        return
+    if core.hand is not None and core.hand.floor_hold:
+        floor.badge(core, e.badge)
         return
     board.supervisor(core, e)
 

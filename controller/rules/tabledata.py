@@ -123,6 +123,8 @@ class HandData:
     refill: bool = False
     floor_ok: bool = False
     void_street: bool = False
+    floor_hold: str = ""
+    floor_badge: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +231,8 @@ def hand_data(h: Hand) -> HandData:
         refill=h.refill,
         floor_ok=h.floor_ok,
         void_street=h.void_street,
+        floor_hold=h.floor_hold,
+        floor_badge=h.floor_badge,
     )
 
 
@@ -283,6 +287,7 @@ def hand_of(d: HandData) -> Hand:
     h.seen = dict(d.seen)
     if d.wager:
         h.wager = Wager.restored(d.wager)
+    h.floor_hold, h.floor_badge = d.floor_hold, d.floor_badge
     h.burn_debt, h.refill, h.floor_ok, h.void_street = (
         d.burn_debt,
         d.refill,

@@ -1,0 +1,66 @@
+"""The floor as a ruling (issue 13): where the rulebook names no remedy, the core holds the
+hand for the floor, and a supervisor's badge then MISDEAL or ACK decides."""
+
+from __future__ import annotations
+
+import pytest
+from table_builder import Table
+
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.events import ConsoleButton
+from controller.rules.phases import Phase
+
+A = AlertCode
+FLOOR_PROFILES = ("club-003", "shaved-dog-004")
+
+
+def _wrong_first_card(profile: str) -> Table:
+    t = Table(profile, players=4).button(1).post_blinds()
+    return t.mark().hole(3)  # seat 2 (left of the button) should get the first card
+
+
+@pytest.mark.parametrize("profile", FLOOR_PROFILES)
+@pytest.mark.clause("000-S3-misdeal-1h", "003-OpeningDeal-order")
+def test_wrong_first_seat_is_held_for_the_floor(profile: str) -> None:
+    """003 Opening Deal [L85] describes the order and names no misdeal ([L1]: the floor's
+    decision is final); 004 AR Misdeals 1.-5. [L41-L49] have no wrong-first-seat rule: the
+    core calls the floor instead of a misdeal, and the dealer's MISDEAL waits for the badge."""
+    t = _wrong_first_card(profile)
+    a = t.alert(A.WRONG_FIRST_SEAT)
+    assert a.severity is Severity.WARNING and "floor" in a.remedy.lower()
+    assert t.phase is Phase.DEALING
+    t.mark().press(ConsoleButton.MISDEAL)
+    assert t.phase is Phase.DEALING and t.codes == []
+    assert any("badge" in i.text for i in t.instructions)
+
+
+@pytest.mark.parametrize("profile", FLOOR_PROFILES)
+def test_floor_rules_play_on_and_the_deal_goes_on_from_that_seat(profile: str) -> None:
+    t = _wrong_first_card(profile)
+    for s in (4, 1, 2, 3, 4, 1):  # on clockwise from seat 3, two rounds
+        t.hole(s)
+    t.hole(2)
+    assert A.OUT_OF_SEQUENCE not in t.codes and t.phase is Phase.BETTING
+    t.mark().badge("td-1").press(ConsoleButton.ACK)
+    d = t.alert(A.FLOOR_DECISION)
+    assert "td-1" in d.remedy and "play on" in d.remedy
+    t.call_round()
+    assert t.phase is Phase.BOARD  # the hand goes on to the flop
+    t.flop().call_round().turn().call_round().river().call_round()
+    rec = t.records[-1]
+    assert any(a.code is A.FLOOR_DECISION for a in rec.alerts)  # in the hand record
+
+
+@pytest.mark.parametrize("profile", FLOOR_PROFILES)
+def test_floor_rules_a_misdeal(profile: str) -> None:
+    t = _wrong_first_card(profile).badge("td-1").mark().press(ConsoleButton.MISDEAL)
+    assert A.FLOOR_DECISION in t.codes and A.MISDEAL in t.codes
+    assert t.phase in (Phase.MISDEAL, Phase.IDLE)
+
+
+@pytest.mark.parametrize("profile", ["a2c-000", "tda-2024", "vistancia-002"])
+def test_profiles_that_name_the_misdeal_keep_it(profile: str) -> None:
+    """000 MISDEALS 1. bullet 8 [L115], 002 Misdeals c), TDA 35-A: a misdeal, no floor."""
+    t = _wrong_first_card(profile)
+    assert t.alert(A.WRONG_FIRST_SEAT).severity is Severity.CRITICAL
+    assert t.phase in (Phase.MISDEAL, Phase.IDLE)
