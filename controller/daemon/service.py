@@ -156,7 +156,7 @@ class Daemon:
         board = cfg.daemon_link.board_config
         self.scan_period = board.scan_period_ms / 1000 if board is not None else 0.05
         self.tracker_changes = board is not None and board.changes_only
-        self.tracker = SnapshotTracker(
+        self.tracker: SnapshotTracker = SnapshotTracker(
             cfg.zones, self.registry, debounce_cycles=cfg.debounce_cycles,
             removal_cycles=cfg.removal_cycles, scan_period=self.scan_period,
             changes_only=self.tracker_changes,
