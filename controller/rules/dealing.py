@@ -376,6 +376,20 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         at = order.index(s)
         h.deal_seq = order[at:] + order[:at] + order[at:] + order[:at]
         expected = s
+    if (
+        s != expected
+        and expected == h.pos.button
+        and core.profile.button_two_consecutive
+        and not h.pos.heads_up
+        and h.deal_idx + 1 < len(h.deal_seq)
+        and h.deal_seq[h.deal_idx + 1] == s
+        and h.deal_seq.index(expected) == h.deal_idx
+    ):
+        # 002 Misdeals [L105] "Players may be dealt two consecutive cards on the button",
+        # TDA 35-A: the button skipped in the first round gets both cards at the end
+        del h.deal_seq[h.deal_idx]
+        h.deal_seq.insert(h.deal_seq.index(expected), expected)
+        expected = s
     if s != expected:
         if h.deal_idx == 0:
             misdeal.misdeal_condition(

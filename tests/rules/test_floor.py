@@ -64,3 +64,23 @@ def test_profiles_that_name_the_misdeal_keep_it(profile: str) -> None:
     t = _wrong_first_card(profile)
     assert t.alert(A.WRONG_FIRST_SEAT).severity is Severity.CRITICAL
     assert t.phase in (Phase.MISDEAL, Phase.IDLE)
+
+
+@pytest.mark.parametrize("profile", ["vistancia-002", "tda-2024"])
+@pytest.mark.clause("002-Misdeals-c")
+def test_button_two_consecutive_cards_at_the_end_of_the_deal(profile: str) -> None:
+    """002 Misdeals [L105]: "Players may be dealt two consecutive cards on the button"
+    (TDA 35-A): the button skipped in the first round and given both cards at the end draws
+    no out-of-sequence warning on the second round's cards."""
+    t = Table(profile, players=4).button(1).post_blinds()
+    for s in (2, 3, 4, 2, 3, 4, 1, 1):
+        t.hole(s)
+    assert t.alerts == [] and t.phase is Phase.BETTING
+
+
+def test_button_two_consecutive_not_allowed_under_000() -> None:
+    """000 MISDEALS 1. bullet 6 [L113]: a card out of sequence is a misdeal there."""
+    t = Table("a2c-000", players=4).button(1).post_blinds()
+    for s in (2, 3, 4, 2):
+        t.hole(s)
+    assert t.codes == [A.OUT_OF_SEQUENCE] and t.phase in (Phase.MISDEAL, Phase.IDLE)
