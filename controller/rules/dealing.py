@@ -203,7 +203,11 @@ def on_card_placed(
                 board.burn_on_muck(core, e.tag)
         return
     # board or burn
-    if phase is Phase.COMPLETE and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:
+    won = phase is Phase.COMPLETE or (
+        # 003 [L185]: the cards gathered after the pot was won, the stub turned up
+        phase is Phase.IDLE and core.last_record is not None and not core.redeal_pending
+    )
+    if won and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:
         core.alert(
             AlertCode.RABBIT_HUNT,
             Severity.WARNING,

@@ -213,6 +213,18 @@ def button(core: TableCore, e: ButtonPress) -> None:
     elif b is ConsoleButton.CLOCK:
         betting.start_clock(core)
     elif b is ConsoleButton.FLOOR:
+        last = core.last_record
+        if last is not None and core.hand is not None and core.hand.hand_no != last.hand_no:
+            # 000 SECTION 5 DECISION MAKING 5 [L213], 002 Disputed Pots [L67] (C21): a pot
+            # ruling must be asked before the next deal starts; it has (its first card)
+            core.alert(
+                AlertCode.FLOOR_CALLED,
+                Severity.INFO,
+                "000 SECTION 5 DECISION MAKING 5 [L213]; 002 Disputed Pots [L67]",
+                f"Floor called to the table. Hand {last.hand_no}: the next deal has started, "
+                "so its result stands (too late to dispute it)",
+            )
+            return
         core.alert(
             AlertCode.FLOOR_CALLED,
             Severity.INFO,

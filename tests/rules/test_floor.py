@@ -84,3 +84,31 @@ def test_button_two_consecutive_not_allowed_under_000() -> None:
     for s in (2, 3, 4, 2):
         t.hole(s)
     assert t.codes == [A.OUT_OF_SEQUENCE] and t.phase in (Phase.MISDEAL, Phase.IDLE)
+
+
+@pytest.mark.parametrize("profile", ["a2c-000", "vistancia-002"])
+@pytest.mark.clause("000-S5-dec-5", "002-Disputes-1")
+def test_a_floor_call_after_the_next_deal_started_says_the_result_stands(profile: str) -> None:
+    """000 SECTION 5 DECISION MAKING 5 [L213] ("before the next deal starts"), 002 Disputed
+    Pots [L67] ("until a new hand begins"): after the next hand's first card the last hand's
+    result stands; before it, the floor is simply called."""
+    t = Table(profile, players=3).post_blinds().deal()
+    t.fold(1).fold(2)
+    assert t.phase is Phase.COMPLETE
+    t.mark().press(ConsoleButton.FLOOR)
+    assert "stands" not in t.alert(A.FLOOR_CALLED).remedy
+    t.clear().post_blinds().mark().hole(t.deal_order()[0]).press(ConsoleButton.FLOOR)
+    assert "result stands" in t.alert(A.FLOOR_CALLED).remedy
+
+
+@pytest.mark.parametrize("profile", ["club-003", "vistancia-002"])
+@pytest.mark.clause("003-Dealer-rabbit", "002-Rabbit-1")
+def test_rabbit_hunt_after_the_cards_were_gathered(profile: str) -> None:
+    """003 [L185] "No rabbit hunting (show of unused flop, turn, or river cards once a pot is
+    won)": a board card turned up after the hand's cards were gathered is flagged too."""
+    t = Table(profile, players=3).post_blinds().deal()
+    t.fold(1).fold(2)
+    t.clear()
+    assert t.phase is Phase.IDLE
+    t.mark().board("Ah")
+    assert t.codes == [A.RABBIT_HUNT]
