@@ -64,6 +64,10 @@ REMEDY: dict[tuple[str, str], str] = {
     ("boxed_counts_with_exposed", "false"): "exposed and boxed cards are counted apart",
     ("out_of_sequence", "misdeal"): "a card out of sequence: misdeal",
     ("out_of_sequence", "warn"): "a card out of sequence: warning, the deal goes on in order",
+    ("foreign_card", "void"): "a card of no registered deck: the hand is void, bets returned",
+    ("foreign_card", "floor"): "a card of no registered deck: a floor ruling (FOREIGN_CARD "
+    "warning, the hand held; dealt on, the card replaced after the deal; the supervisor's "
+    "badge, then MISDEAL or ACK = play on)",
     ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
     ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
     "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
@@ -155,7 +159,11 @@ COMMON = [
         "TDA 35-A), or the floor decides (003, 004: no remedy named)",
     ),
     ("card to an empty seat / entitled seat dealt out", "misdeal (000 bullets 9-10, 002 d)-e))"),
-    ("foreign or duplicate card", "hand void, all bets returned (000 IRREGULARITIES 4-5)"),
+    (
+        "foreign or duplicate card",
+        "hand void, all bets returned (000 IRREGULARITIES 4-5); a "
+        "foreign card per `foreign_card` (003: the floor decides)",
+    ),
     ("misdeal", "button and posted blinds stay; same hand number, new deal number (G1)"),
     ("wrong count after the window", "that hand is dead, its chips stay (000 DEAD HANDS 1)"),
     ("premature flop", "burn stays, new flop without a burn (000 IRREG 11, 004 AR-3)"),

@@ -14,6 +14,7 @@ from controller.rules.phases import Phase
 from controller.rules.profile import (
     AnteStyle,
     ExtraCardRule,
+    ForeignCard,
     JokerRule,
     SequenceRule,
     WrongFirstSeat,
@@ -281,6 +282,20 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     the profile (003 joker-a, TDA 35-A). Returns True when the event was fully handled."""
     h = core.hand
     assert h is not None
+    if e.card is None and core.profile.foreign_card is ForeignCard.FLOOR:
+        floor.call(
+            core,
+            floor.FOREIGN,
+            AlertCode.FOREIGN_CARD,
+            "003 Dealer Errors (joker only) [L189]; [L1] the floor decides",
+            f"a foreign card (tag {e.tag}, no registered deck) on {e.zone.value}",
+            e.seat,
+            e.tag,
+        )
+        if e.zone is ZoneKind.HOLE and core.phase is Phase.DEALING:
+            h.replace[e.seat] = e.tag  # dealt on; replaced after the deal, as a joker
+            return False
+        return True
     if e.card is None:
         misdeal.void(
             core,

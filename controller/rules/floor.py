@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 # what the floor's "play on" means for each kind of hold
 FIRST_SEAT = "first-seat"  # the deal goes on clockwise from the seat that got the first card
+FOREIGN = "foreign-card"  # the foreign card is taken out and replaced by the next card
 
 
 def call(
@@ -73,6 +74,8 @@ def button(core: TableCore, b: ConsoleButton) -> bool:
     _decision(core, who, "play on")
     if kind == FIRST_SEAT:
         core.instruct("Play on: deal on clockwise from the seat that got the first card")
+    elif kind == FOREIGN:
+        core.instruct("Play on: the foreign card is taken out and replaced by the next card")
     return True
 
 

@@ -437,6 +437,12 @@ def test_000_S3_irreg_4_5_foreign_or_duplicate_card_voids(profile: str, kind: st
     if kind == "foreign":
         t.foreign(3)
         code = A.FOREIGN_CARD
+        if profile == "club-003":  # 003 names no foreign-card rule: the floor decides
+            assert t.alert(code).severity is Severity.WARNING
+            t.mark().badge("td-1").press(ConsoleButton.MISDEAL)
+            assert A.FLOOR_DECISION in t.codes and t.phase is Phase.MISDEAL
+            assert [x.stack for x in t.snap.seats] == [1000, 950, 900, 1000]  # blinds stay
+            return
     else:
         dup = str(t.snap.seat(1).hole[0])  # type: ignore[union-attr]
         t.place(ZoneKind.HOLE, dup, "B-dup", seat=3)

@@ -112,3 +112,28 @@ def test_rabbit_hunt_after_the_cards_were_gathered(profile: str) -> None:
     assert t.phase is Phase.IDLE
     t.mark().board("Ah")
     assert t.codes == [A.RABBIT_HUNT]
+
+
+@pytest.mark.clause("000-S3-irreg-4", profiles=("club-003",))
+def test_003_foreign_card_is_a_floor_ruling_and_play_on_plays_out() -> None:
+    """003 names no foreign-card rule (Dealer Errors cover the joker, [L189]; [L1] the floor
+    decides): a card of no registered deck is held for the floor instead of voiding the
+    hand; dealt on, the card is replaced after the deal; the floor's ACK plays on."""
+    t = Table("club-003", players=3).button(1).post_blinds().mark()
+    t.foreign(2)  # seat 2's first card carries no registered tag
+    a = t.alert(A.FOREIGN_CARD)
+    assert a.severity is Severity.WARNING and "floor" in a.remedy.lower()
+    for s in (3, 1, 2, 3, 1):
+        t.hole(s)
+    t.hole(2)  # the replacement
+    assert t.phase is Phase.BETTING
+    t.mark().badge("td-1").press(ConsoleButton.ACK)
+    assert A.FLOOR_DECISION in t.codes
+    t.call_round().flop().call_round().turn().call_round().river().call_round()
+    assert t.phase is Phase.COMPLETE
+
+
+def test_000_foreign_card_still_voids() -> None:
+    """000 IRREGULARITIES 4 [L136]: all action void, chips returned."""
+    t = Table("a2c-000", players=3).button(1).post_blinds().foreign(2)
+    assert t.phase is Phase.VOID or t.phase is Phase.IDLE
