@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.errors import BadInput
 from controller.rules.events import (
+    BadgeTap,
     ButtonPress,
     CardPlaced,
     CardRemoved,
@@ -34,7 +35,7 @@ from controller.rules.events import (
     Sweep,
     ZoneKind,
 )
-from controller.rules.profile import ExtraCardRule, FourCardFlop, PrematureTurn
+from controller.rules.profile import ExtraCardRule, FourCardFlop, PrematureTurn, WrongFirstSeat
 from hwsim.dealer import PlannedHand, tag_of
 
 __all__ = [
@@ -223,6 +224,12 @@ class Injection:
             misdeal = yield from self._error(bad)
             if misdeal:
                 yield from self._redeal([bad], holes)
+            elif self.plan.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
+                # 003 / 004 leave it to the floor (floor.py): the director rules a misdeal
+                yield BadgeTap(self._tick(), "floor-1", supervisor=True)
+                yield ButtonPress(self._tick(), ConsoleButton.MISDEAL)
+                yield from self._redeal([bad], holes)
+                self.remedy = "floor ruling: misdeal, the same hand dealt again"
             else:  # not a misdeal: the card goes to its seat and the deal goes on
                 self.remedy = "card moved to the right seat"
                 yield self._remove(bad)

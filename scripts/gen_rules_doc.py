@@ -64,24 +64,39 @@ REMEDY: dict[tuple[str, str], str] = {
     ("boxed_counts_with_exposed", "false"): "exposed and boxed cards are counted apart",
     ("out_of_sequence", "misdeal"): "a card out of sequence: misdeal",
     ("out_of_sequence", "warn"): "a card out of sequence: warning, the deal goes on in order",
+    ("foreign_card", "void"): "a card of no registered deck: the hand is void, bets returned",
+    ("foreign_card", "floor"): "a card of no registered deck: a floor ruling (FOREIGN_CARD "
+    "warning, the hand held; dealt on, the card replaced after the deal; the supervisor's "
+    "badge, then MISDEAL or ACK = play on)",
+    ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
+    ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
+    "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
+    "misdeal or ACK = play on, dealt on from that seat; FLOOR_DECISION records it)",
     ("button_two_consecutive", "true"): "the button may receive two consecutive cards",
     ("button_two_consecutive", "false"): "two consecutive cards to the button are out of sequence",
     ("extra_card", "first-player-burn"): "one extra card to the first player after the deal "
     "is the flop burn; any other wrong count: misdeal",
     ("extra_card", "misdeal"): "any wrong number of hole cards: misdeal",
     ("four_card_flop", "reshuffle"): "four flop cards: board back into the stub, the burn "
-    "stays, a new flop without a burn",
+    "stays, a new flop without a burn; a bet on three of them kept gets the same ruling",
     ("four_card_flop", "fourth-is-burn"): "four flop cards: known order, the 4th is the turn "
-    "burn; unknown order, the floor draws the burn (CRITICAL)",
+    "burn (set aside and burned at the turn, or burned at once; another turn burn: "
+    "WRONG_BURN); unknown order, the floor draws the burn (CRITICAL): only after a "
+    "supervisor's badge, onto the burn or held aside",
     ("premature_turn", "would-be-river"): "premature turn set aside; the would-be river is the "
     "turn; the river is dealt without a burn",
     ("premature_turn", "reshuffle-no-burn"): "premature turn/river shuffled back; the new card "
     "is dealt without a burn",
-    ("burn_error", "correct-before-action"): "missing burn: move the card to the burn; double "
-    "burn: the card goes back and is the next burn",
-    ("burn_error", "correct"): "burn errors corrected to the proper positions",
-    ("burn_error", "reshuffle-street"): "missing burn: the street's board cards are "
-    "reshuffled, burned and dealt again",
+    ("burn_error", "correct-before-action"): "missing burn: move the card to the burn, until "
+    "the first action on it; after that the board stands and the next street burns two; "
+    "double burn: the card goes back and is the next burn (left on the burn: any other next "
+    "burn is WRONG_BURN)",
+    ("burn_error", "correct"): "burn errors corrected to the proper positions at any time: "
+    "a missed burn moved to the burn after bets on it, the next card takes its place and the "
+    "round goes on (none skipped); uncorrected, the next street burns two",
+    ("burn_error", "reshuffle-street"): "missing burn: the street's board cards are void "
+    "(none of them counts as the board) until returned and reshuffled, then burned and dealt "
+    "again; moving the card to the burn is not this remedy (WRONG_BURN)",
     ("sweep_before_burn", "true"): "a burn with unswept bets: SWEEP_BEFORE_BURN",
     ("sweep_before_burn", "false"): "not checked",
     ("raise_limit", "0"): "unlimited raises",
@@ -153,9 +168,17 @@ REMEDY: dict[tuple[str, str], str] = {
 
 # every profile: clauses enforced the same way whatever the settings
 COMMON = [
-    ("wrong first seat", "misdeal (000 MISDEALS bullet 8, 002 c), TDA 35-A)"),
+    (
+        "wrong first seat",
+        "per `wrong_first_seat`: misdeal (000 MISDEALS bullet 8, 002 c), "
+        "TDA 35-A), or the floor decides (003, 004: no remedy named)",
+    ),
     ("card to an empty seat / entitled seat dealt out", "misdeal (000 bullets 9-10, 002 d)-e))"),
-    ("foreign or duplicate card", "hand void, all bets returned (000 IRREGULARITIES 4-5)"),
+    (
+        "foreign or duplicate card",
+        "hand void, all bets returned (000 IRREGULARITIES 4-5); a "
+        "foreign card per `foreign_card` (003: the floor decides)",
+    ),
     ("misdeal", "button and posted blinds stay; same hand number, new deal number (G1)"),
     ("wrong count after the window", "that hand is dead, its chips stay (000 DEAD HANDS 1)"),
     ("premature flop", "burn stays, new flop without a burn (000 IRREG 11, 004 AR-3)"),

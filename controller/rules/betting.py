@@ -11,6 +11,7 @@ from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
 from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
+from controller.rules.profile import BurnError
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import clock, dealing, misdeal, showdown, wagers
+from controller.rules import clock, dealing, floor, misdeal, showdown, wagers
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
@@ -37,6 +38,18 @@ def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     )
     if amount > 0:
         h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
+    if h.pending_board and core.profile.burn_error is BurnError.CORRECT_BEFORE_ACTION:
+        _board_stands(core, h)
+
+
+def _board_stands(core: TableCore, h: Hand) -> None:
+    """000 IRREGULARITIES 12. [L144]: "Once action has been taken on a board card, the card
+    must stand"; later cards are those that would have come: the next street burns two."""
+    h.pending_board = ""
+    h.burn_debt = 1
+    core.instruct(
+        "The board stands (action was taken on it): burn two cards before the next board card"
+    )
 
 
 def _order_from(h: Hand, seat: int, n: int) -> list[Player]:
@@ -224,6 +237,8 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     p = h.players.get(e.seat)
     if p is None:
         raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
+    if h.floor_hold:
+        floor.chips_held(core, e.seat)
     owed = h.unconfirmed.get(e.seat, 0)
     take = min(owed, e.amount) if owed and e.amount is not None else 0
     if take and take == e.amount:
@@ -251,6 +266,18 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         assert e.amount is not None
         h.unconfirmed[e.seat] = owed - take
         e = ChipsIn(e.t, e.seat, e.amount - take, e.chips)
+    if core.phase is Phase.BOARD and h.redeal_flop and h.board:
+        # 000 IRREGULARITIES 10. [L142]: a four-card flop is redealt even if the extra card
+        # is known; betting on three of its cards does not make them the flop
+        core.alert(
+            AlertCode.FOUR_CARD_FLOP,
+            Severity.WARNING,
+            "000 SECTION 3 IRREGULARITIES 10 [L142]; 003 Dealer errors flop; 004 AR-2",
+            f"Seat {e.seat}: no betting on this flop: return the board to the stub (the burn "
+            "stays), reshuffle, cut and deal a new flop without a burn",
+            e.seat,
+        )
+        return
     if core.phase is Phase.BOARD:
         core.alert(
             AlertCode.ACTION_PENDING,

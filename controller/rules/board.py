@@ -24,6 +24,7 @@ def phase_of(core: TableCore) -> Phase:
 # the street after each street (the river stays the river); a tuple, not ``Street(n)``: an
 # Enum call is Python code, and this is on the path of every burn and board card
 _AFTER: Final = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
+_BEFORE: Final = (Street.PREFLOP, Street.PREFLOP, Street.FLOP, Street.TURN)
 
 
 def _coming(h: Hand) -> Street:
@@ -40,6 +41,39 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
     tag = e.tag
+    if h.pending_board and core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+        if tag == h.pending_board:
+            # 003 [L195] names no correction: the street's cards go back and are reshuffled
+            core.alert(
+                AlertCode.WRONG_BURN,
+                Severity.WARNING,
+                _burn_clause(core),
+                f"Not a correction here: return {core.card_name(tag)} and this street's "
+                "board cards to the stub, reshuffle, then burn and deal the street",
+                tag=tag,
+            )
+            h.street_burns += 1  # read as the burn if the dealer goes on (no second alert)
+            h.burns.append(tag)
+            h.last_burn = tag
+            return
+        if h.void_street:
+            core.alert(
+                AlertCode.WRONG_BURN,
+                Severity.WARNING,
+                _burn_clause(core),
+                "Return this street's board cards to the stub and reshuffle before the burn",
+                tag=tag,
+            )
+        h.pending_board = ""  # the street's cards were returned and reshuffled
+    if h.refill:
+        # 004 AR-16: the card turned up without a burn is moved to its proper position
+        h.burns.append(tag)
+        return
+    if h.pending_board and core.phase is Phase.BOARD and len(h.board) == h.street.board_size:
+        # the next street is being dealt: the uncorrected card stood; later cards are those
+        # that would have come (000 irreg-12b), so this street needs one burn more
+        h.pending_board = ""
+        h.burn_debt = 1
     if tag == h.pending_board:
         # the card dealt without a burn is moved to the burn: corrected
         h.pending_board = ""
@@ -47,27 +81,45 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         h.burns.append(tag)
         core.instruct(f"Burn corrected: {core.card_name(tag)} is the burn; deal the board card")
         return
-    preflop = core.phase is Phase.DEALING or (
-        core.phase is Phase.BETTING and h.street is Street.PREFLOP
-    )
-    if preflop and tag == h.required_burn:
-        h.required_burn = ""
-        h.burn_credit += 1
-        h.burns.append(tag)
-        return
     if tag in h.four_flop:
         rest = [t for t in h.four_flop if t != tag]
         drawn = h.floor_draw
+        if drawn and not h.floor_ok:
+            # 002 Four-card flop b) [L113]: "a tournament director not seated at that table"
+            # selects the burn, not the dealer
+            core.alert(
+                AlertCode.FOUR_CARD_FLOP,
+                Severity.CRITICAL,
+                "002 Four-card flop b) [L113]; TDA 39-A",
+                "The director draws the burn of a four-card flop: supervisor's badge first",
+                tag=tag,
+            )
+            return
         h.four_flop.clear()
-        h.floor_draw = False
-        h.burn_credit += 1
+        h.floor_draw = h.floor_ok = False
+        if h.required_burn == tag:
+            h.required_burn = ""
         h.burns.append(tag)
+        if not drawn and core.phase is Phase.BOARD and h.street is Street.FLOP:
+            # 002 Four-card flop a) [L113]: set aside, burned when the turn is due
+            h.street_burns += 1
+            h.last_burn = tag
+            return
+        h.burn_credit += 1
         core.instruct(f"{core.card_name(tag)} is the next burn; the other three are the flop")
         if drawn and core.phase is Phase.BOARD:
             # 002-FourCardFlop-b / TDA 39-A: the floor drew the burn; the other three are
             # the flop, and the drawn card is the turn's burn (_street_dealt takes the credit)
             h.board = rest
             _street_dealt(core, h, Street.FLOP)
+        return
+    preflop = core.phase is Phase.DEALING or (
+        core.phase is Phase.BETTING and h.street is Street.PREFLOP
+    )
+    if tag == h.required_burn and (preflop or core.phase is Phase.BETTING):
+        h.required_burn = ""
+        h.burn_credit += 1
+        h.burns.append(tag)
         return
     if core.phase is Phase.BETTING:
         if _provably_pending(core):
@@ -105,6 +157,17 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
             tag=tag,
         )
     h.required_burn = ""
+    if h.four_flop and not h.floor_draw and tag not in h.four_flop:
+        # 002 Four-card flop a) [L113]: "the fourth card will stay as the next burn card"
+        core.alert(
+            AlertCode.WRONG_BURN,
+            Severity.WARNING,
+            "002 Four-card flop a) [L113]; TDA 39-A",
+            f"The burn must be {core.card_name(h.four_flop[0])} (the fourth flop card), "
+            f"not {core.card_name(tag)}: swap them",
+            tag=tag,
+        )
+        h.four_flop.clear()
     if int(coming) in h.no_burn:
         core.alert(
             AlertCode.WRONG_BURN,
@@ -121,7 +184,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
     h.street_burns += 1
     h.burns.append(tag)
     h.last_burn = tag
-    if h.street_burns > 1:
+    if h.street_burns > 1 + h.burn_debt:
         core.alert(
             AlertCode.DOUBLE_BURN,
             Severity.WARNING,
@@ -153,6 +216,10 @@ def on_burn_removed(core: TableCore, tag: str) -> None:
         h.burns.remove(tag)
         h.required_burn = tag  # 000 irreg-12b: it goes back and is the next burn
         core.instruct(f"{core.card_name(tag)} goes back on the stub: it is the next burn")
+    elif tag == h.pending_board and tag in h.burns and core.phase is Phase.BOARD:
+        # 003: the card turned up and moved to the burn is taken back for the reshuffle
+        h.street_burns = max(0, h.street_burns - 1)
+        h.burns.remove(tag)
     elif tag in h.burns and int(_coming(h)) in h.no_burn and core.phase is Phase.BOARD:
         h.street_burns = max(0, h.street_burns - 1)
         h.burns.remove(tag)
@@ -172,6 +239,19 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
             f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
             tag=e.tag,
         )
+        return
+    if h.refill:
+        # 004 AR-16: the card restored to the burn is replaced by the proper board card; the
+        # street and its betting round go on (none is skipped)
+        h.refill = False
+        h.board.append(e.tag)
+        core.instruct(f"Board restored: {core.card_name(e.tag)} takes the misplaced card's place")
+        if core.phase is Phase.BOARD:
+            betting.open_street(core)
+        return
+    if h.void_street:
+        # 003 [L195]: the street's cards go back into the deck; none of them is the board
+        h.set_aside.add(e.tag)
         return
     if _fourth_flop_card(core, h):
         # C7: the flop street opened at its third card; a fourth card read before any flop
@@ -219,14 +299,18 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     needs_burn = int(coming) not in h.no_burn
     if (
         needs_burn
-        and h.street_burns == 0
+        and h.street_burns < 1 + h.burn_debt
         and not h.pending_board
         and len(h.board) == coming.board_size - (3 if coming is Street.FLOP else 1)
     ):
         _missing_burn(core, h, e)
         return
-    if h.pending_board:
-        # the uncorrected card stands (000 irreg-12a: once the board is dealt on, it stays)
+    if (
+        h.pending_board
+        and h.pending_board not in h.board
+        and core.profile.burn_error is not BurnError.RESHUFFLE_STREET
+    ):
+        # the uncorrected card of a run-out stands once the board is dealt on
         h.board.append(h.pending_board)
         h.pending_board = ""
         core.instruct("The board stands; later cards are those that would have come")
@@ -249,8 +333,12 @@ def _fourth_flop_card(core: TableCore, h: Hand) -> bool:
 
 def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
     h.street = coming
+    if h.street_burns > 1 + h.burn_debt and h.last_burn in h.burns:
+        # 000 irreg-12b: of two burns, one goes back on the deck and is the next burn
+        h.required_burn = h.last_burn
     h.street_burns = h.burn_credit
     h.burn_credit = 0
+    h.burn_debt = 0
     h.set_aside.clear()
     betting.open_street(core)
 
@@ -258,6 +346,8 @@ def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
 def _missing_burn(core: TableCore, h: Hand, e: CardPlaced) -> None:
     h.pending_board = e.tag
     if core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+        h.void_street = True
+        h.set_aside.add(e.tag)
         remedy = (
             f"No burn before {core.card_name(e.tag)}: return this street's board cards to the "
             "stub, reshuffle, burn and deal them again"
@@ -265,6 +355,15 @@ def _missing_burn(core: TableCore, h: Hand, e: CardPlaced) -> None:
     else:
         remedy = f"No burn: move {core.card_name(e.tag)} to the burn, then deal the board card"
     core.alert(AlertCode.MISSING_BURN, Severity.WARNING, _burn_clause(core), remedy, tag=e.tag)
+    if h.void_street or h.runout:
+        # 003: the street is void; a run-out (000 irreg-12c): correctable until the award
+        return
+    # the card is read as the board card it was dealt as until it is corrected (it may
+    # stand: 000 irreg-12a once action is taken on it; 004 AR-16 corrects it at any time)
+    h.board.append(e.tag)
+    coming = _coming(h)
+    if len(h.board) >= coming.board_size:
+        _street_dealt(core, h, coming)
 
 
 def _four_card_flop(core: TableCore, h: Hand, e: CardPlaced) -> None:
@@ -363,8 +462,22 @@ def _premature(core: TableCore, h: Hand, e: CardPlaced) -> None:
 def on_board_removed(core: TableCore, tag: str) -> None:
     h = core.hand
     assert h is not None
+    if h.void_street:
+        h.set_aside.discard(tag)
+        h.void_street = bool(h.set_aside)
+        return
     if tag == h.pending_board:
-        h.pending_board = ""
+        _restore(core, h, tag)
+        return
+    if h.floor_draw and h.floor_ok and tag in h.four_flop and core.phase is Phase.BOARD:
+        # 002 Four-card flop b) [L113]: the director holds the drawn card aside; it is the
+        # next burn and the other three are the flop
+        h.board = [t for t in h.four_flop if t != tag]
+        h.four_flop.clear()
+        h.floor_draw = h.floor_ok = False
+        h.required_burn = tag
+        core.instruct(f"{core.card_name(tag)} is the next burn; the other three are the flop")
+        _street_dealt(core, h, Street.FLOP)
         return
     h.set_aside.discard(tag)
     if tag in h.board and (h.redeal_flop or tag in h.four_flop or core.phase is Phase.BOARD):
@@ -376,6 +489,7 @@ def supervisor(core: TableCore, e: BadgeTap) -> None:
     if h is None:
         return
     if h.floor_draw:
+        h.floor_ok = True  # 002 Four-card flop b) [L113]: the director draws
         core.instruct("Floor: draw one of the four face-down cards; place it on the burn")
         return
     if h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD):
@@ -401,3 +515,26 @@ def burn_on_muck(core: TableCore, tag: str) -> None:
         f"The burn goes on the burn spot, not the muck: move {core.card_name(tag)} to the burn",
         tag=tag,
     )
+
+
+def _restore(core: TableCore, h: Hand, tag: str) -> None:
+    """The card dealt without a burn leaves the board (to the burn): 000 irreg-12a before
+    any action on it, 004 AR-16 "if at all possible" at any time."""
+    h.pending_board = ""
+    if tag in h.board:
+        h.board.remove(tag)
+    street = h.street
+    if street is Street.PREFLOP or len(h.board) >= street.board_size:
+        return  # the flop was not complete yet: the card's place is dealt next
+    acted = False
+    for a in h.actions:
+        if a.street == int(street):
+            acted = True
+            break
+    if acted or core.phase is not Phase.BETTING:
+        h.refill = True  # 004: bets on the street stand; the proper card takes its place
+        return
+    # nobody acted on it: the street is dealt again from its burn
+    h.street = _BEFORE[street]
+    h.street_burns = 0
+    core.enter(Phase.BOARD)

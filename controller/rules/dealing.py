@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, misdeal
+from controller.rules import betting, board, floor, misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
@@ -15,8 +15,10 @@ from controller.rules.profile import (
     AnteOrder,
     AnteStyle,
     ExtraCardRule,
+    ForeignCard,
     JokerRule,
     SequenceRule,
+    WrongFirstSeat,
 )
 from controller.rules.seating import SeatStatus, deal_order, waits_for_button
 
@@ -205,7 +207,11 @@ def on_card_placed(
                 board.burn_on_muck(core, e.tag)
         return
     # board or burn
-    if phase is Phase.COMPLETE and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:
+    won = phase is Phase.COMPLETE or (
+        # 003 [L185]: the cards gathered after the pot was won, the stub turned up
+        phase is Phase.IDLE and core.last_record is not None and not core.redeal_pending
+    )
+    if won and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:
         core.alert(
             AlertCode.RABBIT_HUNT,
             Severity.WARNING,
@@ -300,6 +306,20 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     the profile (003 joker-a, TDA 35-A). Returns True when the event was fully handled."""
     h = core.hand
     assert h is not None
+    if e.card is None and core.profile.foreign_card is ForeignCard.FLOOR:
+        floor.call(
+            core,
+            floor.FOREIGN,
+            AlertCode.FOREIGN_CARD,
+            "003 Dealer Errors (joker only) [L189]; [L1] the floor decides",
+            f"a foreign card (tag {e.tag}, no registered deck) on {e.zone.value}",
+            e.seat,
+            e.tag,
+        )
+        if e.zone is ZoneKind.HOLE and core.phase is Phase.DEALING:
+            h.replace[e.seat] = e.tag  # dealt on; replaced after the deal, as a joker
+            return False
+        return True
     if e.card is None:
         misdeal.void(
             core,
@@ -384,6 +404,36 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         _extra_card(core, h, p, e.tag)
         return
     expected = h.deal_seq[h.deal_idx]
+    if s != expected and h.deal_idx == 0 and core.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
+        floor.call(
+            core,
+            floor.FIRST_SEAT,
+            AlertCode.WRONG_FIRST_SEAT,
+            "003 Opening Deal [L85], [L1]; 004 AR Misdeals [L41-L49] (no remedy named)",
+            f"the first card went to seat {s}, not seat {expected}",
+            s,
+            e.tag,
+        )
+        # dealt on as the dealer started (the floor may rule a misdeal)
+        n = len(h.deal_seq) // 2
+        order = h.deal_seq[:n]
+        at = order.index(s)
+        h.deal_seq = order[at:] + order[:at] + order[at:] + order[:at]
+        expected = s
+    if (
+        s != expected
+        and expected == h.pos.button
+        and core.profile.button_two_consecutive
+        and not h.pos.heads_up
+        and h.deal_idx + 1 < len(h.deal_seq)
+        and h.deal_seq[h.deal_idx + 1] == s
+        and h.deal_seq.index(expected) == h.deal_idx
+    ):
+        # 002 Misdeals [L105] "Players may be dealt two consecutive cards on the button",
+        # TDA 35-A: the button skipped in the first round gets both cards at the end
+        del h.deal_seq[h.deal_idx]
+        h.deal_seq.insert(h.deal_seq.index(expected), expected)
+        expected = s
     if s != expected:
         if h.deal_idx == 0:
             misdeal.misdeal_condition(

@@ -66,6 +66,9 @@ class AlertCode(Enum):
     CLOCK_COUNTDOWN = "clock_countdown"
     CLOCK_EXPIRED = "clock_expired"
     FLOOR_CALLED = "floor_called"
+    # the floor as a ruling (issue 13, floor.py)
+    FLOOR_PENDING = "floor_pending"
+    FLOOR_DECISION = "floor_decision"
     # wagers as players make them (issue 14, wagers.py)
     STRING_BET = "string_bet"
     CALL_NOT_RAISE = "call_not_raise"

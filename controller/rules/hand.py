@@ -162,6 +162,13 @@ class Hand:
     show_order: list[int]
     shows: dict[int, bool]
     show_alerted: set[int]
+    # burn errors followed to the end of the hand (board.py, issue 13)
+    burn_debt: int  # extra burns the coming street needs (000 irreg-12b: a missed burn stood)
+    refill: bool  # 004 AR-16: a missed burn restored; the next board card takes its place
+    floor_ok: bool  # 002 four-card flop b): the director's badge was tapped for the draw
+    void_street: bool  # 003 [L195]: the street's board cards go back; none of them stands
+    floor_hold: str  # floor.py: the hand is held for the floor (the kind of hold), or ""
+    floor_badge: str  # the supervisor's badge tapped for the floor's decision
 
     def __init__(
         self,
@@ -233,6 +240,9 @@ class Hand:
         self.show_order = []
         self.shows = {}
         self.show_alerted = set()
+        self.burn_debt = 0
+        self.refill = self.floor_ok = self.void_street = False
+        self.floor_hold = self.floor_badge = ""
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

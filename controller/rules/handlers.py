@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, dealing, draw, misdeal, showdown, wagers
+from controller.rules import betting, board, dealing, draw, floor, misdeal, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import (
@@ -218,6 +218,8 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
 
 def button(core: TableCore, e: ButtonPress) -> None:
     b = e.button
+    if core.hand is not None and core.hand.floor_hold and floor.button(core, b):
+        return  # the floor's decision (floor.py)
     if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
         misdeal.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
     elif b is ConsoleButton.MISDEAL:
@@ -225,6 +227,18 @@ def button(core: TableCore, e: ButtonPress) -> None:
     elif b is ConsoleButton.CLOCK:
         betting.start_clock(core)
     elif b is ConsoleButton.FLOOR:
+        last = core.last_record
+        if last is not None and core.hand is not None and core.hand.hand_no != last.hand_no:
+            # 000 SECTION 5 DECISION MAKING 5 [L213], 002 Disputed Pots [L67] (C21): a pot
+            # ruling must be asked before the next deal starts; it has (its first card)
+            core.alert(
+                AlertCode.FLOOR_CALLED,
+                Severity.INFO,
+                "000 SECTION 5 DECISION MAKING 5 [L213]; 002 Disputed Pots [L67]",
+                f"Floor called to the table. Hand {last.hand_no}: the next deal has started, "
+                "so its result stands (too late to dispute it)",
+            )
+            return
         core.alert(
             AlertCode.FLOOR_CALLED,
             Severity.INFO,
@@ -248,6 +262,9 @@ def declare(core: TableCore, e: Declare) -> None:
 def badge(core: TableCore, e: BadgeTap) -> None:
     if not e.supervisor:
         core.dealer = e.badge
+        return
+    if core.hand is not None and core.hand.floor_hold:
+        floor.badge(core, e.badge)
         return
     board.supervisor(core, e)
 

@@ -72,6 +72,16 @@ class PrematureTurn(Enum):
     RESHUFFLE_NO_BURN = "reshuffle-no-burn"  # 002 / 003 / TDA: reshuffle, new card, no burn
 
 
+class WrongFirstSeat(Enum):
+    MISDEAL = "misdeal"  # 000 MISDEALS bullet 8 [L115], 002 Misdeals c), TDA 35-A
+    FLOOR = "floor"  # 003 / 004 name no remedy: the floor decides (floor.py)
+
+
+class ForeignCard(Enum):
+    VOID = "void"  # 000 IRREGULARITIES 4 [L136]: all action void, chips returned
+    FLOOR = "floor"  # 003 names no foreign-card rule (the joker only): the floor decides
+
+
 class BurnError(Enum):
     CORRECT_BEFORE_ACTION = "correct-before-action"  # 000 irreg-12a: then the board stands
     CORRECT = "correct"  # 004 AR-16: corrected if at all possible
@@ -124,6 +134,8 @@ class Profile:
     boxed_misdeal_count: int = 2
     boxed_counts_with_exposed: bool = False  # 002 b): "two or more exposed or boxed"
     out_of_sequence: SequenceRule = SequenceRule.MISDEAL
+    wrong_first_seat: WrongFirstSeat = WrongFirstSeat.MISDEAL
+    foreign_card: ForeignCard = ForeignCard.VOID
     button_two_consecutive: bool = False  # 002 / TDA: the button may get two in a row
     extra_card: ExtraCardRule = ExtraCardRule.MISDEAL
     four_card_flop: FourCardFlop = FourCardFlop.RESHUFFLE

@@ -121,6 +121,13 @@ class HandData:
     show_order: tuple[int, ...] = ()
     shows: tuple[tuple[int, bool], ...] = ()  # in the order the hands were resolved
     show_alerted: frozenset[int] = frozenset()
+    # board.py's burn remedies (issue 13)
+    burn_debt: int = 0
+    refill: bool = False
+    floor_ok: bool = False
+    void_street: bool = False
+    floor_hold: str = ""
+    floor_badge: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +233,12 @@ def hand_data(h: Hand) -> HandData:
         show_order=tuple(h.show_order),
         shows=tuple(h.shows.items()),
         show_alerted=frozenset(h.show_alerted),
+        burn_debt=h.burn_debt,
+        refill=h.refill,
+        floor_ok=h.floor_ok,
+        void_street=h.void_street,
+        floor_hold=h.floor_hold,
+        floor_badge=h.floor_badge,
     )
 
 
@@ -283,6 +296,13 @@ def hand_of(d: HandData) -> Hand:
     h.seen = dict(d.seen)
     if d.wager:
         h.wager = Wager.restored(d.wager)
+    h.floor_hold, h.floor_badge = d.floor_hold, d.floor_badge
+    h.burn_debt, h.refill, h.floor_ok, h.void_street = (
+        d.burn_debt,
+        d.refill,
+        d.floor_ok,
+        d.void_street,
+    )
     return h
 
 

@@ -94,7 +94,10 @@ _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {
     # misdeal or a void, re-dealt at once when no card is left on the table
     # (the last round closed with hands left to show: the showdown)
     CardPlaced: (BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, VOID, IDLE),
-    CardRemoved: (),
+    # a card dealt without a burn is taken back before any action on it (board.py): its
+    # street is dealt again from the burn; the director holds aside the drawn burn of a
+    # four-card flop (002 b): the flop is dealt
+    CardRemoved: (BETTING, BOARD, SHOWDOWN, COMPLETE),
     # a bet closes the round or the hand; during the deal it may open the betting, or be
     # the action that a misdeal (cleared at once) comes after
     ChipsIn: (BETTING, BOARD, SHOWDOWN, COMPLETE, MISDEAL, IDLE),

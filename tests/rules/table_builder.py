@@ -47,7 +47,7 @@ from controller.rules.events import (
     ZoneKind,
 )
 from controller.rules.phases import Phase
-from controller.rules.profile import Profile, builtin_profile
+from controller.rules.profile import Profile, WrongFirstSeat, builtin_profile
 from controller.rules.state import TableState
 
 PROFILES = (
@@ -388,3 +388,11 @@ class Table:
 
     def river(self, card: str = "3h") -> Self:
         return self.sweep().burn().board(card)
+
+    def misdeal_first_card(self, seat: int) -> Self:
+        """The first card to the wrong seat, ruled a misdeal: at once, or by the floor (a
+        supervisor's badge, then MISDEAL) where the profile leaves it to the floor (003, 004)."""
+        self.hole(seat)
+        if self.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
+            self.badge("td-1").press(ConsoleButton.MISDEAL)
+        return self

@@ -51,12 +51,14 @@ def test_000_S2_deal_003_OpeningDeal_order_clockwise_from_sb_no_alert(profile: s
     assert all(x.card_count == 2 for x in s.seats)
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    "profile", [p for p in PROFILES if p not in ("club-003", "shaved-dog-004")]
+)
 @pytest.mark.clause("000-S3-misdeal-1h", "002-Misdeals-c")
 def test_000_S3_misdeal_1h_first_card_to_wrong_seat(profile: str) -> None:
     """000 SECTION 3 MISDEALS bullet 8 [L115]; 002 Misdeals c); TDA 35-A: the first card to
-    the wrong position is a misdeal. 003/004 name no remedy; the core applies the TDA one in
-    every profile (no product decision says otherwise)."""
+    the wrong position is a misdeal. 003/004 name no remedy: the floor decides there
+    (issue 13, tests/rules/test_floor.py)."""
     t = Table(profile, 4).post_blinds().hole(3)
     assert_misdeal(t, A.WRONG_FIRST_SEAT)
     assert "L115" in t.alert(A.WRONG_FIRST_SEAT).clause
@@ -435,6 +437,12 @@ def test_000_S3_irreg_4_5_foreign_or_duplicate_card_voids(profile: str, kind: st
     if kind == "foreign":
         t.foreign(3)
         code = A.FOREIGN_CARD
+        if profile == "club-003":  # 003 names no foreign-card rule: the floor decides
+            assert t.alert(code).severity is Severity.WARNING
+            t.mark().badge("td-1").press(ConsoleButton.MISDEAL)
+            assert A.FLOOR_DECISION in t.codes and t.phase is Phase.MISDEAL
+            assert [x.stack for x in t.snap.seats] == [1000, 950, 900, 1000]  # blinds stay
+            return
     else:
         dup = str(t.snap.seat(1).hole[0])  # type: ignore[union-attr]
         t.place(ZoneKind.HOLE, dup, "B-dup", seat=3)
@@ -520,7 +528,7 @@ def test_G1_misdeal_redeal_keeps_button_blinds_and_hand_number(profile: str) -> 
     re-deal is the same hand number with a new deal number; a new level waits (G11)."""
     t = Table(profile, 4).post_blinds()
     before = t.snap
-    t.hole(3)  # wrong first seat: misdeal
+    t.misdeal_first_card(3)  # wrong first seat: misdeal
     t.level(100, 200)
     t.clear()
     assert t.phase is Phase.IDLE
@@ -537,7 +545,7 @@ def test_G1_misdeal_redeal_keeps_button_blinds_and_hand_number(profile: str) -> 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_G1_misdeal_redeal_without_clearing_first(profile: str) -> None:
     """G1: the first card of the re-deal may be read before the old cards' removal (L5)."""
-    t = Table(profile, 4).post_blinds().hole(3)
+    t = Table(profile, 4).post_blinds().misdeal_first_card(3)
     t.deal()
     s = t.snap
     assert (s.hand_no, s.deal_no, s.phase) == (1, 2, Phase.BETTING)

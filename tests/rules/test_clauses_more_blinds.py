@@ -159,7 +159,8 @@ def test_000_S3_misdeal_1g_button_out_of_position(profile: str) -> None:
     """000 MISDEALS 1. bullet 7 [L114] (K23): the dealer plays the button one seat late
     (blinds from seats 3/4, first card to seat 3). The core keeps its computed positions: it
     names the seats that owe the blinds, flags the chips in the wrong zone, and the first card
-    to the wrong seat is a misdeal within the cutoff (000-S3-misdeal-1h, every profile). The
+    to the wrong seat is a misdeal within the cutoff (000-S3-misdeal-1h; 003 and 004 name no
+    remedy: the floor decides, tests/rules/test_floor.py). The
     disc itself is not sensed."""
     t = Table(profile, 4)  # button 1: SB 2, BB 3
     t.chips(3, 50).chips(4, 100).hole(3)
@@ -167,7 +168,11 @@ def test_000_S3_misdeal_1g_button_out_of_position(profile: str) -> None:
     assert set(owed) == {2, 3} and "post 50" in owed[2] and "50 more" in owed[3]
     assert t.alert(A.ACTION_OUT_OF_TURN).seat == 4
     misdeal = t.alert(A.WRONG_FIRST_SEAT)
-    assert misdeal.severity is Severity.CRITICAL and "not seat 2" in misdeal.remedy
+    assert "not seat 2" in misdeal.remedy
+    if profile in ("club-003", "shaved-dog-004"):  # no remedy named: the floor decides
+        assert misdeal.severity is Severity.WARNING and t.phase is Phase.DEALING
+        return
+    assert misdeal.severity is Severity.CRITICAL
     assert t.phase is Phase.MISDEAL
     s = t.snap
     assert (s.button, s.small_blind_seat, s.big_blind_seat) == (1, 2, 3)

@@ -58,7 +58,7 @@ def test_002_NewLimits_1_003_Blinds_next_level_before_blinds_applies_to_next_han
 def test_G11_G1_level_during_misdeal_waits_for_the_redeal_only(profile: str) -> None:
     """G1 + G11: a level set while a misdeal is being cleared leaves the re-deal (same hand)
     at the old level; the next hand uses the new one."""
-    t = Table(profile, 3).post_blinds().hole(3)  # wrong first seat: misdeal
+    t = Table(profile, 3).post_blinds().misdeal_first_card(3)  # wrong first seat: misdeal
     assert t.phase is Phase.MISDEAL
     t.level(100, 200).clear().deal()
     assert (t.snap.deal_no, t.snap.big_blind) == (2, 100)

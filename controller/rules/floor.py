@@ -1,0 +1,99 @@
+"""The floor as a ruling (issue 13): where a house's rulebook leaves the remedy to the floor,
+the core neither misdeals on its own nor lets the hand go on unremarked. It alerts, calls the
+floor and holds the hand until a supervisor's badge decides with a console button: MISDEAL =
+misdeal, ACK = play on. The decision is an alert of its own (``FLOOR_DECISION``, with the
+badge), so it is on the venue's alert topic and in the hand record's alerts.
+
+While the hand is held the dealer's MISDEAL and ACK wait for the badge; chips put in are
+flagged (FLOOR_PENDING) and taken as they come, so that "play on" loses nothing, and a
+misdeal returns them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from controller.rules import misdeal
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.events import ConsoleButton
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+# what the floor's "play on" means for each kind of hold
+FIRST_SEAT = "first-seat"  # the deal goes on clockwise from the seat that got the first card
+FOREIGN = "foreign-card"  # the foreign card is taken out and replaced by the next card
+
+
+def call(
+    core: TableCore, kind: str, code: AlertCode, clause: str, why: str, seat: int, tag: str
+) -> None:
+    h = core.hand
+    assert h is not None
+    h.floor_hold = kind
+    h.floor_badge = ""
+    core.alert(
+        code,
+        Severity.WARNING,
+        clause,
+        f"Floor decision: {why}. Call the floor; the hand is held until the supervisor's "
+        "badge and MISDEAL (misdeal) or ACK (play on)",
+        seat,
+        tag,
+    )
+
+
+def held(core: TableCore) -> bool:
+    h = core.hand
+    return h is not None and h.floor_hold != ""
+
+
+def badge(core: TableCore, badge_id: str) -> None:
+    h = core.hand
+    assert h is not None
+    h.floor_badge = badge_id
+    core.instruct(f"Floor ({badge_id}): press MISDEAL for a misdeal, ACK to play on")
+
+
+def button(core: TableCore, b: ConsoleButton) -> bool:
+    """A console button while the hand is held; True if the floor ruling took it."""
+    h = core.hand
+    assert h is not None
+    if b is not ConsoleButton.MISDEAL and b is not ConsoleButton.ACK:
+        return False
+    if not h.floor_badge:
+        core.instruct("The hand is held for the floor: the supervisor's badge first")
+        return True
+    who, kind = h.floor_badge, h.floor_hold
+    h.floor_hold = h.floor_badge = ""
+    if b is ConsoleButton.MISDEAL:
+        _decision(core, who, "misdeal")
+        misdeal.force_misdeal(core)
+        if core.table_clear():
+            core.void_or_misdeal_cleared()
+        return True
+    _decision(core, who, "play on")
+    if kind == FIRST_SEAT:
+        core.instruct("Play on: deal on clockwise from the seat that got the first card")
+    elif kind == FOREIGN:
+        core.instruct("Play on: the foreign card is taken out and replaced by the next card")
+    return True
+
+
+def chips_held(core: TableCore, seat: int) -> None:
+    core.alert(
+        AlertCode.FLOOR_PENDING,
+        Severity.WARNING,
+        "floor ruling pending",
+        f"Seat {seat}: the hand is held for the floor; wait for the ruling (the chips stand "
+        "if the floor rules play on, and come back on a misdeal)",
+        seat,
+    )
+
+
+def _decision(core: TableCore, who: str, what: str) -> None:
+    core.alert(
+        AlertCode.FLOOR_DECISION,
+        Severity.INFO,
+        "floor ruling (supervisor's badge)",
+        f"Floor ruling by {who}: {what}",
+    )
