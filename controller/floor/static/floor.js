@@ -9,7 +9,9 @@ function el(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (k === "class") e.className = v; else e.setAttribute(k, v);
   }
-  for (const c of children) e.append(c === null || c === undefined ? "" : String(c));
+  for (const c of children) {
+    e.append(c instanceof Node ? c : (c === null || c === undefined ? "" : String(c)));
+  }
   return e;
 }
 
