@@ -5,8 +5,10 @@ a private mosquitto, and a simulated table dealing the repository's scenario
 seat: a critical WRONG_FIRST_SEAT misdeal, 000 SECTION 3 [L115]).
 
 What the browser shows is checked against what the table itself published (the venue
-subscriber of the simulated table) and against the daemon's open alerts; the live stream is
-checked for every live hole card (its card code and its tag UID)."""
+subscriber of the simulated table), the daemon's open alerts and the venue logger's own
+database; the live stream and the page are checked for every live hole card (its card code
+and its tag UID). Then the hand is folded to the big blind, looked up in the hand search,
+and a player is seated from the console's form."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import pytest
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
 from controller.link.config import BrokerConfig
+from hwsim.scenario.model import Action
 from hwsim.scenario.parse import parse_file
 from hwsim.scenario.rig import Rig, close_rig, open_rig, tag_of
 from hwsim.scenario.runner import do_action
@@ -102,10 +105,58 @@ def _tile_text(driver: Any, key: str, cls: str) -> str | None:
         return None
 
 
+def _click(driver: Any, css: str) -> bool:
+    """Click what ``css`` names; False if the page re-rendered it under the click."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    try:
+        driver.find_element("css selector", css).click()
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False
+    return True
+
+
 def _alert_ids(driver: Any, key: str) -> list[str]:
     script = ("return [...document.querySelectorAll(`article[data-table='${arguments[0]}']"
               " li.alert`)].map(e => e.dataset.alertId)")  # fmt: skip
     return list(driver.execute_script(script, key))
+
+
+def _stored_ids(tmp: Path) -> list[str]:
+    """The hands the venue logger stored, read from its database directly."""
+    from controller.venuelog.store import open_for_export
+
+    store = open_for_export(tmp / "table/venue.db")
+    try:
+        return sorted(str(h["hand_id"]) for h in store.hands(table="t1"))
+    finally:
+        store.close()
+
+
+def _search_hands(driver: Any, table: str) -> None:
+    box = driver.find_element("id", "hand-table")
+    box.clear()
+    box.send_keys(table)
+    driver.find_element("css selector", "#hand-search button").click()
+
+
+def _hand_rows(driver: Any) -> list[str]:
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll('#hands tbody tr')].map(e => e.dataset.handId)"
+    )
+    return sorted(rows)
+
+
+def _seat(driver: Any, key: str, seat: int, name: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "seat-table")).select_by_value(key)
+    for field, value in (("seat-no", seat), ("seat-player", f"p{seat}"), ("seat-name", name),
+                         ("seat-stack", 2000)):  # fmt: skip
+        box = driver.find_element("id", field)
+        box.clear()
+        box.send_keys(str(value))
+    driver.find_element("id", "seat-button").click()
 
 
 async def _collect_stream(url: str, into: list[str], ready: asyncio.Event) -> None:
@@ -185,6 +236,7 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await _in_thread(_login, driver, url, "vic")
         await _in_thread(_wait, driver, lambda d: aid in _alert_ids(d, key), "the viewer's alert")
         assert not driver.find_elements("css selector", "button.ack")
+        assert not driver.find_element("id", "actions").is_displayed()
         refused = await _in_thread(driver.execute_async_script, """
             const done = arguments[arguments.length - 1];
             const me = await (await fetch("/api/me")).json();
@@ -199,10 +251,14 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         button = f"article[data-table='{key}'] button.ack[data-alert-id='{aid}']"
         await _in_thread(_wait, driver, lambda d: d.find_elements("css selector", button),
                          "the ack button")  # fmt: skip
-        await _in_thread(lambda: driver.find_element("css selector", button).click())
+        await _in_thread(_wait, driver, lambda d: _click(d, button), "a click on the ack")
         await _until(lambda: aid not in rig.daemon.open_alerts, "the table's alert cleared")
-        acks = [e["data"] for e in rig.venue.on("events") if e["kind"] == "alert_ack"]
-        assert {"alert_id": aid, "by": "sam"} in acks
+
+        def acks() -> list[Any]:
+            return [e["data"] for e in rig.venue.on("events") if e["kind"] == "alert_ack"]
+
+        await _until(lambda: bool(acks()), "the table's alert_ack event")
+        assert acks() == [{"alert_id": aid, "by": "sam"}]
         await _in_thread(_wait, driver, lambda d: aid not in _alert_ids(d, key), "the cleared tile")
         await _in_thread(_wait, driver, lambda d: "acknowledged" in
                          d.find_element("id", "response").text, "the response")  # fmt: skip
@@ -222,6 +278,23 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await _in_thread(driver.save_screenshot, str(shots / "room-tablet.png"))
         await asyncio.sleep(0.2)  # the stream's last writes
         page = await _in_thread(lambda: str(driver.page_source))
+        live_stream = len(stream)
+        # everyone folds to the big blind (seat 3): the hand completes and is stored
+        for n, who in enumerate((4, 1, 2)):
+            await do_action(rig, Action(1000 + n, "fold", seat=who))
+            await rig.settled()
+        await _until(lambda: _stored_ids(tmp) != [], "the hand stored by the venue logger")
+        stored = _stored_ids(tmp)
+        await _in_thread(_search_hands, driver, "t1")
+        await _in_thread(_wait, driver, lambda d: _hand_rows(d) == stored, f"hands {stored}")
+        # a seat command between hands, answered in the page and seen at the table
+        await _in_thread(_seat, driver, key, 5, "Ann")
+        await _in_thread(_wait, driver, lambda d: "seat 5: Ann seated"
+                         in d.find_element("id", "response").text, "the seat response")  # fmt: skip
+        seats = {s["seat"]: s for s in rig.venue.on("state")[-1]["seats"]}
+        assert seats[5]["name"] == "Ann" and seats[5]["stack"] == 2000
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "players") == "5",
+                         "five players on the tile")  # fmt: skip
     finally:
         collector.cancel()
         with contextlib.suppress(BaseException):
@@ -229,7 +302,7 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await _in_thread(driver.quit)
         await stop(runner, console)
         await close_rig(rig)
-    text = "".join(stream)
+    text = "".join(stream[:live_stream])
     assert '"type": "snapshot"' in text and aid in text  # the stream carried the hand
     for ref in hole:
         uid = tag_of(ref).hex()

@@ -81,7 +81,17 @@ function renderTile(t) {
   return div;
 }
 
+function renderTables() {
+  const sel = document.getElementById("seat-table");
+  const keys = [...S.tiles.keys()].sort();
+  if ([...sel.options].map((o) => o.value).join() === keys.join()) return;
+  const was = sel.value;
+  sel.replaceChildren(...keys.map((k) => el("option", { value: k }, k)));
+  if (keys.includes(was)) sel.value = was;
+}
+
 function renderRoom() {
+  renderTables();
   const room = document.getElementById("room");
   room.replaceChildren(...[...S.tiles.values()].sort((a, b) => a.key.localeCompare(b.key))
     .map(renderTile));
@@ -127,6 +137,18 @@ async function ack(a) {
   else say(`${a.table}: the table refused: ${r.data.reason}`);
 }
 
+async function seat(e) {
+  e.preventDefault();
+  const [venue, table] = document.getElementById("seat-table").value.split("/");
+  const v = (id) => document.getElementById(id).value;
+  const n = Number(v("seat-no"));
+  const r = await api("POST", "/api/seat", { venue, table, seat: n, player_id: v("seat-player"),
+    name: v("seat-name"), stack: Number(v("seat-stack")) });
+  if (r.status !== 200) say(`refused (${r.status}): ${r.data.reason}`);
+  else if (r.data.ok) say(`${table}: seat ${n}: ${v("seat-name")} seated`);
+  else say(`${table}: the table refused the seat: ${r.data.reason}`);
+}
+
 async function searchHands(e) {
   if (e) e.preventDefault();
   const table = document.getElementById("hand-table").value.trim();
@@ -152,6 +174,7 @@ function show(me) {
   document.getElementById("login").hidden = !!me;
   document.getElementById("console").hidden = !me;
   document.getElementById("logout").hidden = !me;
+  document.getElementById("actions").hidden = !me || me.role === "viewer";
   document.getElementById("who").textContent = me ? `${me.user} (${me.role})` : "";
   if (me) connect();
 }
@@ -168,6 +191,7 @@ async function start() {
     await api("POST", "/api/logout"); if (S.stream) S.stream.close(); show(null);
   });
   document.getElementById("hand-search").addEventListener("submit", searchHands);
+  document.getElementById("seat-form").addEventListener("submit", seat);
   setInterval(() => { if (S.me) renderRoom(); }, 5000);  // "last seen" ages
   const r = await api("GET", "/api/me");
   show(r.status === 200 ? r.data : null);
