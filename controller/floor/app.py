@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -14,7 +15,15 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.floor.auth import Role, Session, Sessions, User, csrf_ok, verify_password
+from controller.floor.auth import (
+    Role,
+    Session,
+    Sessions,
+    User,
+    csrf_ok,
+    hash_password,
+    verify_password,
+)
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
 from controller.link.errors import StoreError
@@ -44,6 +53,7 @@ class Console:
         self.users, self.sessions, self.room, self.link = users, sessions, room, link
         self.db, self.secure_cookie = db, secure_cookie
         self.clients: set[asyncio.Queue[str]] = set()
+        self.decoy = hash_password(secrets.token_urlsafe(16))  # for unknown user names
         link.on_change = self.broadcast
 
     def broadcast(self, changes: list[dict[str, Any]]) -> None:
@@ -129,11 +139,12 @@ def make_app(console: Console) -> web.Application:
         body = await _json_body(request)
         name, password = body.get("user"), body.get("password")
         user = console.users.get(name) if isinstance(name, str) else None
-        ok = isinstance(password, str) and user is not None
-        if ok:
-            assert user is not None and isinstance(password, str)
-            ok = await asyncio.to_thread(verify_password, password, user.password)
-        if not ok or user is None:
+        # an unknown user costs the same scrypt as a known one: the answer's time does not
+        # tell which user names exist
+        stored = user.password if user is not None else console.decoy
+        given = password if isinstance(password, str) else ""
+        ok = await asyncio.to_thread(verify_password, given, stored)
+        if not ok or user is None or not isinstance(password, str):
             raise web.HTTPUnauthorized(text="wrong user name or password")
         cookie, s = console.sessions.issue(user.name, time.time())
         resp = web.json_response({"user": user.name, "role": user.role.value, "csrf": s.csrf})

@@ -99,6 +99,9 @@ async def _refusals(users_file: Path) -> dict[str, Any]:
         out["bad_login"] = (
             await c.post("/api/login", json={"user": "sam", "password": "nope"})
         ).status
+        unknown = {"user": "nobody", "password": "pleaseletmein"}
+        out["unknown_user"] = (await c.post("/api/login", json=unknown)).status
+        out["no_password"] = (await c.post("/api/login", json={"user": "sam"})).status
         r = await c.post("/api/login", json={"user": "sam", "password": "pleaseletmein"})
         csrf = (await r.json())["csrf"]
         out["no_token"] = (await c.post("/api/ack", json=ack)).status
@@ -128,7 +131,7 @@ def test_the_app_refuses_without_session_token_or_role(tmp_path: Path) -> None:
                      f'[users.vic]\nrole = "viewer"\npassword = "{RFC_STORED}"\n')  # fmt: skip
     out = asyncio.run(_refusals(users))
     assert out["anonymous"] == 401 and out["anonymous_room"] == 401
-    assert out["bad_login"] == 401
+    assert out["bad_login"] == 401 and out["unknown_user"] == 401 and out["no_password"] == 401
     assert out["no_token"] == 403 and out["wrong_token"] == 403
     # the supervisor passes every check; the (unconnected) link answers for the table
     assert out["supervisor"][0] == 200
