@@ -221,6 +221,20 @@ def venue_log(args: argparse.Namespace) -> int:
     return main(args)
 
 
+def _floor_args(p: argparse.ArgumentParser) -> None:
+    from controller.floor.cli import register
+
+    register(p)
+
+
+@command("floor", _floor_args)
+def floor(args: argparse.Namespace) -> int:
+    """The venue floor console: every table live in a browser, alerts acknowledged."""
+    from controller.floor.cli import main
+
+    return main(args)
+
+
 # ---------------------------------------------------------------- the simulated-table demo
 
 

@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 # Debian's libpq5 rather than psycopg's "binary" wheel (which bundles its own libpq and
 # OpenSSL): security fixes come with apt, and the server package needs it anyway.
 APT_PACKAGES=(mosquitto pcscd vsmartcard-vpcd swig libpcsclite-dev gcc python3-dev python3-venv pkg-config
-              libpq5 postgresql systemd)  # systemd: systemd-analyze verifies the units
+              libpq5 postgresql systemd  # systemd: systemd-analyze verifies the units
+              chromium chromium-driver)  # the floor console's browser tests (tests/floor)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

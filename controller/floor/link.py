@@ -1,0 +1,115 @@
+"""The console's MQTT side: subscribes to every table's redacted live topics, feeds the
+:class:`~controller.floor.room.Room`, and sends venue commands (signed with the command key
+when the tables require one) and waits for their responses."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import aiomqtt
+
+from controller.floor.room import Room, parse_topic
+from controller.link.commands import sign
+from controller.link.config import BrokerConfig
+
+log = logging.getLogger("railguard.floor")
+TOPICS = ("railguard/+/+/state", "railguard/+/+/status", "railguard/+/+/alerts",
+          "railguard/+/+/events", "railguard/+/+/cmd/response")  # fmt: skip
+RESPONSE_TIMEOUT = 5.0
+
+
+class FloorLink:
+    def __init__(
+        self,
+        broker: BrokerConfig,
+        room: Room,
+        *,
+        command_key: bytes | None = None,
+        on_change: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> None:
+        self.broker, self.room, self.command_key = broker, room, command_key
+        self.on_change = on_change
+        self.connected = asyncio.Event()
+        self._client: aiomqtt.Client | None = None
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
+                await self._task
+
+    async def _run(self) -> None:
+        delay = 0.2
+        while True:
+            client = self.broker.make_client(f"railguard-floor-{uuid.uuid4().hex[:8]}")
+            try:
+                async with client:
+                    for t in TOPICS:
+                        await client.subscribe(t, qos=1)
+                    self._client, delay = client, 0.2
+                    self.connected.set()
+                    log.info("floor: subscribed on %s", self.broker.host)
+                    async for m in client.messages:
+                        self._handle(m.topic.value, m.payload)
+            except aiomqtt.MqttError as exc:
+                log.warning("floor: broker: %s; retrying in %.1f s", exc, delay)
+            finally:
+                self._client = None
+                self.connected.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+    def _handle(self, topic: str, payload: Any) -> None:
+        raw = payload if isinstance(payload, bytes) else str(payload).encode()
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            self.room.refused += 1
+            return
+        if topic.endswith("/cmd/response"):
+            if isinstance(body, dict):
+                fut = self._waiting.get(str(body.get("request_id")))
+                if fut is not None and not fut.done():
+                    fut.set_result(body)
+            return
+        changes = self.room.apply(topic, body, time.time())
+        if changes and self.on_change is not None:
+            self.on_change(changes)
+
+    async def command(self, venue: str, table: str, command: str, args: dict[str, Any],
+                      issuer: str) -> dict[str, Any]:  # fmt: skip
+        """Send a venue command to one table and return its response (``ok``, ``reason``)."""
+        if parse_topic(f"railguard/{venue}/{table}/state") is None:
+            return {"ok": False, "reason": f"no such table {venue}/{table}"}
+        client = self._client
+        if client is None:
+            return {"ok": False, "reason": "the console is not connected to the broker"}
+        rid = f"floor-{uuid.uuid4().hex[:16]}"
+        body: dict[str, Any] = {"request_id": rid, "ts": time.time(), "command": command,
+                                "args": args, "issuer": issuer}  # fmt: skip
+        if self.command_key is not None:
+            body = sign(body, self.command_key)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[rid] = fut
+        try:
+            await client.publish(f"railguard/{venue}/{table}/cmd", json.dumps(body), qos=1)
+            return await asyncio.wait_for(fut, RESPONSE_TIMEOUT)
+        except TimeoutError:
+            return {"ok": False, "reason": f"no response from {venue}/{table} in"
+                    f" {RESPONSE_TIMEOUT:.0f} s (offline?)"}  # fmt: skip
+        except aiomqtt.MqttError as exc:
+            return {"ok": False, "reason": f"broker: {exc}"}
+        finally:
+            self._waiting.pop(rid, None)

@@ -1,0 +1,320 @@
+"""The floor console in a real browser: Debian's chromium (headless, driven by Selenium
+through Debian's chromedriver; nothing downloaded) against the console on a loopback port,
+a private mosquitto, and a simulated table dealing the repository's scenario
+``scenarios/tda-2024/000-S3-misdeal-1h-wrong-first-seat.scn`` (the first card to the wrong
+seat: a critical WRONG_FIRST_SEAT misdeal, 000 SECTION 3 [L115]).
+
+What the browser shows is checked against what the table itself published (the venue
+subscriber of the simulated table), the daemon's open alerts and the venue logger's own
+database; the live stream and the page are checked for every live hole card (its card code
+and its tag UID). Then the hand is folded to the big blind, looked up in the hand search,
+and a player is seated from the console's form."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiohttp
+import pytest
+
+from controller.floor.auth import hash_password
+from controller.floor.cli import FloorConfig, start, stop
+from controller.link.config import BrokerConfig
+from hwsim.scenario.model import Action
+from hwsim.scenario.parse import parse_file
+from hwsim.scenario.rig import Rig, close_rig, open_rig, tag_of
+from hwsim.scenario.runner import do_action
+from tests.brokers import free_port, plain_broker
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+SCENARIO = (
+    Path(__file__).resolve().parents[2]
+    / "scenarios/tda-2024/000-S3-misdeal-1h-wrong-first-seat.scn"
+)
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run")  # fmt: skip
+PASSWORD = {"sam": "felt-and-chips", "vic": "just-looking"}
+T = TypeVar("T")
+
+
+def _browser(profile: Path) -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for f in (*FLAGS, f"--user-data-dir={profile}", "--window-size=1200,900"):
+        opts.add_argument(f)
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+async def _in_thread(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.to_thread(fn, *args)
+
+
+def _wait(driver: Any, cond: Callable[[Any], Any], what: str, timeout: float = 10) -> Any:
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, timeout, poll_frequency=0.05).until(cond)
+    except TimeoutException:
+        tiles = driver.execute_script(
+            "return [...document.querySelectorAll('article.tile')].map(e => e.outerHTML)"
+        )
+        raise AssertionError(f"the browser never showed {what}; tiles: {tiles}") from None
+
+
+def _login(driver: Any, url: str, user: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(url)
+    _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed()
+          or d.find_element(By.ID, "console").is_displayed(), "the page")  # fmt: skip
+    if driver.find_element(By.ID, "console").is_displayed():  # still logged in: log out
+        driver.find_element(By.ID, "logout").click()
+        _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed(), "the login")
+    driver.find_element(By.ID, "user").clear()
+    driver.find_element(By.ID, "user").send_keys(user)
+    driver.find_element(By.ID, "password").send_keys(PASSWORD[user])
+    driver.find_element(By.ID, "login-button").click()
+    _wait(driver, lambda d: d.find_element(By.ID, "who").text.startswith(user), f"{user} in")
+
+
+def _tile_text(driver: Any, key: str, cls: str) -> str | None:
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        tile = driver.find_element(By.CSS_SELECTOR, f'article[data-table="{key}"]')
+        return str(tile.find_element(By.CLASS_NAME, cls).text)
+    except (NoSuchElementException, StaleElementReferenceException):
+        return None
+
+
+def _click(driver: Any, css: str) -> bool:
+    """Click what ``css`` names; False if the page re-rendered it under the click."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+
+    try:
+        driver.find_element("css selector", css).click()
+    except (NoSuchElementException, StaleElementReferenceException):
+        return False
+    return True
+
+
+def _alert_ids(driver: Any, key: str) -> list[str]:
+    script = ("return [...document.querySelectorAll(`article[data-table='${arguments[0]}']"
+              " li.alert`)].map(e => e.dataset.alertId)")  # fmt: skip
+    return list(driver.execute_script(script, key))
+
+
+def _stored_ids(tmp: Path) -> list[str]:
+    """The hands the venue logger stored, read from its database directly."""
+    from controller.venuelog.store import open_for_export
+
+    store = open_for_export(tmp / "table/venue.db")
+    try:
+        return sorted(str(h["hand_id"]) for h in store.hands(table="t1"))
+    finally:
+        store.close()
+
+
+def _search_hands(driver: Any, table: str) -> None:
+    box = driver.find_element("id", "hand-table")
+    box.clear()
+    box.send_keys(table)
+    driver.find_element("css selector", "#hand-search button").click()
+
+
+def _hand_rows(driver: Any) -> list[str]:
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll('#hands tbody tr')].map(e => e.dataset.handId)"
+    )
+    return sorted(rows)
+
+
+def _seat(driver: Any, key: str, seat: int, name: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "seat-table")).select_by_value(key)
+    for field, value in (("seat-no", seat), ("seat-player", f"p{seat}"), ("seat-name", name),
+                         ("seat-stack", 2000)):  # fmt: skip
+        box = driver.find_element("id", field)
+        box.clear()
+        box.send_keys(str(value))
+    driver.find_element("id", "seat-button").click()
+
+
+async def _collect_stream(url: str, into: list[str], ready: asyncio.Event) -> None:
+    """Log in as the viewer and keep every byte of the live stream."""
+    jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
+    async with aiohttp.ClientSession(cookie_jar=jar) as s:
+        r = await s.post(f"{url}api/login", json={"user": "vic", "password": PASSWORD["vic"]})
+        assert r.status == 200
+        async with s.get(f"{url}api/stream") as resp:
+            ready.set()
+            async for chunk in resp.content.iter_any():
+                into.append(chunk.decode())
+
+
+async def _until(cond: Callable[[], bool], what: str, timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if cond():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never: {what}")
+
+
+async def _play(tmp: Path, port: int, shots: Path) -> None:
+    users = tmp / "users.toml"
+    roles = (("sam", "supervisor"), ("vic", "viewer"))
+    users.write_text(
+        "".join(
+            f'[users.{u}]\nrole = "{r}"\npassword = "{hash_password(PASSWORD[u])}"\n'
+            for u, r in roles
+        )
+    )
+    rig: Rig = await open_rig("127.0.0.1", port, "tda-2024", tmp / "table", "t1", decks=set())
+    web_port = free_port()
+    cfg = FloorConfig(
+        broker=BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True),
+        users_file=str(users),
+        port=web_port,
+        db=str(tmp / "table/venue.db"),
+    )
+    runner, console = await start(cfg)
+    url = f"http://127.0.0.1:{web_port}/"
+    driver = await _in_thread(_browser, tmp / "chromium")
+    stream: list[str] = []
+    ready = asyncio.Event()
+    collector = asyncio.create_task(_collect_stream(url, stream, ready))
+    hole: list[Any] = []  # the CardRefs dealt to the seats
+    try:
+        await asyncio.wait_for(console.link.connected.wait(), 10)
+        await asyncio.wait_for(ready.wait(), 10)
+        await _in_thread(_login, driver, url, "sam")
+        key = "v1/t1"
+        sc = parse_file(SCENARIO)
+        steps = iter(sc.steps)
+        # up to and including the first hole card, to the wrong seat
+        for step in steps:
+            await do_action(rig, step.action)
+            if step.action.verb == "hole":
+                hole.extend(step.action.cards)
+                break
+            await rig.settled()
+        await rig.settled()
+        # the tile is there and shows what the table published last
+        await _until(lambda: bool(rig.venue.on("alerts")), "the table's alert")
+        published = rig.venue.on("state")[-1]
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "hand-no")
+                         == str(published["hand_no"]), f"hand {published['hand_no']}")  # fmt: skip
+        await _in_thread(
+            _wait, driver, lambda d: _tile_text(d, key, "status") == "online", "the table online"
+        )
+        alert = rig.venue.on("alerts")[-1]
+        assert alert["code"] == "WRONG_FIRST_SEAT" and alert["severity"] == "critical"
+        aid = alert["alert_id"]
+        await _in_thread(_wait, driver, lambda d: aid in _alert_ids(d, key), "the alert")
+        assert aid in rig.daemon.open_alerts
+        await _in_thread(driver.save_screenshot, str(shots / "room-alert.png"))
+        # a viewer sees the alert but has no button, and the server refuses the ack itself
+        await _in_thread(_login, driver, url, "vic")
+        await _in_thread(_wait, driver, lambda d: aid in _alert_ids(d, key), "the viewer's alert")
+        assert not driver.find_elements("css selector", "button.ack")
+        assert not driver.find_element("id", "actions").is_displayed()
+        refused = await _in_thread(driver.execute_async_script, """
+            const done = arguments[arguments.length - 1];
+            const me = await (await fetch("/api/me")).json();
+            const r = await fetch("/api/ack", {method: "POST", headers: {"Content-Type":
+              "application/json", "X-CSRF-Token": me.csrf}, body: JSON.stringify({venue: "v1",
+              table: "t1", alert_id: arguments[0]})});
+            done([r.status, await r.text()]);""", aid)  # fmt: skip
+        assert refused[0] == 403 and "viewers change nothing" in refused[1]
+        assert aid in rig.daemon.open_alerts  # nothing changed at the table
+        # the supervisor acknowledges it from the tile: the table clears it
+        await _in_thread(_login, driver, url, "sam")
+        button = f"article[data-table='{key}'] button.ack[data-alert-id='{aid}']"
+        await _in_thread(_wait, driver, lambda d: d.find_elements("css selector", button),
+                         "the ack button")  # fmt: skip
+        await _in_thread(_wait, driver, lambda d: _click(d, button), "a click on the ack")
+        await _until(lambda: aid not in rig.daemon.open_alerts, "the table's alert cleared")
+
+        def acks() -> list[Any]:
+            return [e["data"] for e in rig.venue.on("events") if e["kind"] == "alert_ack"]
+
+        await _until(lambda: bool(acks()), "the table's alert_ack event")
+        assert acks() == [{"alert_id": aid, "by": "sam"}]
+        await _in_thread(_wait, driver, lambda d: aid not in _alert_ids(d, key), "the cleared tile")
+        await _in_thread(_wait, driver, lambda d: "acknowledged" in
+                         d.find_element("id", "response").text, "the response")  # fmt: skip
+        # the hand goes on: the re-deal; the tile follows the table's street
+        for step in steps:
+            await do_action(rig, step.action)
+            if step.action.verb == "hole":
+                hole.extend(step.action.cards)
+            await rig.settled()
+        published = rig.venue.on("state")[-1]
+        assert any(s["cards_held"] for s in published["seats"])  # hole cards are live
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "street")
+                         == published["street"] and _tile_text(d, key, "pot")
+                         == str(published["pot"]), "the street and pot")  # fmt: skip
+        await _in_thread(driver.save_screenshot, str(shots / "room.png"))
+        await _in_thread(driver.set_window_size, 800, 1100)  # a tablet, upright
+        await _in_thread(driver.save_screenshot, str(shots / "room-tablet.png"))
+        await asyncio.sleep(0.2)  # the stream's last writes
+        page = await _in_thread(lambda: str(driver.page_source))
+        live_stream = len(stream)
+        # everyone folds to the big blind (seat 3): the hand completes and is stored
+        for n, who in enumerate((4, 1, 2)):
+            await do_action(rig, Action(1000 + n, "fold", seat=who))
+            await rig.settled()
+        await _until(lambda: _stored_ids(tmp) != [], "the hand stored by the venue logger")
+        stored = _stored_ids(tmp)
+        await _in_thread(_search_hands, driver, "t1")
+        await _in_thread(_wait, driver, lambda d: _hand_rows(d) == stored, f"hands {stored}")
+        # a seat command between hands, answered in the page and seen at the table
+        await _in_thread(_seat, driver, key, 5, "Ann")
+        await _in_thread(_wait, driver, lambda d: "seat 5: Ann seated"
+                         in d.find_element("id", "response").text, "the seat response")  # fmt: skip
+        seats = {s["seat"]: s for s in rig.venue.on("state")[-1]["seats"]}
+        assert seats[5]["name"] == "Ann" and seats[5]["stack"] == 2000
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "players") == "5",
+                         "five players on the tile")  # fmt: skip
+    finally:
+        collector.cancel()
+        with contextlib.suppress(BaseException):
+            await collector
+        await _in_thread(driver.quit)
+        await stop(runner, console)
+        await close_rig(rig)
+    text = "".join(stream[:live_stream])
+    assert '"type": "snapshot"' in text and aid in text  # the stream carried the hand
+    for ref in hole:
+        uid = tag_of(ref).hex()
+        for where, body in (("the live stream", text), ("the page", page)):
+            assert not re.search(rf"(?<![0-9A-Za-z]){ref.card}(?![0-9A-Za-z])", body), (
+                f"{where} names the live hole card {ref.card}"
+            )
+            assert uid not in body.lower(), f"{where} carries the tag UID of {ref.card}"
+    assert json.loads(text.split("data: ", 1)[1].split("\n", 1)[0])["type"] == "snapshot"
+
+
+def test_room_alert_ack_and_viewer_in_a_real_browser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for exe in (CHROMIUM, DRIVER):  # a missing browser fails, as a missing broker does
+        assert os.access(exe, os.X_OK), f"{exe} missing: scripts/setup.sh installs it (apt)"
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager never fetches anything
+    shots = Path(os.environ.get("RAILGUARD_FLOOR_SHOTS", tmp_path))
+    with plain_broker() as b:
+        asyncio.run(asyncio.wait_for(_play(tmp_path, b.port, shots), 90))
+    assert (shots / "room.png").stat().st_size > 0
