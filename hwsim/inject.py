@@ -35,7 +35,13 @@ from controller.rules.events import (
     Sweep,
     ZoneKind,
 )
-from controller.rules.profile import ExtraCardRule, FourCardFlop, PrematureTurn, WrongFirstSeat
+from controller.rules.profile import (
+    ExtraCardRule,
+    ForeignCard,
+    FourCardFlop,
+    PrematureTurn,
+    WrongFirstSeat,
+)
 from hwsim.dealer import PlannedHand, tag_of
 
 __all__ = [
@@ -202,9 +208,16 @@ class Injection:
             tag = f"{FOREIGN_PREFIX}{random.Random(f'{self.seed}-foreign').randrange(1, 4096)}"
             bad = CardPlaced(self._tick(), ZoneKind.HOLE, tag, None, seat=seat)
         voided = yield from self._error(bad)
+        floor = (self.kind == "foreign-card" and not voided
+                 and self.plan.profile.foreign_card is ForeignCard.FLOOR)  # fmt: skip
+        if floor:  # 003 leaves it to the floor (floor.py): the director rules a misdeal
+            yield BadgeTap(self._tick(), "floor-1", supervisor=True)
+            yield ButtonPress(self._tick(), ConsoleButton.MISDEAL)
         for card in (bad, first):
             yield self._remove(card)
-        if voided:
+        if floor:
+            self.remedy = "floor ruling: misdeal, the same hand dealt again"
+        elif voided:
             self.remedy = "hand void: cards and bets back, blinds posted again, dealt again"
             yield Sweep(self._tick())
             for post in posts:

@@ -239,15 +239,37 @@ async def _declare(rig: Rig, a: Action) -> None:
 
 async def _showdown(rig: Rig) -> None:
     """Every hand still to show is tabled in the order the table prompts (the dealer's ACK for
-    each prompted seat), until the pot is pushed; nothing happens outside a showdown."""
-    for _ in range(10):  # at most ten hands to table
+    each prompted seat); where the profile awards only once the losing hands are killed (003
+    [L63]), the dealer then mucks each hand a ``LOSING_HAND_LIVE`` alert names. Until the pot
+    is pushed; nothing happens outside a showdown."""
+    for _ in range(20):  # at most ten hands to table and ten to kill
         if rig.phase() != "showdown":
             return
-        prompted = rig.snapshot().show_next
-        if not prompted:
-            raise DemoFailure("showdown: no seat is prompted to show")
-        await _press(rig, Action(0, "press", button=ConsoleButton.ACK))
-    raise DemoFailure("showdown: ten hands tabled and the pot is still not pushed")
+        if rig.snapshot().show_next:
+            await _press(rig, Action(0, "press", button=ConsoleButton.ACK))
+            continue
+
+        def losing() -> list[int]:
+            live = {a.get("seat") for a in rig.venue.on("alerts")
+                    if a.get("code") == "LOSING_HAND_LIVE"}  # fmt: skip
+            return [s for s in sorted(s for s in live if isinstance(s, int))
+                    if any(ant == HOLE[s] for ant in rig.where.values())]  # fmt: skip
+
+        with contextlib.suppress(DemoFailure):  # the alert (or the push) may be on its way
+            await wait_until(lambda: bool(losing()) or rig.phase() != "showdown",
+                             "a losing hand's alert", 5)  # fmt: skip
+        if rig.phase() != "showdown":
+            return
+        kill = losing()
+        if not kill:
+            codes = [a.get("code") for a in rig.venue.on("alerts")][-6:]
+            raise DemoFailure("showdown: no seat is prompted to show and no losing hand is"
+                              f" live (last alerts {codes})")  # fmt: skip
+        for seat in kill:
+            hole = [u for u, ant in rig.where.items() if ant == HOLE[seat]]
+            await rig.move_tags([(u, ZONE_ANTENNA["muck"]) for u in hole])
+        await rig.settled()
+    raise DemoFailure("showdown: every hand tabled or killed and the pot is still not pushed")
 
 
 async def _show(rig: Rig, a: Action) -> None:

@@ -69,10 +69,8 @@ def test_contract_end_to_end(tmp_path: Path) -> None:
                 bad["seats"][0]["hole_cards"] = ["As", "Kd"]
                 with pytest.raises(RedactionError):
                     link.publish_state(bad)
-                bad2 = samples.state()
-                bad2["seats"][0]["name"] = "Ah"
-                with pytest.raises(RedactionError):
-                    link.publish_state(bad2)
+                # (a player named like a card, "Ah", is a name, not a card: issue 11 defect 7,
+                # tests/daemon/test_hostile_hole_cards.py)
 
                 link.publish_state(samples.state(pot=200))
                 assert link.publish_event("street", {"street": "flop", "board": ["Jc", "3d", "5c"]})
