@@ -274,7 +274,7 @@ NOT_ENFORCED = [
         "the core records FLOOR_CALLED only",
     ),
     (
-        "000-S5-dec-5, 000-S5-dec-6, 000-S5-dec-7, 002-Disputes-1, 002-AskToSee-1",
+        "000-S5-dec-6, 000-S5-dec-7, 002-AskToSee-1",
         "dispute windows, pot reconstruction and showing a logged hand to a badge holder "
         "belong to the hand log (venue), not the core; the records carry the data",
     ),

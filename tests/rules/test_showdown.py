@@ -44,6 +44,7 @@ def ack(t: Table, n: int = 1) -> Table:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-ShowdownOrder-1")
 def test_002_ShowdownOrder_1_no_river_bet_first_left_of_the_button(profile: str) -> None:
     """002 [L47]: with no bet on the river the player left of the button shows first, then
     clockwise; nothing is awarded before the hands are shown."""
@@ -77,6 +78,7 @@ def test_every_hand_tabled_best_hand_wins(profile: str) -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S3-show-1", "002-PlayBoard-1", "004-AR-6")
 def test_000_S3_show_1_002_PlayBoard_1_004_AR_6_untabled_muck_relinquishes(profile: str) -> None:
     """000 [L166], 002 [L51], 004 AR-6: a hand mucked without being tabled has no claim:
     seat 2's aces go to the muck unshown, seat 3's tabled kings take the pot."""
@@ -93,6 +95,7 @@ def test_000_S3_show_1_002_PlayBoard_1_004_AR_6_untabled_muck_relinquishes(profi
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("003-Showdown-muck")
 def test_003_Showdown_muck_everyone_else_mucks_the_last_hand_wins_unshown(profile: str) -> None:
     t = to_river(profile)
     t.fold(2).fold(3)
@@ -103,6 +106,7 @@ def test_003_Showdown_muck_everyone_else_mucks_the_last_hand_wins_unshown(profil
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("002-KillWinning-1", "000-S3-show-2")
 def test_002_KillWinning_1_000_S3_show_2_003_Betting_award_winner_to_the_muck_stops_dealer(
     profile: str,
 ) -> None:
@@ -122,6 +126,7 @@ def test_002_KillWinning_1_000_S3_show_2_003_Betting_award_winner_to_the_muck_st
     assert rec.pots[0].winners == (2,)
 
 
+@pytest.mark.clause("003-Betting-award", profiles=("club-003",))
 def test_003_Betting_award_no_pot_until_the_losing_hands_are_killed() -> None:
     """003 [L63]: "No pot may be awarded until all losing hands have been killed"."""
     t = to_river("club-003")
@@ -135,6 +140,7 @@ def test_003_Betting_award_no_pot_until_the_losing_hands_are_killed() -> None:
     assert t.records[0].pots[0].winners == (2,)
 
 
+@pytest.mark.clause("000-S3-show-4", profiles=("a2c-000",))
 def test_000_S3_show_4_other_profiles_award_once_every_hand_is_tabled() -> None:
     """000 [L169]: all hands exposed or mucked, the pot is awarded (no kill needed)."""
     t = to_river("a2c-000")
