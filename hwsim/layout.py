@@ -26,7 +26,7 @@ from firmware_bridge.zones import MAX_SEATS
 from hwsim.inject import FOREIGN_PREFIX, TWIN_DECK
 
 VENUE = "v1"
-STEP_TIMEOUT = 5.0
+STEP_TIMEOUT = 15.0  # a wait that should succeed: generous, for a loaded machine (CI, a Pi)
 
 #: the button-puck sensor of each seat (BCM). Seats 1-6 as on the six-seat console; seats
 #: 7-10 on the pins the defaults keep free (GPIO 20 is the console's DECLARE button): 2/3

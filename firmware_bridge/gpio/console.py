@@ -90,14 +90,23 @@ class _Filtered:
         self.raw = bool(device.is_active)
         self.stable = self.raw
         self.edges = 0  # raw edges seen (diagnostics and tests)
+        self.raw_at = 0.0  # when the raw level last changed (time.monotonic, sampled at the edge)
         self._pending: asyncio.TimerHandle | None = None
 
-    def edge(self, active: bool) -> None:
+    def edge(self, active: bool, at: float) -> None:
+        """A raw edge sampled at ``at`` (``time.monotonic`` in the callback's thread).
+
+        The filter's timer runs on the loop, which can be late (a busy Pi, a long callback):
+        if the level before this edge had already held for ``settle_s`` by the edge's own
+        timestamp, that level was real and is committed now, before this edge is taken, so a
+        press held long enough is never lost to a late loop."""
         self.edges += 1
-        self.raw = active
         if self._pending is not None:
             self._pending.cancel()
             self._pending = None
+            if self.raw != self.stable and at - self.raw_at >= self.settle_s:
+                self._commit()
+        self.raw, self.raw_at = active, at
         if active == self.stable:
             return  # back where it was before the filter ran out: a glitch or bounce
         if self.settle_s <= 0:
@@ -268,13 +277,14 @@ class GpioConsole:
         loop = self._loop
         if self._closed or loop is None:
             return
+        at = time.monotonic()  # the edge's own time: the loop may take it late
         with contextlib.suppress(RuntimeError):  # the loop closed during shutdown
-            loop.call_soon_threadsafe(self._on_edge, key, active)
+            loop.call_soon_threadsafe(self._on_edge, key, active, at)
 
-    def _on_edge(self, key: str, active: bool) -> None:
+    def _on_edge(self, key: str, active: bool, at: float) -> None:
         inp = self._inputs.get(key)
         if inp is not None and not self._closed:
-            inp.edge(active)
+            inp.edge(active, at)
 
     def _emit(self, event: ConsoleEvent) -> None:
         if self._sink is None or self._closed:

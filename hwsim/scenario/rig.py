@@ -172,7 +172,7 @@ class Rig:
 
     # ------------------------------------------------------------------ settling
 
-    async def settled(self, timeout: float = 5.0) -> None:
+    async def settled(self, timeout: float = 15.0) -> None:
         """The rules core has handled everything sensed, and the venue has every alert,
         hand record and the current state."""
         d, v = self.daemon, self.venue
