@@ -95,6 +95,7 @@ function renderRoom() {
   const room = document.getElementById("room");
   room.replaceChildren(...[...S.tiles.values()].sort((a, b) => a.key.localeCompare(b.key))
     .map(renderTile));
+  document.dispatchEvent(new CustomEvent("floor:tiles"));  // actions.js: its table lists
 }
 
 function renderFeed() {
@@ -176,6 +177,7 @@ function show(me) {
   document.getElementById("logout").hidden = !me;
   document.getElementById("actions").hidden = !me || me.role === "viewer";
   document.getElementById("who").textContent = me ? `${me.user} (${me.role})` : "";
+  document.dispatchEvent(new CustomEvent("floor:me", { detail: me }));  // actions.js
   if (me) connect();
 }
 
