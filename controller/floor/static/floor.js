@@ -56,7 +56,9 @@ function alertItem(a, withAck) {
 
 function renderTile(t) {
   const st = t.state || {};
-  const lvl = st.level ? `${st.level.small_blind}/${st.level.big_blind}` : "";
+  const blinds = (l) => `${l.small_blind}/${l.big_blind}${l.ante ? ` ante ${l.ante}` : ""}`;
+  const lvl = st.level ? blinds(st.level) + (st.pending_level
+    ? ` (next hand: ${blinds(st.pending_level)})` : "") : "";
   const dealer = (st.seats || []).filter((s) => s.status !== "empty").length;
   const div = el("article", { class: `tile ${t.status}${t.alerts.length ? " has-alert" : ""}`,
                               "data-table": t.key },
