@@ -124,9 +124,24 @@ async def _house(tmp: Path, port: int) -> None:
             "profile": "house-two", "previous": "house-first-ace", "from_hand": 2}  # fmt: skip
         assert d.core.profile == house_profile(SECOND)
         await rig.clear()
+        # hand 2 under house-two; a packaged profile for the next hand; a restart mid-hand
+        await rig.to_first_action((1, 2, 3))
+        resp = await rig.venue.do("set_profile", profile="club-003")
+        assert resp["data"] == {"profile": "club-003", "applies": "next hand"}
 
-    # kept: a restart finds the house profile from its stored document
+    # a restart: the hand in progress is rebuilt under the house profile it was started
+    # under (found from its stored document), the packaged one still waits for the next hand
     async with running(tmp, port, storage=storage) as rig:
+        assert rig.daemon.core.profile == house_profile(SECOND)
+        assert rig.daemon.pending_profile == builtin_profile("club-003")
+        assert rig.daemon.core.hand_no == 2  # the hand cut by the restart
+
+    # kept: with no hand in progress a restart finds the house profile it was given
+    (storage / "fresh").mkdir()
+    async with running(tmp, port, storage=storage / "fresh") as rig:
+        resp = await rig.venue.do("set_profile", document=SECOND)
+        assert resp["data"]["applies"] == "now"
+    async with running(tmp, port, storage=storage / "fresh") as rig:
         assert rig.daemon.core.profile == house_profile(SECOND)
         await wait_for(lambda: rig.venue.on("state") and rig.state()["profile"] == "house-two",
                        "the stored profile in the state")  # fmt: skip
