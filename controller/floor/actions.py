@@ -67,8 +67,9 @@ def _allowed(host: ActionHost, request: web.Request, action: str) -> User:
     _, user = host.acting(request)
     need = ROLES[action]
     if _RANK[user.role] < _RANK[need]:
+        who = "director (tournament director)" if need is Role.DIRECTOR else need.value
         raise web.HTTPForbidden(text=f"{user.name} is a {user.role.value}: {action} needs a"
-                                     f" {need.value} (tournament director)")  # fmt: skip
+                                     f" {who}")  # fmt: skip
     return user
 
 
