@@ -28,7 +28,15 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from controller.daemon import inputs, observe, reader, recovery, storage, venue_commands
+from controller.daemon import (
+    house_profiles,
+    inputs,
+    observe,
+    reader,
+    recovery,
+    storage,
+    venue_commands,
+)
 from controller.daemon.config import DaemonConfig
 from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
@@ -222,7 +230,7 @@ class Daemon:
         unless table.profile was changed in the config since."""
         raw = self.store.get("runtime_profile")
         if isinstance(raw, dict) and raw.get("config") == self.cfg.profile.name:
-            return recovery.profile_named(str(raw.get("name")), self.cfg.profile)
+            return house_profiles.resolve(self.store, str(raw.get("name")), self.cfg.profile)
         return self.cfg.profile
 
     def _restore(self) -> None:
@@ -273,7 +281,7 @@ class Daemon:
         if entries and entries[0].get("type") == recovery.START:
             name = str(entries[0].get("profile", ""))
             current = self.core.profile
-            self.core.switch_profile(recovery.profile_named(name, current))
+            self.core.switch_profile(house_profiles.resolve(self.store, name, current))
             if self.core.profile is not current:
                 self.pending_profile = current
         else:  # a log without its start record (an older version): nothing to rebuild

@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from controller.daemon.config import DaemonConfig
-from controller.daemon.recovery import START, profile_named, replay_hand
+from controller.daemon.house_profiles import resolve as resolve_profile
+from controller.daemon.recovery import START, replay_hand
 from controller.link.client import VenueLink
 from controller.link.errors import StoreError, StoreFull
 from controller.link.outbox import Outbox
@@ -453,8 +454,8 @@ def stale_record(d: StorageHost, hand_no: int, entries: list[dict[str, Any]], no
     a scratch core; its record is queued again. False if the log holds no finished hand."""
     if not entries or entries[0].get("type") != START:
         return False
-    scratch = TableCore(profile_named(str(entries[0].get("profile", "")),
-                                               d.core.profile), d.cfg.table)  # fmt: skip
+    scratch = TableCore(resolve_profile(d.store, str(entries[0].get("profile", "")),
+                                        d.core.profile), d.cfg.table)  # fmt: skip
     try:
         res = replay_hand(scratch, entries, now, hand_id=d.hand_id(hand_no))
     except Exception:  # a log this version cannot replay: dropped like before

@@ -10,7 +10,9 @@ live state shows it as ``pending_level`` until then. ``set_profile`` takes a pac
 profile name: applied at once between hands, else from the next hand; persisted in the
 table store. After a command that changes the table (seat, unseat, move, level) the redacted
 state is republished. ``button_draw`` starts the button draw (as a long press of the console
-ACK button between hands does).
+ACK button between hands does). ``set_profile`` with a ``document`` instead of a name is a
+venue's own house profile (:mod:`controller.daemon.house_profiles`); ``unseat`` answers
+with the player who left and the stack they took (the console moves them to another table).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from controller.daemon import house_profiles
 from controller.link import (
     AckAlert,
     Command,
@@ -32,7 +35,7 @@ from controller.link import (
 from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
-from controller.link.commands import ButtonDraw, command_name
+from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
 from controller.link.store import LevelRecord
 from controller.rules.cards import Card
 from controller.rules.engine import Step
@@ -70,7 +73,7 @@ async def _handle(d: Daemon, cmd: Command) -> CommandResult:
     if isinstance(cmd, SeatCmd):
         return await _seat(d, cmd, t)
     if isinstance(cmd, UnseatCmd):
-        return await _unseat(d, cmd, t)
+        return await unseat_reporting(d, cmd, t)
     if isinstance(cmd, MovePlayer):
         return await _move(d, cmd, t)
     if isinstance(cmd, LevelCmd):
@@ -92,6 +95,8 @@ async def _handle(d: Daemon, cmd: Command) -> CommandResult:
         return CommandResult.success()
     if isinstance(cmd, SetProfile):
         return set_profile(d, cmd.profile)
+    if isinstance(cmd, SetHouseProfile):
+        return house_profiles.set_house_profile(d, cmd.document)
     return CommandResult.error("not handled by this table")
 
 
@@ -163,6 +168,17 @@ async def _unseat(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
     d.names.pop(cmd.seat, None)
     d.publish_state()
     return CommandResult.success(seat=cmd.seat)
+
+
+async def unseat_reporting(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
+    """``unseat``, whose answer also says who left with what (``player_id``, ``name``,
+    ``stack``): what the floor console seats at another table when it moves a player."""
+    seat = d.core.seats.get(cmd.seat)
+    who = None if seat is None else (seat.player, d.names.get(cmd.seat) or seat.player, seat.stack)
+    result = await _unseat(d, cmd, t)
+    if not result.ok or who is None:
+        return result
+    return CommandResult.success(**result.data, player_id=who[0], name=who[1], stack=who[2])
 
 
 async def _level(d: Daemon, cmd: LevelCmd, t: float) -> CommandResult:

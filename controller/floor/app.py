@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from controller.floor import actions
 from controller.floor.auth import (
     Role,
     Session,
@@ -30,7 +31,7 @@ from controller.link.errors import StoreError
 from controller.venuelog.store import open_for_export
 
 COOKIE = "railguard_floor"
-ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
+ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css", "actions.js": "text/javascript"}
 MAX_HANDS = 200
 CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
 
@@ -236,6 +237,7 @@ def make_app(console: Console) -> web.Application:
 
     app = web.Application(middlewares=[_headers], client_max_size=16 * 1024)
     app.add_routes(routes)
+    actions.register(app, console)  # unseat, move, room level, profile, button draw
     return app
 
 

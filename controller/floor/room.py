@@ -59,9 +59,10 @@ class Tile:
 
 def _state_view(body: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {k: body.get(k) for k in STATE_FIELDS}
-    level = body.get("level")
-    if isinstance(level, dict):
-        out["level"] = {k: level.get(k) for k in ("level", "small_blind", "big_blind", "ante")}
+    for key in ("level", "pending_level"):  # in force; set for the next hand (G11)
+        level = body.get(key)
+        if isinstance(level, dict):
+            out[key] = {k: level.get(k) for k in ("level", "small_blind", "big_blind", "ante")}
     out["board_cards"] = len(body.get("board") or [])
     out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS if k in s}
                     for s in body.get("seats", []) if isinstance(s, dict)]  # fmt: skip

@@ -27,6 +27,9 @@ from controller.link import schemas
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
 
 MAX_COMMAND_BYTES: Final = 16 * 1024
+#: a house profile's TOML text in ``set_profile`` (bytes of UTF-8; the schema's maxLength
+#: counts characters)
+MAX_PROFILE_DOCUMENT_BYTES: Final = 8192
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,15 @@ class SetProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class SetHouseProfile:
+    """``set_profile`` with a ``document``: a venue's own house profile, the TOML text of a
+    profile file (at most :data:`MAX_PROFILE_DOCUMENT_BYTES`); the table validates it."""
+
+    meta: CommandMeta
+    document: str
+
+
+@dataclass(frozen=True, slots=True)
 class EnrolDeck:
     """A deck's tag ids: ``cards`` maps card text ("As") to the tag UID (upper-case hex);
     ``jokers``: the tag UIDs of the deck's jokers (if any)."""
@@ -122,6 +134,7 @@ Command = (
     | MovePlayer
     | SetLevel
     | SetProfile
+    | SetHouseProfile
     | EnrolDeck
     | ButtonDraw
     | AckAlert
@@ -288,7 +301,7 @@ def parse_command(payload: bytes | str) -> Command:
             bool(a.get("big_blind_ante", False)),
         )
     if name == "set_profile":
-        return SetProfile(meta, a["profile"])
+        return _set_profile(meta, a, rid)
     if name == "enrol_deck":
         cards: dict[str, str] = a["cards"]
         jokers: list[str] = a.get("jokers", [])
@@ -309,6 +322,23 @@ def parse_command(payload: bytes | str) -> Command:
     raise CommandRefused(f"invalid: unknown command {name!r}", rid)  # pragma: no cover
 
 
+def _set_profile(meta: CommandMeta, a: dict[str, Any], rid: str | None) -> Command:
+    """A packaged profile by ``profile``, or a house profile's TOML text as ``document``."""
+    if "profile" in a and "document" in a:
+        raise CommandRefused("invalid: args: profile and document together; give one", rid)
+    if "profile" not in a and "document" not in a:
+        raise CommandRefused("invalid: args: give profile (a packaged profile's name) or"
+                             " document (a house profile's TOML text)", rid)  # fmt: skip
+    if "profile" in a:
+        return SetProfile(meta, a["profile"])
+    doc: str = a["document"]
+    size = len(doc.encode("utf-8"))
+    if size > MAX_PROFILE_DOCUMENT_BYTES:
+        raise CommandRefused(f"invalid: args/document: {size} bytes; a profile document is at"
+                             f" most {MAX_PROFILE_DOCUMENT_BYTES} bytes of UTF-8", rid)  # fmt: skip
+    return SetHouseProfile(meta, doc)
+
+
 def command_name(cmd: Command) -> str:
     return _NAMES[type(cmd)]
 
@@ -319,6 +349,7 @@ _NAMES: dict[type, str] = {
     MovePlayer: "move",
     SetLevel: "set_level",
     SetProfile: "set_profile",
+    SetHouseProfile: "set_profile",
     EnrolDeck: "enrol_deck",
     ButtonDraw: "button_draw",
     AckAlert: "ack_alert",

@@ -124,6 +124,6 @@ def validate(kind: str, payload: object, validator: Any = None) -> None:
         return
     path = "/".join(str(p) for p in err.absolute_path)
     message = str(err.message)
-    if len(message) > 200:
-        message = message[:197] + "..."
+    if len(message) > 200:  # a long value quoted: keep the verdict at the end ("is too long")
+        message = message[:120] + "..." + message[-77:]
     raise SchemaViolation(kind, path, message)

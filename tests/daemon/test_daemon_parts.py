@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 DAEMON = Path(__file__).resolve().parents[2] / "controller" / "daemon"
-PARTS = ["inputs", "reader", "storage", "recovery", "translate", "live", "lights"]
+PARTS = ["inputs", "reader", "storage", "recovery", "translate", "live", "lights", "house_profiles"]
 
 
 def _imports(path: Path) -> set[str]:

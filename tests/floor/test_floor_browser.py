@@ -8,7 +8,11 @@ What the browser shows is checked against what the table itself published (the v
 subscriber of the simulated table), the daemon's open alerts and the venue logger's own
 database; the live stream and the page are checked for every live hole card (its card code
 and its tag UID). Then the hand is folded to the big blind, looked up in the hand search,
-and a player is seated from the console's form."""
+a player is seated from the console's form, moved to another seat and unseated from the
+table actions, the director sets the room's level (the table's answer in the page, the
+pending level on the tile and in the table's state) and pastes a house profile (the
+console's check refuses a bad value; the good one is the table's profile). A viewer sees
+none of the action forms and the server refuses their unseat."""
 
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ SCENARIO = (
 )
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run")  # fmt: skip
-PASSWORD = {"sam": "felt-and-chips", "vic": "just-looking"}
+PASSWORD = {"sam": "felt-and-chips", "vic": "just-looking", "dan": "the-tournament-desk"}
 T = TypeVar("T")
 
 
@@ -153,6 +157,30 @@ def _seat(driver: Any, key: str, seat: int, name: str) -> None:
     driver.find_element("id", "seat-button").click()
 
 
+def _fill(driver: Any, values: dict[str, Any]) -> None:
+    """Type into the page's inputs and choose in its selects (by id), as a person would."""
+    from selenium.webdriver.support.ui import Select
+
+    for field, value in values.items():
+        box = driver.find_element("id", field)
+        if box.tag_name == "select":
+            Select(box).select_by_value(str(value))
+        else:
+            box.clear()
+            box.send_keys(str(value))
+
+
+def _answers(driver: Any) -> list[str]:
+    """The tables' answers the page lists under "Answers"."""
+    return list(driver.execute_script(
+        "return [...document.querySelectorAll('#action-results li')].map(e => e.textContent)"
+    ))  # fmt: skip
+
+
+def _response(driver: Any) -> str:
+    return str(driver.find_element("id", "response").text)
+
+
 async def _collect_stream(url: str, into: list[str], ready: asyncio.Event) -> None:
     """Log in as the viewer and keep every byte of the live stream."""
     jar = aiohttp.CookieJar(unsafe=True)  # cookies for 127.0.0.1
@@ -175,7 +203,7 @@ async def _until(cond: Callable[[], bool], what: str, timeout: float = 10) -> No
 
 async def _play(tmp: Path, port: int, shots: Path) -> None:
     users = tmp / "users.toml"
-    roles = (("sam", "supervisor"), ("vic", "viewer"))
+    roles = (("sam", "supervisor"), ("vic", "viewer"), ("dan", "director"))
     users.write_text(
         "".join(
             f'[users.{u}]\nrole = "{r}"\npassword = "{hash_password(PASSWORD[u])}"\n'
@@ -230,7 +258,8 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await _in_thread(_login, driver, url, "vic")
         await _in_thread(_wait, driver, lambda d: aid in _alert_ids(d, key), "the viewer's alert")
         assert not driver.find_elements("css selector", "button.ack")
-        assert not driver.find_element("id", "actions").is_displayed()
+        for section in ("actions", "table-actions", "director-actions"):
+            assert not driver.find_element("id", section).is_displayed(), section
         refused = await _in_thread(driver.execute_async_script, """
             const done = arguments[arguments.length - 1];
             const me = await (await fetch("/api/me")).json();
@@ -240,6 +269,15 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
             done([r.status, await r.text()]);""", aid)  # fmt: skip
         assert refused[0] == 403 and "viewers change nothing" in refused[1]
         assert aid in rig.daemon.open_alerts  # nothing changed at the table
+        refused = await _in_thread(driver.execute_async_script, """
+            const done = arguments[arguments.length - 1];
+            const me = await (await fetch("/api/me")).json();
+            const r = await fetch("/api/unseat", {method: "POST", headers: {"Content-Type":
+              "application/json", "X-CSRF-Token": me.csrf}, body: JSON.stringify({venue: "v1",
+              table: "t1", seat: 1})});
+            done([r.status, await r.text()]);""")  # fmt: skip
+        assert refused[0] == 403 and "viewers change nothing" in refused[1]
+        assert 1 in rig.daemon.core.seats  # still seated
         # the supervisor acknowledges it from the tile: the table clears it
         await _in_thread(_login, driver, url, "sam")
         button = f"article[data-table='{key}'] button.ack[data-alert-id='{aid}']"
@@ -289,6 +327,61 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         assert seats[5]["name"] == "Ann" and seats[5]["stack"] == 2000
         await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "players") == "5",
                          "five players on the tile")  # fmt: skip
+        # the supervisor has the table's actions, not the director's
+        assert driver.find_element("id", "table-actions").is_displayed()
+        assert not driver.find_element("id", "director-actions").is_displayed()
+        # a move from the page: seat 5 to seat 6, the table's answer shown
+        await _in_thread(_fill, driver, {"move-from-table": key, "move-from-seat": 5,
+                                         "move-to-table": key, "move-to-seat": 6})  # fmt: skip
+        await _in_thread(_click, driver, "#move-button")
+        await _in_thread(_wait, driver, lambda d: _answers(d) == ["v1/t1: moved seat 5 to seat 6"],
+                         "the move's answer")  # fmt: skip
+        assert _response(driver) == "moved: v1/t1 seat 5 to v1/t1 seat 6"
+        await _until(lambda: {s["seat"]: s["name"] for s in rig.venue.on("state")[-1]["seats"]}
+                     .get(6) == "Ann", "Ann in seat 6 at the table")  # fmt: skip
+        # unseat her: the table's answer says who left with what
+        await _in_thread(_fill, driver, {"unseat-table": key, "unseat-seat": 6})
+        await _in_thread(_click, driver, "#unseat-button")
+        await _in_thread(_wait, driver, lambda d: _answers(d)
+                         == ["v1/t1: seat 6: Ann unseated (stack 2000)"], "the unseat")  # fmt: skip
+        assert 6 not in {s["seat"] for s in rig.venue.on("state")[-1]["seats"]}
+        assert 6 not in rig.daemon.core.seats
+        # the director sets the level for the room: every table's answer
+        await _in_thread(_login, driver, url, "dan")
+        await _in_thread(_wait, driver, lambda d: d.find_element("id", "director-actions")
+                         .is_displayed(), "the director's forms")  # fmt: skip
+        await _in_thread(_fill, driver, {"level-no": 2, "level-sb": 100, "level-bb": 200,
+                                         "level-ante": 0})  # fmt: skip
+        await _in_thread(_click, driver, "#level-button")
+        want = ["v1/t1: level 2 from the next hand"]
+        await _in_thread(_wait, driver, lambda d: _answers(d) == want, "the level's answer")
+        assert _response(driver) == "level 2 (100/200, ante 0): set at 1 of 1 tables"
+        await _until(lambda: (rig.venue.on("state")[-1].get("pending_level") or {})
+                     .get("big_blind") == 200, "the table's pending level")  # fmt: skip
+        pending = "50/100 (next hand: 100/200)"
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "level") == pending,
+                         "the pending level on the tile")  # fmt: skip
+        # a house profile pasted in: checked by the console, then sent to the table
+        house = ('[profile]\nname = "our-house"\ntitle = "Our house"\nrulebook = "house.txt"\n'
+                 'draw_rule = "ace"\n')  # fmt: skip
+        await _in_thread(_fill, driver, {"profile-table": key, "house-doc": house})
+        await _in_thread(_click, driver, "#house-check")
+        await _in_thread(_wait, driver, lambda d: "is not one of" in d.find_element(
+            "id", "house-summary").text, "the console's check")  # fmt: skip
+        assert driver.find_element("id", "house-summary").text == (
+            "house profile: key 'draw_rule': 'ace' is not one of 'high-card', 'first-ace'"
+        )
+        await _in_thread(_fill, driver, {"house-doc": house.replace('"ace"', '"first-ace"')})
+        await _in_thread(_click, driver, "#house-send")
+        await _in_thread(_wait, driver, lambda d: _answers(d)
+                         == ["v1/t1: profile our-house applies now"], "the profile")  # fmt: skip
+        assert "draw_rule = first-ace" in driver.find_element("id", "house-summary").text
+        assert rig.daemon.core.profile.name == "our-house"
+        assert rig.daemon.core.profile.draw_rule.value == "first-ace"
+        await _until(lambda: rig.venue.on("state")[-1]["profile"] == "our-house", "the state")
+        await _in_thread(driver.execute_script,
+                         "document.getElementById('table-actions').scrollIntoView()")  # fmt: skip
+        await _in_thread(driver.save_screenshot, str(shots / "actions.png"))
     finally:
         collector.cancel()
         with contextlib.suppress(BaseException):

@@ -56,7 +56,9 @@ function alertItem(a, withAck) {
 
 function renderTile(t) {
   const st = t.state || {};
-  const lvl = st.level ? `${st.level.small_blind}/${st.level.big_blind}` : "";
+  const blinds = (l) => `${l.small_blind}/${l.big_blind}${l.ante ? ` ante ${l.ante}` : ""}`;
+  const lvl = st.level ? blinds(st.level) + (st.pending_level
+    ? ` (next hand: ${blinds(st.pending_level)})` : "") : "";
   const dealer = (st.seats || []).filter((s) => s.status !== "empty").length;
   const div = el("article", { class: `tile ${t.status}${t.alerts.length ? " has-alert" : ""}`,
                               "data-table": t.key },
@@ -95,6 +97,7 @@ function renderRoom() {
   const room = document.getElementById("room");
   room.replaceChildren(...[...S.tiles.values()].sort((a, b) => a.key.localeCompare(b.key))
     .map(renderTile));
+  document.dispatchEvent(new CustomEvent("floor:tiles"));  // actions.js: its table lists
 }
 
 function renderFeed() {
@@ -176,6 +179,7 @@ function show(me) {
   document.getElementById("logout").hidden = !me;
   document.getElementById("actions").hidden = !me || me.role === "viewer";
   document.getElementById("who").textContent = me ? `${me.user} (${me.role})` : "";
+  document.dispatchEvent(new CustomEvent("floor:me", { detail: me }));  // actions.js
   if (me) connect();
 }
 
