@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from controller.floor import history
 from controller.floor.auth import (
     Role,
     Session,
@@ -31,6 +32,8 @@ from controller.venuelog.store import open_for_export
 
 COOKIE = "railguard_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css"}
+ASSETS |= {"pages.js": "text/javascript", "history.js": "text/javascript",
+           "hand.js": "text/javascript", "history.css": "text/css"}  # fmt: skip
 MAX_HANDS = 200
 CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
 
@@ -236,6 +239,7 @@ def make_app(console: Console) -> web.Application:
 
     app = web.Application(middlewares=[_headers], client_max_size=16 * 1024)
     app.add_routes(routes)
+    history.register(app, console, _asset)  # hand history, hand pages, dealer quality
     return app
 
 

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from controller.link.errors import StoreError
 from controller.link.sqlite import Database
+from controller.venuelog.query import HandQuery, search_sql
 
 PutResult = Literal["stored", "duplicate", "conflict"]
 
@@ -33,6 +34,7 @@ CREATE TABLE IF NOT EXISTS hands (
     body        TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hands_order ON hands (venue, table_id, record_seq);
+CREATE INDEX IF NOT EXISTS hands_ended ON hands (ended_at);
 """
 
 
@@ -48,6 +50,11 @@ class HandStore(Protocol):
         self, venue: str | None = None, table: str | None = None
     ) -> Iterator[dict[str, Any]]: ...
     def count(self) -> int: ...
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        """The page of stored envelopes ``q`` asks for (newest first) and how many match."""
+        ...
+
+    def get(self, hand_id: str) -> dict[str, Any] | None: ...
     def close(self) -> None: ...
 
 
@@ -77,6 +84,16 @@ class SqliteHandStore:
 
     def count(self) -> int:
         return int(self.db.query("SELECT count(*) FROM hands")[0][0])
+
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        page, count, params = search_sql(q, "sqlite")
+        rows = self.db.query(page, (*params, q.limit, q.offset))
+        total = int(self.db.query(count, params)[0][0])
+        return [json.loads(body) for (body,) in rows], total
+
+    def get(self, hand_id: str) -> dict[str, Any] | None:
+        rows = self.db.query("SELECT body FROM hands WHERE hand_id = ?", (hand_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def close(self) -> None:
         self.db.close()
@@ -156,6 +173,26 @@ class PostgresHandStore:
             row = self.con.execute("SELECT count(*) FROM hands").fetchone()
         return int(row[0]) if row else 0
 
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        page, count, params = search_sql(q, "postgres")
+        try:
+            with self.con.transaction():
+                rows = self.con.execute(page, (*params, q.limit, q.offset)).fetchall()
+                total = self.con.execute(count, params).fetchone()
+        except self._psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL: searching the hands: {exc}") from exc
+        return [json.loads(body) for (body,) in rows], int(total[0]) if total else 0
+
+    def get(self, hand_id: str) -> dict[str, Any] | None:
+        try:
+            with self.con.transaction():
+                row = self.con.execute(
+                    "SELECT body FROM hands WHERE hand_id = %s", (hand_id,)
+                ).fetchone()
+        except self._psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL: reading {hand_id}: {exc}") from exc
+        return json.loads(row[0]) if row else None
+
     def close(self) -> None:
         self.con.close()
 
@@ -191,6 +228,24 @@ class SqliteReadOnlyStore:
 
     def count(self) -> int:
         return int(self.con.execute("SELECT count(*) FROM hands").fetchone()[0])
+
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        page, count, params = search_sql(q, "sqlite")
+        try:
+            rows = self.con.execute(page, (*params, q.limit, q.offset)).fetchall()
+            total = int(self.con.execute(count, params).fetchone()[0])
+        except sqlite3.Error as exc:
+            raise StoreError(f"searching the hands: {exc}") from None
+        return [json.loads(body) for (body,) in rows], total
+
+    def get(self, hand_id: str) -> dict[str, Any] | None:
+        try:
+            row = self.con.execute(
+                "SELECT body FROM hands WHERE hand_id = ?", (hand_id,)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"reading {hand_id}: {exc}") from None
+        return json.loads(row[0]) if row else None
 
     def close(self) -> None:
         self.con.close()
