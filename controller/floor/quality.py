@@ -125,11 +125,11 @@ PALETTE = ("#c0392b", "#d68910", "#2471a3", "#7d3c98", "#138d75", "#a04000", "#5
 def chart_svg(q: Quality, *, width: int = 720) -> str:
     """Errors per 100 hands per dealer as horizontal bars, one segment per alert code (the
     same colour for a code in every bar), with the figure at the bar's end and a legend."""
-    bar, gap, left, top = 22, 8, 150, 10
+    bar, gap, left, top, right = 22, 8, 150, 10, 120  # right: room for the figures
     legend_h = 20 * ((len(q.codes) + 2) // 3) + 10
     height = top + max(1, len(q.rows)) * (bar + gap) + 30 + legend_h
     peak = max([r.per_100 for r in q.rows] + [1.0])
-    scale = (width - left - 70) / peak
+    scale = (width - left - right) / peak
     colour = {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(q.codes)}
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"'
@@ -160,9 +160,9 @@ def chart_svg(q: Quality, *, width: int = 720) -> str:
         )
     axis_y = top + max(1, len(q.rows)) * (bar + gap)
     out.append(
-        f'<line x1="{left}" y1="{axis_y}" x2="{width - 70}" y2="{axis_y}" stroke="#888"/>'
+        f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" stroke="#888"/>'
         f'<text x="{left}" y="{axis_y + 16}">0</text>'
-        f'<text x="{width - 70}" y="{axis_y + 16}" text-anchor="end">{peak:.1f} per 100'
+        f'<text x="{width - right}" y="{axis_y + 16}" text-anchor="end">{peak:.1f} per 100'
         " hands</text>"
     )
     for i, c in enumerate(q.codes):

@@ -59,3 +59,23 @@ def record(
     schemas.validate("hand", env)
     schemas.validate("ohh", ohh)
     return env
+
+
+def source_streets(source: str) -> list[dict[str, Any]]:
+    """What pokerkit makes of the source file, street by street: the board, the pot once the
+    street's betting is over, and the players' moves ((name, PHH verb)), before the showdown."""
+    import pokerkit
+
+    with need(PHH / source).open("rb") as f:
+        src = pokerkit.HandHistory.load(f)
+    names = list(src.players)
+    streets: list[dict[str, Any]] = [{"board": [], "moves": [], "pot": 0}]
+    for line, state in zip(["start", *src.actions], src, strict=True):
+        parts = line.split()
+        if line.startswith("d db"):
+            board = [str(c).strip("[]") for c in state.board_cards]
+            streets.append({"board": board, "moves": [], "pot": state.total_pot_amount})
+        elif len(parts) >= 2 and parts[0].startswith("p") and parts[1] in ("f", "cc", "cbr"):
+            streets[-1]["moves"].append((names[int(parts[0][1:]) - 1], parts[1]))
+            streets[-1]["pot"] = state.total_pot_amount
+    return streets

@@ -25,7 +25,7 @@ from controller.floor.link import FloorLink
 from controller.floor.room import Room
 from controller.link.config import BrokerConfig
 from controller.venuelog import SqliteHandStore
-from tests.floor.records import T0, record
+from tests.floor.records import T0, record, source_streets
 from tests.floor.test_floor_auth import RFC_STORED
 from tests.shared import PHH, need
 
@@ -152,14 +152,7 @@ def test_hand_page_data_is_the_source_street_by_street(answers: dict[str, Any]) 
     src = _source(1)
     names = list(src.players)
     # pokerkit plays the source: the board and the pot when each street's betting is over
-    want: list[dict[str, Any]] = [{"board": [], "moves": []}]
-    for line, state in zip(["start", *src.actions], src, strict=True):
-        parts = line.split()
-        if line.startswith("d db"):
-            want.append({"board": [str(c).strip("[]") for c in state.board_cards], "moves": []})
-        elif len(parts) >= 2 and parts[0].startswith("p") and parts[1] in KIND:
-            want[-1]["moves"].append((names[int(parts[0][1:]) - 1], parts[1]))
-            want[-1]["pot"] = state.total_pot_amount
+    want = source_streets(HANDS[1][0])
     streets = hand["streets"]
     assert [s["street"] for s in streets] == ["Preflop", "Flop", "Turn", "River", "Showdown"]
     for got, exp in zip(streets, want, strict=False):
