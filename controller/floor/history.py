@@ -87,19 +87,24 @@ def parse_query(query: Any, *, limit: int = 25, paged: bool = True) -> HandQuery
 
 def every_hand(store: HandStore, q: HandQuery) -> Iterator[dict[str, Any]]:
     """All the hands ``q`` matches (newest first), page by page; BadInput past
-    MAX_HANDS_READ (narrow the search)."""
-    first, total = store.search(_page(q, 0))
+    MAX_HANDS_READ (narrow the search). A hand the logger stores meanwhile shifts the pages
+    by one: a hand seen twice is given once, and the pages are read until one is short, so
+    none is missed (the store never deletes)."""
+    page, total = store.search(_page(q, 0))
     if total > MAX_HANDS_READ:
         raise BadInput(f"{total} hands match: at most {MAX_HANDS_READ} are read at once;"
                        " narrow the search (a shorter time range, one table)")  # fmt: skip
-    yield from first
-    offset = len(first)
-    while offset < total:
-        page, _ = store.search(_page(q, offset))
-        if not page:
+    seen: set[str] = set()
+    offset = 0
+    while True:
+        for env in page:
+            if env["hand_id"] not in seen:
+                seen.add(env["hand_id"])
+                yield env
+        if len(page) < MAX_LIMIT or len(seen) > MAX_HANDS_READ:
             return
-        yield from page
         offset += len(page)
+        page, _ = store.search(_page(q, offset))
 
 
 def _page(q: HandQuery, offset: int) -> HandQuery:

@@ -252,3 +252,36 @@ def test_pages_are_served_without_a_build_step(answers: dict[str, Any]) -> None:
         assert status == 200 and kind == "text/html"
         assert "https://" not in text and "http://" not in text  # nothing from the internet
     assert answers["asset"][0] == 200 and answers["asset"][1] == "text/javascript"
+
+
+def test_every_hand_reads_all_pages_once_while_hands_arrive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export of more than a page (500): every stored hand once, newest first, even when
+    the logger stores a hand between two pages (the pages shift by one)."""
+    import copy
+
+    from controller.floor import history
+    from controller.link.errors import BadInput
+    from controller.venuelog.query import HandQuery
+
+    base = record(HANDS[1][0], 1)
+    store = SqliteHandStore(tmp_path / "many.db")
+    n = 1201
+
+    def hand(i: int) -> dict[str, Any]:
+        e = copy.deepcopy(base)
+        e.update(hand_id=f"v1-t1-{i}", hand_no=i, record_seq=i, ended_at=T0 + i)
+        return e
+
+    for i in range(1, n + 1):
+        assert store.put(hand(i)) == "stored"
+    got = history.every_hand(store, HandQuery())
+    first = [next(got)["hand_no"] for _ in range(500)]
+    assert store.put(hand(n + 1)) == "stored"  # the newest, stored while the export reads
+    rest = [h["hand_no"] for h in got]
+    assert first + rest == list(range(n, 0, -1))  # each once, none missed
+    monkeypatch.setattr(history, "MAX_HANDS_READ", 1000)
+    with pytest.raises(BadInput, match="1202 hands match: at most 1000"):
+        list(history.every_hand(store, HandQuery()))
+    store.close()
