@@ -17,12 +17,13 @@ from urllib.parse import quote
 
 from controller.link.errors import StoreError
 from controller.link.sqlite import Database
-from controller.venuelog.query import HandQuery, search_sql
+from controller.venuelog.query import TAGS_SCHEMA, HandQuery, search_sql, tags
 
 PutResult = Literal["stored", "duplicate", "conflict"]
 
 _COLUMNS = "hand_id, venue, table_id, hand_no, record_seq, ended_at, received_at, body"
-_SQLITE_SCHEMA = """
+_SQLITE_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS hands (
     hand_id     TEXT PRIMARY KEY,
     venue       TEXT NOT NULL,
@@ -36,6 +37,10 @@ CREATE TABLE IF NOT EXISTS hands (
 CREATE INDEX IF NOT EXISTS hands_order ON hands (venue, table_id, record_seq);
 CREATE INDEX IF NOT EXISTS hands_ended ON hands (ended_at);
 """
+    + TAGS_SCHEMA
+)
+_TAGS_DONE = "SELECT value FROM store_meta WHERE key = 'tags'"
+_PG_TAG = "INSERT INTO hand_tags (hand_id, kind, value) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
 
 
 def _body(envelope: dict[str, Any]) -> str:
@@ -62,6 +67,14 @@ class SqliteHandStore:
     def __init__(self, path: str | Path, *, busy_timeout: float = 2.0) -> None:
         self.db = Database(path, busy_timeout=busy_timeout)
         self.db.script(_SQLITE_SCHEMA, "creating the hands table")
+        if not self.db.query(_TAGS_DONE):
+            with self.db.transaction("tagging the stored hands (once)", durable=True) as con:
+                for hand_id, body in con.execute("SELECT hand_id, body FROM hands").fetchall():
+                    con.executemany(
+                        "INSERT OR IGNORE INTO hand_tags (hand_id, kind, value) VALUES (?, ?, ?)",
+                        [(hand_id, k, v) for k, v in tags(json.loads(body))],
+                    )
+                con.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES ('tags', '1')")
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
         body = _body(envelope)
@@ -75,6 +88,10 @@ class SqliteHandStore:
                 f"INSERT INTO hands ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 _row(envelope, body),
             )
+            con.executemany(
+                "INSERT OR IGNORE INTO hand_tags (hand_id, kind, value) VALUES (?, ?, ?)",
+                [(envelope["hand_id"], k, v) for k, v in tags(envelope)],
+            )
         return "stored"
 
     def hands(self, venue: str | None = None, table: str | None = None) -> Iterator[dict[str, Any]]:
@@ -86,7 +103,7 @@ class SqliteHandStore:
         return int(self.db.query("SELECT count(*) FROM hands")[0][0])
 
     def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
-        page, count, params = search_sql(q, "sqlite")
+        page, count, params = search_sql(q, "sqlite", tagged=True)
         rows = self.db.query(page, (*params, q.limit, q.offset))
         total = int(self.db.query(count, params)[0][0])
         return [json.loads(body) for (body,) in rows], total
@@ -140,6 +157,16 @@ class PostgresHandStore:
                 for stmt in _SQLITE_SCHEMA.split(";"):
                     if stmt.strip():
                         self.con.execute(stmt)
+                if self.con.execute(_TAGS_DONE).fetchone() is None:  # once: the stored hands
+                    rows = self.con.execute("SELECT hand_id, body FROM hands").fetchall()
+                    with self.con.cursor() as cur:
+                        cur.executemany(
+                            _PG_TAG, [(h, k, v) for h, b in rows for k, v in tags(json.loads(b))]
+                        )
+                    self.con.execute(
+                        "INSERT INTO store_meta (key, value) VALUES ('tags', '1')"
+                        " ON CONFLICT (key) DO NOTHING"
+                    )
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL {url}: {exc}") from exc
 
@@ -153,6 +180,10 @@ class PostgresHandStore:
                     _row(envelope, body),
                 )
                 if cur.rowcount == 1:
+                    with self.con.cursor() as tag_cur:
+                        tag_cur.executemany(
+                            _PG_TAG, [(envelope["hand_id"], k, v) for k, v in tags(envelope)]
+                        )
                     return "stored"
                 row = self.con.execute(
                     "SELECT body FROM hands WHERE hand_id = %s", (envelope["hand_id"],)
@@ -174,7 +205,7 @@ class PostgresHandStore:
         return int(row[0]) if row else 0
 
     def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
-        page, count, params = search_sql(q, "postgres")
+        page, count, params = search_sql(q, "postgres", tagged=True)
         try:
             with self.con.transaction():
                 rows = self.con.execute(page, (*params, q.limit, q.offset)).fetchall()
@@ -213,6 +244,10 @@ class SqliteReadOnlyStore:
             self.con.execute("SELECT count(*) FROM hands").fetchone()
         except sqlite3.Error as exc:
             raise StoreError(f"--db {path}: not a venue-log database ({exc})") from None
+        try:  # tagged by a logger of this version; else searched through the JSON
+            self.tagged = self.con.execute(_TAGS_DONE).fetchone() is not None
+        except sqlite3.Error:
+            self.tagged = False  # an older store: no store_meta table
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
         raise StoreError("the database is open read-only (export)")
@@ -230,7 +265,7 @@ class SqliteReadOnlyStore:
         return int(self.con.execute("SELECT count(*) FROM hands").fetchone()[0])
 
     def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
-        page, count, params = search_sql(q, "sqlite")
+        page, count, params = search_sql(q, "sqlite", self.tagged)
         try:
             rows = self.con.execute(page, (*params, q.limit, q.offset)).fetchall()
             total = int(self.con.execute(count, params).fetchone()[0])

@@ -56,14 +56,23 @@ def _source_players(n: int) -> list[str]:
         return list(tomllib.load(f)["players"])
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "sqlite-untagged"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[HandStore]:
+    """The store as the logger writes it (searched by its tags) and, read-only, an SQLite
+    store no logger of this version has tagged yet (searched through the records' JSON)."""
     where = str(tmp_path / "venue.db")
     if request.param == "postgres":
         where = request.getfixturevalue("pg_url")
     s = open_store(where)
     for env in _records():
         assert s.put(env) == "stored"
+    if request.param == "sqlite-untagged":
+        s.close()
+        con = sqlite3.connect(where)
+        con.executescript("DROP TABLE hand_tags; DROP TABLE store_meta;")
+        con.close()
+        s = open_for_export(where)
+        assert isinstance(s, SqliteReadOnlyStore) and not s.tagged
     yield s
     s.close()
 
@@ -153,9 +162,9 @@ CREATE INDEX hands_order ON hands (venue, table_id, record_seq);
 
 
 def test_a_store_written_before_the_search_is_searched_as_it_is(tmp_path: Path) -> None:
-    """A database of an older logger (no ended_at index, records without alerts): the
-    console's read-only store searches it unchanged; the logger's next start adds the index
-    and keeps every row."""
+    """A database of an older logger (no ended_at index, no tags, records without alerts):
+    the console's read-only store searches it unchanged (through the JSON); the logger's next
+    start adds the index and tags the stored hands once, keeping every row."""
     db = tmp_path / "old.db"
     con = sqlite3.connect(db)
     con.executescript(OLD_SCHEMA)
@@ -167,7 +176,7 @@ def test_a_store_written_before_the_search_is_searched_as_it_is(tmp_path: Path) 
     con.commit()
     con.close()
     ro = open_for_export(db)
-    assert isinstance(ro, SqliteReadOnlyStore)
+    assert isinstance(ro, SqliteReadOnlyStore) and not ro.tagged
     assert _nos(ro, dealer="D1") == [2, 1]
     assert _nos(ro, alert="EXPOSED_CARD") == [2]
     ro.close()
@@ -175,6 +184,43 @@ def test_a_store_written_before_the_search_is_searched_as_it_is(tmp_path: Path) 
     assert "hands_ended" not in indexes  # read-only: nothing was written
     rw = open_store(db)
     assert rw.count() == 2 and _nos(rw, player="gogo") == [1]
+    assert _nos(rw, alert="EXPOSED_CARD") == [2] and _nos(rw, dealer="D1") == [2, 1]
     rw.close()
     indexes = {r[0] for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master")}
-    assert "hands_ended" in indexes
+    assert {"hands_ended", "hand_tags", "store_meta"} <= indexes
+    ro = open_for_export(db)
+    assert isinstance(ro, SqliteReadOnlyStore) and ro.tagged  # now searched by the tags
+    assert _nos(ro, player="GOGO") == [1] and _nos(ro, alert="EXPOSED_CARD") == [2]
+    ro.close()
+    again = open_store(db)  # tagged once: a second open writes nothing
+    assert again.count() == 2
+    again.close()
+    tag_rows = sqlite3.connect(db).execute("SELECT count(*) FROM hand_tags").fetchone()[0]
+    assert tag_rows == 1 + 6 + 1 + 6 + 1  # D1 and six names per hand, hand 2's exposed card
+
+
+def test_a_postgres_store_written_before_the_search_is_tagged_once(pg_url: str) -> None:
+    import psycopg
+
+    old = record("pluribus/31/11.phh", 1, dealer="D1")
+    del old["ohh"]["alerts"]
+    new = record("pluribus/100/0.phh", 2, dealer="D2", inject="exposed")
+    with psycopg.connect(pg_url, autocommit=True) as con:
+        for stmt in OLD_SCHEMA.split(";"):
+            if stmt.strip():
+                con.execute(stmt)
+        for env in (old, new):
+            con.execute("INSERT INTO hands VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                        _row(env, _body(env)))  # fmt: skip
+    store = open_store(pg_url)
+    assert _nos(store, dealer="D2") == [2] and _nos(store, alert="EXPOSED_CARD") == [2]
+    assert _nos(store, player="gogo") == [1]
+    assert store.put(record("pluribus/84/7.phh", 3, dealer="D1")) == "stored"
+    assert _nos(store, dealer="D1") == [3, 1]
+    store.close()
+    again = open_store(pg_url)  # tagged once: the second open finds the tags done
+    assert _nos(again, player="Budd") == [3, 1]
+    again.close()
+    with psycopg.connect(pg_url) as con:
+        n = con.execute("SELECT count(*) FROM hand_tags WHERE kind = 'dealer'").fetchone()
+    assert n is not None and n[0] == 3
