@@ -28,6 +28,7 @@ from controller.floor.auth import (
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
 from controller.link.errors import StoreError
+from controller.venuelog.query import HandQuery
 from controller.venuelog.store import open_for_export
 
 COOKIE = "railguard_floor"
@@ -247,14 +248,11 @@ def _hand_list(db: str, venue: str | None, table: str | None) -> list[dict[str, 
     """Completed hands (newest first, at most MAX_HANDS): the envelope, no cards."""
     store = open_for_export(db)
     try:
-        rows = [
-            {k: h.get(k) for k in ("hand_id", "venue", "table", "hand_no", "ended_at", "dealer_id")}
-            for h in store.hands(venue, table)
-        ]
+        found, _ = store.search(HandQuery(venue=venue, table=table, limit=MAX_HANDS))
     finally:
         store.close()
-    rows.sort(key=lambda r: r.get("ended_at") or 0, reverse=True)
-    return rows[:MAX_HANDS]
+    keys = ("hand_id", "venue", "table", "hand_no", "ended_at", "dealer_id")
+    return [{k: h.get(k) for k in keys} for h in found]
 
 
 __all__ = ["COOKIE", "Console", "Role", "make_app"]
