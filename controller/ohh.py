@@ -18,6 +18,13 @@ Conventions (the spec leaves them to the site):
 - A hand that reached a showdown ends with a ``Showdown`` round: ``Shows Cards`` (with the
   cards) or ``Mucks Cards`` per player, in the order shown (002 [L47]).
 - A voided hand has ``flags = ["Voided"]`` and no pots.
+- ``alerts`` (railguard's field; OHH 1.4 has none) are the alerts the rules core raised in
+  the hand, in order: ``code`` and ``severity`` as on the alerts topic, ``clause``,
+  ``remedy``, ``seat`` (null: none), ``street`` and ``after_action`` (the ``action_number``
+  of the last action taken at or before it; 0 before any). ``street`` is that action's
+  street, or the next street's when the alert came after it (the next cards were being
+  dealt), ``Showdown`` for the showdown's own codes. The alerts of a deal cleared by a
+  misdeal come first, before any action (the re-deal is the same hand).
 """
 
 from __future__ import annotations
@@ -27,12 +34,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.rules.cards import Card
-from controller.rules.decisions import ActionRecord, HandRecord
+from controller.rules.decisions import SEVERITY_NAMES, ActionRecord, Alert, AlertCode, HandRecord
 
 SPEC_VERSION = "1.4.7"
 SITE_NAME = "railguard"
 STREETS = ("Preflop", "Flop", "Turn", "River")
 _BOARD_SLICE = ((0, 0), (0, 3), (3, 4), (4, 5))
+_SHOWDOWN_CODES = frozenset(
+    {AlertCode.WINNING_HAND_MUCKED, AlertCode.LOSING_HAND_LIVE, AlertCode.HAND_NOT_TABLED}
+)
 _ACTIONS = {
     "post_sb": "Post SB",
     "post_bb": "Post BB",
@@ -107,6 +117,7 @@ def to_ohh(
         player["final_stack"] = s.end_stack
         players.append(player)
     rounds: list[dict[str, Any]] = []
+    timeline: list[tuple[float, int, int]] = []  # (time, action_number, street) per action
     n = 0
     by_street: dict[int, list[ActionRecord]] = {}
     for a in rec.actions:
@@ -135,6 +146,7 @@ def to_ohh(
                 continue
             n += 1
             act = _action(n, a)
+            timeline.append((a.t, n, street))
             if a.seat in said:
                 act["declaration"] = said.pop(a.seat)  # railguard's field (issue 14)
             actions.append(act)
@@ -189,12 +201,38 @@ def to_ohh(
     }
     if rec.returned and not rec.voided:
         ohh["uncalled_bets"] = [{"player_id": s, "amount": a} for s, a in rec.returned]
+    ohh["alerts"] = [_alert(a, timeline, last_street, bool(rec.showdown)) for a in rec.alerts]
     flags = []
     if rec.voided:
         flags.append("Voided")
     if flags:
         ohh["flags"] = flags
     return ohh
+
+
+def _alert(
+    a: Alert, timeline: list[tuple[float, int, int]], last_street: int, showdown: bool
+) -> dict[str, Any]:
+    """One alert of the hand, placed after the last action taken at or before it; one raised
+    after a street's last action and before the next street's first (or after the last action
+    while more board came) is the next street's: that street's cards were being dealt."""
+    after, street, i = 0, 0, -1
+    for k, (t, number, st) in enumerate(timeline):
+        if t > a.t:
+            break
+        after, street, i = number, st, k
+    if i >= 0 and a.t > timeline[i][0]:
+        nxt = timeline[i + 1][2] if i + 1 < len(timeline) else last_street
+        street = min(street + 1, nxt) if nxt > street else street
+    return {
+        "code": a.code.value.upper(),
+        "severity": SEVERITY_NAMES[a.severity],
+        "clause": a.clause,
+        "remedy": a.remedy,
+        "seat": a.seat or None,
+        "street": "Showdown" if showdown and a.code in _SHOWDOWN_CODES else STREETS[street],
+        "after_action": after,
+    }
 
 
 def totals(ohh: dict[str, Any]) -> tuple[int, int, int]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.floor import actions
+from controller.floor import actions, history
 from controller.floor.auth import (
     Role,
     Session,
@@ -28,10 +28,13 @@ from controller.floor.auth import (
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
 from controller.link.errors import StoreError
+from controller.venuelog.query import HandQuery
 from controller.venuelog.store import open_for_export
 
 COOKIE = "railguard_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css", "actions.js": "text/javascript"}
+ASSETS |= {"pages.js": "text/javascript", "history.js": "text/javascript",
+           "hand.js": "text/javascript", "history.css": "text/css"}  # fmt: skip
 MAX_HANDS = 200
 CSP = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
 
@@ -238,6 +241,7 @@ def make_app(console: Console) -> web.Application:
     app = web.Application(middlewares=[_headers], client_max_size=16 * 1024)
     app.add_routes(routes)
     actions.register(app, console)  # unseat, move, room level, profile, button draw
+    history.register(app, console, _asset)  # hand history, hand pages, dealer quality
     return app
 
 
@@ -245,14 +249,11 @@ def _hand_list(db: str, venue: str | None, table: str | None) -> list[dict[str, 
     """Completed hands (newest first, at most MAX_HANDS): the envelope, no cards."""
     store = open_for_export(db)
     try:
-        rows = [
-            {k: h.get(k) for k in ("hand_id", "venue", "table", "hand_no", "ended_at", "dealer_id")}
-            for h in store.hands(venue, table)
-        ]
+        found, _ = store.search(HandQuery(venue=venue, table=table, limit=MAX_HANDS))
     finally:
         store.close()
-    rows.sort(key=lambda r: r.get("ended_at") or 0, reverse=True)
-    return rows[:MAX_HANDS]
+    keys = ("hand_id", "venue", "table", "hand_no", "ended_at", "dealer_id")
+    return [{k: h.get(k) for k in keys} for h in found]
 
 
 __all__ = ["COOKIE", "Console", "Role", "make_app"]

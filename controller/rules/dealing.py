@@ -85,6 +85,9 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
         players=players,
         deal_seq=order + order,
     )
+    if redeal:
+        h.alerts[:0] = core.misdealt_alerts  # the cleared deals' alerts come first
+    core.misdealt_alerts = ()
     core.hand = h
     core.button_set = False
     core.enter(Phase.DEALING)

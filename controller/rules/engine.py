@@ -75,6 +75,9 @@ class TableCore:
         self.deal_no = 0
         # G1: a misdeal or void was cleared; the next deal re-deals the same hand number
         self.redeal_pending = False
+        # the alerts of deals cleared by a misdeal or a void: the re-deal's record carries
+        # them (the same hand, G1), so a misdeal's cause is in the stored hand
+        self.misdealt_alerts: tuple[Alert, ...] = ()
         self.hand: Hand | None = None
         self.phase = Phase.IDLE
         self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
@@ -266,6 +269,8 @@ class TableCore:
 
     def void_or_misdeal_cleared(self) -> None:
         """Every dealt card is off the table after a misdeal or a void: ready to re-deal."""
+        if self.hand is not None:
+            self.misdealt_alerts = tuple(self.hand.alerts)  # they include earlier deals'
         self.hand = None
         self.redeal_pending = True  # G1: same hand number, new deal number
         self.enter(Phase.IDLE)

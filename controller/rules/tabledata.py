@@ -141,6 +141,7 @@ class TableData:
     hand_no: int  # the last hand started
     deal_no: int
     redeal_pending: bool  # G1: the next deal re-deals the same hand number
+    misdealt_alerts: tuple[Alert, ...]  # of the deals cleared before it: its record's
     seats: tuple[tuple[int, SeatData], ...]
     level: tuple[int, int, int]  # small blind, big blind, ante
     pending_level: tuple[int, int, int] | None
@@ -321,6 +322,7 @@ def export_table(core: TableCore) -> TableData:
         hand_no=core.hand_no,
         deal_no=core.deal_no,
         redeal_pending=core.redeal_pending,
+        misdealt_alerts=core.misdealt_alerts,
         seats=tuple(
             (n, SeatData(s.player, s.stack, s.present, s.status)) for n, s in core.seats.items()
         ),
@@ -350,6 +352,7 @@ def restore_table(core: TableCore, d: TableData) -> None:
     core.hand_no = d.hand_no
     core.deal_no = d.deal_no
     core.redeal_pending = d.redeal_pending
+    core.misdealt_alerts = d.misdealt_alerts
     core.seats = {n: Seat(s.player, s.stack, s.present, s.status) for n, s in d.seats}
     core.level = Level(*d.level)
     core.pending_level = _level(d.pending_level)

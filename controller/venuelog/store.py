@@ -17,11 +17,13 @@ from urllib.parse import quote
 
 from controller.link.errors import StoreError
 from controller.link.sqlite import Database
+from controller.venuelog.query import TAGS_SCHEMA, HandQuery, search_sql, tags
 
 PutResult = Literal["stored", "duplicate", "conflict"]
 
 _COLUMNS = "hand_id, venue, table_id, hand_no, record_seq, ended_at, received_at, body"
-_SQLITE_SCHEMA = """
+_SQLITE_SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS hands (
     hand_id     TEXT PRIMARY KEY,
     venue       TEXT NOT NULL,
@@ -33,7 +35,12 @@ CREATE TABLE IF NOT EXISTS hands (
     body        TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS hands_order ON hands (venue, table_id, record_seq);
+CREATE INDEX IF NOT EXISTS hands_ended ON hands (ended_at);
 """
+    + TAGS_SCHEMA
+)
+_TAGS_DONE = "SELECT value FROM store_meta WHERE key = 'tags'"
+_PG_TAG = "INSERT INTO hand_tags (hand_id, kind, value) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
 
 
 def _body(envelope: dict[str, Any]) -> str:
@@ -48,6 +55,11 @@ class HandStore(Protocol):
         self, venue: str | None = None, table: str | None = None
     ) -> Iterator[dict[str, Any]]: ...
     def count(self) -> int: ...
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        """The page of stored envelopes ``q`` asks for (newest first) and how many match."""
+        ...
+
+    def get(self, hand_id: str) -> dict[str, Any] | None: ...
     def close(self) -> None: ...
 
 
@@ -55,6 +67,14 @@ class SqliteHandStore:
     def __init__(self, path: str | Path, *, busy_timeout: float = 2.0) -> None:
         self.db = Database(path, busy_timeout=busy_timeout)
         self.db.script(_SQLITE_SCHEMA, "creating the hands table")
+        if not self.db.query(_TAGS_DONE):
+            with self.db.transaction("tagging the stored hands (once)", durable=True) as con:
+                for hand_id, body in con.execute("SELECT hand_id, body FROM hands").fetchall():
+                    con.executemany(
+                        "INSERT OR IGNORE INTO hand_tags (hand_id, kind, value) VALUES (?, ?, ?)",
+                        [(hand_id, k, v) for k, v in tags(json.loads(body))],
+                    )
+                con.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES ('tags', '1')")
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
         body = _body(envelope)
@@ -68,6 +88,10 @@ class SqliteHandStore:
                 f"INSERT INTO hands ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 _row(envelope, body),
             )
+            con.executemany(
+                "INSERT OR IGNORE INTO hand_tags (hand_id, kind, value) VALUES (?, ?, ?)",
+                [(envelope["hand_id"], k, v) for k, v in tags(envelope)],
+            )
         return "stored"
 
     def hands(self, venue: str | None = None, table: str | None = None) -> Iterator[dict[str, Any]]:
@@ -77,6 +101,16 @@ class SqliteHandStore:
 
     def count(self) -> int:
         return int(self.db.query("SELECT count(*) FROM hands")[0][0])
+
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        page, count, params = search_sql(q, "sqlite", tagged=True)
+        rows = self.db.query(page, (*params, q.limit, q.offset))
+        total = int(self.db.query(count, params)[0][0])
+        return [json.loads(body) for (body,) in rows], total
+
+    def get(self, hand_id: str) -> dict[str, Any] | None:
+        rows = self.db.query("SELECT body FROM hands WHERE hand_id = ?", (hand_id,))
+        return json.loads(rows[0][0]) if rows else None
 
     def close(self) -> None:
         self.db.close()
@@ -123,6 +157,16 @@ class PostgresHandStore:
                 for stmt in _SQLITE_SCHEMA.split(";"):
                     if stmt.strip():
                         self.con.execute(stmt)
+                if self.con.execute(_TAGS_DONE).fetchone() is None:  # once: the stored hands
+                    rows = self.con.execute("SELECT hand_id, body FROM hands").fetchall()
+                    with self.con.cursor() as cur:
+                        cur.executemany(
+                            _PG_TAG, [(h, k, v) for h, b in rows for k, v in tags(json.loads(b))]
+                        )
+                    self.con.execute(
+                        "INSERT INTO store_meta (key, value) VALUES ('tags', '1')"
+                        " ON CONFLICT (key) DO NOTHING"
+                    )
         except psycopg.Error as exc:
             raise StoreError(f"PostgreSQL {url}: {exc}") from exc
 
@@ -136,6 +180,10 @@ class PostgresHandStore:
                     _row(envelope, body),
                 )
                 if cur.rowcount == 1:
+                    with self.con.cursor() as tag_cur:
+                        tag_cur.executemany(
+                            _PG_TAG, [(envelope["hand_id"], k, v) for k, v in tags(envelope)]
+                        )
                     return "stored"
                 row = self.con.execute(
                     "SELECT body FROM hands WHERE hand_id = %s", (envelope["hand_id"],)
@@ -155,6 +203,26 @@ class PostgresHandStore:
         with self.con.transaction():
             row = self.con.execute("SELECT count(*) FROM hands").fetchone()
         return int(row[0]) if row else 0
+
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        page, count, params = search_sql(q, "postgres", tagged=True)
+        try:
+            with self.con.transaction():
+                rows = self.con.execute(page, (*params, q.limit, q.offset)).fetchall()
+                total = self.con.execute(count, params).fetchone()
+        except self._psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL: searching the hands: {exc}") from exc
+        return [json.loads(body) for (body,) in rows], int(total[0]) if total else 0
+
+    def get(self, hand_id: str) -> dict[str, Any] | None:
+        try:
+            with self.con.transaction():
+                row = self.con.execute(
+                    "SELECT body FROM hands WHERE hand_id = %s", (hand_id,)
+                ).fetchone()
+        except self._psycopg.Error as exc:
+            raise StoreError(f"PostgreSQL: reading {hand_id}: {exc}") from exc
+        return json.loads(row[0]) if row else None
 
     def close(self) -> None:
         self.con.close()
@@ -176,6 +244,10 @@ class SqliteReadOnlyStore:
             self.con.execute("SELECT count(*) FROM hands").fetchone()
         except sqlite3.Error as exc:
             raise StoreError(f"--db {path}: not a venue-log database ({exc})") from None
+        try:  # tagged by a logger of this version; else searched through the JSON
+            self.tagged = self.con.execute(_TAGS_DONE).fetchone() is not None
+        except sqlite3.Error:
+            self.tagged = False  # an older store: no store_meta table
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
         raise StoreError("the database is open read-only (export)")
@@ -191,6 +263,24 @@ class SqliteReadOnlyStore:
 
     def count(self) -> int:
         return int(self.con.execute("SELECT count(*) FROM hands").fetchone()[0])
+
+    def search(self, q: HandQuery) -> tuple[list[dict[str, Any]], int]:
+        page, count, params = search_sql(q, "sqlite", self.tagged)
+        try:
+            rows = self.con.execute(page, (*params, q.limit, q.offset)).fetchall()
+            total = int(self.con.execute(count, params).fetchone()[0])
+        except sqlite3.Error as exc:
+            raise StoreError(f"searching the hands: {exc}") from None
+        return [json.loads(body) for (body,) in rows], total
+
+    def get(self, hand_id: str) -> dict[str, Any] | None:
+        try:
+            row = self.con.execute(
+                "SELECT body FROM hands WHERE hand_id = ?", (hand_id,)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            raise StoreError(f"reading {hand_id}: {exc}") from None
+        return json.loads(row[0]) if row else None
 
     def close(self) -> None:
         self.con.close()
