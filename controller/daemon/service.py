@@ -12,18 +12,18 @@ This module is the composition root: :class:`Daemon` builds the parts' objects (
 writer lanes, tracker, reconciler, venue link), restores the table (startup.py) and runs
 each task, handing itself to each part as that part's narrow Protocol:
 
-==================  ===============================  =====================================
-task / part         module                           interface
-==================  ===============================  =====================================
-reader              reader.reader_task               reader.ReaderHost
-gpio, pcsc          inputs.gpio_task, pcsc_task      inputs.InputHost
-core                core_loop.core_task              core_loop.CoreHost
-outbox, storage     storage.outbox_task, Writer      storage.StorageHost
-watchdog            watchdog.watchdog_task           watchdog.WatchdogHost
-venue commands      venue_commands.handle_command    venue_commands.CommandHost
-start-up            startup.restore, flag_...        startup.StartupHost
-observation         observe.observe                  observe.ObserveHost
-==================  ===============================  =====================================
+=================  ==========================================  ==========================
+task / part        module: entry                               interface
+=================  ==========================================  ==========================
+reader             reader.reader_task                          reader.ReaderHost
+gpio, pcsc         inputs.gpio_task, inputs.pcsc_task          inputs.InputHost
+core               core_loop.core_task                         core_loop.CoreHost
+outbox, storage    storage.outbox_task, storage.Writer         storage.StorageHost
+watchdog           watchdog.watchdog_task                      watchdog.WatchdogHost
+venue commands     venue_commands.handle_command               venue_commands.CommandHost
+start-up           startup.restore, startup.flag_interrupted   startup.StartupHost
+observation        observe.observe                             observe.ObserveHost
+=================  ==========================================  ==========================
 
 No part imports this module (tests/test_import_graph.py); mypy checks that ``Daemon``
 satisfies each Protocol where it hands itself over.
