@@ -121,3 +121,88 @@ def test_the_graph_sees_the_known_edges() -> None:
 def test_no_import_cycle_between_packages() -> None:
     cycle = find_cycle(package_graph())
     assert cycle is None, "import cycle between packages: " + " -> ".join(cycle or [])
+
+
+# ---------------------------------------------------------------- the daemon's parts
+
+#: the daemon's composition root: service.py builds the parts and hands itself to each as
+#: the part's Protocol; the package's __init__ re-exports Daemon and run_daemon from it
+COMPOSITION_ROOT = ("controller.daemon.service", "controller.daemon")
+SERVICE = "controller.daemon.service"
+
+
+def _names_daemon(node: ast.AST | None) -> bool:
+    """An annotation that names ``Daemon`` (``Daemon``, ``service.Daemon``, ``"Daemon"``,
+    ``Daemon | None``, ``list[Daemon]``...). ``DaemonConfig`` is another name."""
+    if node is None:
+        return False
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id == "Daemon":
+            return True
+        if isinstance(n, ast.Attribute) and n.attr == "Daemon":
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            try:
+                inner = ast.parse(n.value, mode="eval")
+            except SyntaxError:
+                continue
+            if _names_daemon(inner):
+                return True
+    return False
+
+
+def part_violations(root: Path = ROOT) -> list[str]:
+    """Each module of controller/daemon other than the composition root that imports
+    service.py (or Daemon through the package), or that takes or holds a ``Daemon`` (a
+    parameter, a constructor's included, or an annotated attribute)."""
+    out: list[str] = []
+    for path in sorted((root / "controller" / "daemon").glob("*.py")):
+        mod = module_name(path, root)
+        if mod in COMPOSITION_ROOT:
+            continue
+        for imp in sorted(imports_of(path, root)):
+            if imp == SERVICE or imp.startswith(SERVICE + ".") or imp == "controller.daemon.Daemon":
+                out.append(f"{mod} imports {imp}")
+        for n in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef):
+                a = n.args
+                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                    if arg is not None and _names_daemon(arg.annotation):
+                        out.append(f"{mod}.{n.name} takes {arg.arg}: Daemon")
+            elif isinstance(n, ast.AnnAssign) and _names_daemon(n.annotation):
+                out.append(f"{mod} line {n.lineno} holds a Daemon")
+    return out
+
+
+def test_the_part_checker_finds_a_part_that_knows_the_daemon(tmp_path: Path) -> None:
+    """The check can fail: made-up parts that import service.py (at the top, under
+    TYPE_CHECKING, relatively, through the package) or take a Daemon (a constructor, a
+    function, an attribute); a part with a narrow Protocol and DaemonConfig passes."""
+    daemon = tmp_path / "controller" / "daemon"
+    daemon.mkdir(parents=True)
+    (tmp_path / "controller" / "__init__.py").write_text("")
+    (daemon / "__init__.py").write_text("from controller.daemon.service import Daemon\n")
+    (daemon / "service.py").write_text("from controller.daemon import clean\nclass Daemon: ...\n")
+    parts = {
+        "top": "from controller.daemon.service import Daemon\n",
+        "typing": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    import controller.daemon.service\n",
+        "relative": "from . import service\n",
+        "package": "from controller.daemon import Daemon\n",
+        "ctor": "class Part:\n    def __init__(self, d: 'Daemon') -> None: ...\n",
+        "func": "async def task(*, host: service.Daemon | None) -> None: ...\n",
+        "attr": "class Part:\n    d: list[Daemon]\n",
+        "clean": "from typing import Protocol\nfrom controller.daemon.config import DaemonConfig\n"
+        "class Host(Protocol):\n    cfg: DaemonConfig\n"
+        "def task(d: Host, cfg: DaemonConfig) -> None: ...\n",
+    }
+    for name, body in parts.items():
+        (daemon / f"{name}.py").write_text(body)
+    found = part_violations(tmp_path)
+    culprits = {v.split()[0].split(".")[2] for v in found}
+    assert culprits == set(parts) - {"clean"}, found
+
+
+def test_no_part_of_the_daemon_imports_the_service_or_takes_the_daemon() -> None:
+    """Issue 15: the daemon as small parts, each given what it needs (its Protocol)."""
+    assert part_violations() == []

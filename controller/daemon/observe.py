@@ -9,18 +9,20 @@ nothing in the daemon, and nothing outside the daemon writes its state.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from controller.rules.engine import TableCore
 from controller.rules.hand import Phase
 from controller.rules.state import TableState
+from firmware_bridge.antennas import SnapshotTracker
+from firmware_bridge.decks import DeckRegistry
+from firmware_bridge.serial_link import ReaderBoard
 from firmware_bridge.zones import Zone
-
-if TYPE_CHECKING:
-    from controller.daemon.service import Daemon
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +58,52 @@ class Observation:
     published_state: Mapping[str, Any] | None = None
 
 
-def observe(d: Daemon, *, state: bool = False) -> Observation:
+class _Counts(Protocol):
+    @property
+    def events(self) -> int: ...
+
+    @property
+    def alerts(self) -> int: ...
+
+
+class ObserveHost(Protocol):
+    """What an observation reads of the daemon (``service.Daemon`` is one); nothing here
+    is written."""
+
+    @property
+    def core(self) -> TableCore: ...
+
+    @property
+    def tracker(self) -> SnapshotTracker: ...
+
+    @property
+    def queue(self) -> asyncio.Queue[Any]: ...
+
+    @property
+    def hands(self) -> asyncio.Queue[Any]: ...
+
+    @property
+    def stats(self) -> _Counts: ...
+
+    @property
+    def records(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def reader(self) -> ReaderBoard | None: ...
+
+    @property
+    def registry(self) -> DeckRegistry: ...
+
+    @property
+    def last_state(self) -> dict[str, Any] | None: ...  # the state payload last published
+
+
+def observe(d: ObserveHost, *, state: bool = False) -> Observation:
     core = d.core
     h = core.hand
     published = None
-    if state and d._last_state is not None:
-        published = MappingProxyType(copy.deepcopy(d._last_state))
+    if state and d.last_state is not None:
+        published = MappingProxyType(copy.deepcopy(d.last_state))
     return Observation(
         tags=MappingProxyType(dict(d.tracker.present())),
         idle=d.queue.empty(),

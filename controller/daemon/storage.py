@@ -12,7 +12,7 @@ so the order of writes is kept) until it commits. The first StoreError of a lane
 ``STORAGE_FAULT`` (critical) to the dealer and the venue (:class:`StorageAlarm`); when no
 lane is failing any more the alert is acknowledged by ``railguard`` and the LED cleared.
 The events of a finished hand are cleared only after its record is in the outbox, so a
-restart while storage fails rebuilds the record from them (see ``Daemon._restore_hand``).
+restart while storage fails rebuilds the record from them (see ``startup.restore_hand``).
 
 A full disk (issue 11, defect 10) must not lose a completed hand nor give its number twice
 after a crash, so two things are kept on the state directory's filesystem beforehand:
@@ -246,6 +246,32 @@ class StorageHost(Protocol):
     def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
 
 
+class _StaleHost(Protocol):
+    """What :func:`stale_record` needs (a :class:`StorageHost` is one)."""
+
+    cfg: DaemonConfig
+    hands: asyncio.Queue[tuple[HandRecord, datetime]]
+    store: TableStore  # read only: the house profiles a hand log may name
+
+    @property
+    def core(self) -> TableCore: ...  # read only: profile
+
+    def hand_id(self, hand_no: int) -> str: ...
+
+
+class _LostHost(Protocol):
+    """What :func:`flag_lost` needs (a :class:`StorageHost` is one)."""
+
+    hand_slot: HandSlot
+
+    @property
+    def indicators(self) -> Indicators: ...
+
+    def hand_id(self, hand_no: int) -> str: ...
+
+    def publish_alert(self, payload: dict[str, Any]) -> None: ...
+
+
 class StorageAlarm:
     """One open STORAGE_FAULT alert per outage (LED, buzzer, venue alert)."""
 
@@ -449,7 +475,7 @@ def _store_stacks(store: TableStore, stacks: dict[int, int]) -> None:
     store.set_stacks({s: v for s, v in stacks.items() if s in seated})
 
 
-def stale_record(d: StorageHost, hand_no: int, entries: list[dict[str, Any]], now: float) -> bool:
+def stale_record(d: _StaleHost, hand_no: int, entries: list[dict[str, Any]], now: float) -> bool:
     """An older hand's log left by a restart while its record was not stored: replayed in
     a scratch core; its record is queued again. False if the log holds no finished hand."""
     if not entries or entries[0].get("type") != START:
@@ -474,7 +500,7 @@ def stale_record(d: StorageHost, hand_no: int, entries: list[dict[str, Any]], no
     return True
 
 
-def flag_lost(d: StorageHost, lost: list[int]) -> None:
+def flag_lost(d: _LostHost, lost: list[int]) -> None:
     """Tell the dealer (alert LED, buzzer) and the venue (alert) about hands that a full
     disk and a restart lost (:meth:`HandSlot.lost`); each is flagged once."""
     for hand_no in lost:

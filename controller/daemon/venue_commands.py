@@ -21,9 +21,10 @@ import logging
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from controller.daemon import house_profiles
+from controller.daemon.config import DaemonConfig
 from controller.link import (
     AckAlert,
     Command,
@@ -36,22 +37,59 @@ from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
 from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
-from controller.link.store import LevelRecord
+from controller.link.store import LevelRecord, TableStore
 from controller.rules.cards import Card
-from controller.rules.engine import Step
+from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
 from controller.rules.events import Event, SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
 from controller.rules.phases import Phase
-from controller.rules.profile import builtin_profile, builtin_profile_names
-from firmware_bridge.decks import Deck, parse_tag
-
-if TYPE_CHECKING:
-    from controller.daemon.service import Daemon
+from controller.rules.profile import Profile, builtin_profile, builtin_profile_names
+from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 
 log = logging.getLogger("railguard.daemon")
 
 
-async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
+class LevelHost(Protocol):
+    """What the level numbers need (``level_fields`` for the live state, their restore)."""
+
+    store: TableStore
+    level_no: int  # the level in force
+    pending_level_no: int | None  # set for the next hand
+
+    @property
+    def core(self) -> TableCore: ...  # read only: pending_level
+
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
+
+
+class _Commands(Protocol):
+    commands: int
+
+
+class CommandHost(LevelHost, Protocol):
+    """What the venue commands need of the daemon (``service.Daemon`` is one): the table
+    store, the deck registry, the seat names, the open alerts; every change of the table
+    goes to the rules core through ``submit`` (the core loop's queue)."""
+
+    cfg: DaemonConfig
+    registry: DeckRegistry
+    names: dict[int, str]
+    open_alerts: list[str]
+    pending_profile: Profile | None
+
+    @property
+    def stats(self) -> _Commands: ...
+
+    async def submit(self, ev: Event) -> Step: ...
+
+    def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None: ...
+
+    def apply_pending_profile(self) -> bool: ...
+
+    def publish_state(self) -> None: ...
+
+
+async def handle_command(d: CommandHost, cmd: Command) -> CommandResult:
     """Run one venue command; log it (accepted at INFO, refused with its reason)."""
     d.stats.commands += 1
     result = await _handle(d, cmd)
@@ -65,7 +103,7 @@ async def handle_command(d: Daemon, cmd: Command) -> CommandResult:
     return result
 
 
-async def _handle(d: Daemon, cmd: Command) -> CommandResult:
+async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
     """Transactional: every check, and the table-store write, before the rules core sees
     the command; if the core then refuses it, the store write is undone. A refused command
     leaves the core's state and the store as they were."""
@@ -100,7 +138,7 @@ async def _handle(d: Daemon, cmd: Command) -> CommandResult:
     return CommandResult.error("not handled by this table")
 
 
-async def _submit(d: Daemon, ev: Event, what: str, undo: Callable[[], object] | None) -> Step:
+async def _submit(d: CommandHost, ev: Event, what: str, undo: Callable[[], object] | None) -> Step:
     """``ev`` to the rules core; ``undo`` (the store write) if the core refuses it or fails."""
     try:
         step = await d.submit(ev)
@@ -123,7 +161,7 @@ def _undo(what: str, fn: Callable[[], object]) -> None:
                   "next restart", what, exc)  # fmt: skip
 
 
-async def _seat(d: Daemon, cmd: SeatCmd, t: float) -> CommandResult:
+async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
     seating = d.store.seating()
     taken = seating.get(cmd.seat)
     if taken is not None and taken.player_id != cmd.player_id:
@@ -150,7 +188,7 @@ async def _seat(d: Daemon, cmd: SeatCmd, t: float) -> CommandResult:
     return CommandResult.success(seat=cmd.seat)
 
 
-async def _unseat(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
+async def _unseat(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandResult:
     if cmd.seat not in d.core.seats:
         return CommandResult.error(f"seat {cmd.seat} is empty")
     rec = d.store.seating().get(cmd.seat)
@@ -170,7 +208,7 @@ async def _unseat(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
     return CommandResult.success(seat=cmd.seat)
 
 
-async def unseat_reporting(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult:
+async def unseat_reporting(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandResult:
     """``unseat``, whose answer also says who left with what (``player_id``, ``name``,
     ``stack``): what the floor console seats at another table when it moves a player."""
     seat = d.core.seats.get(cmd.seat)
@@ -181,7 +219,7 @@ async def unseat_reporting(d: Daemon, cmd: UnseatCmd, t: float) -> CommandResult
     return CommandResult.success(**result.data, player_id=who[0], name=who[1], stack=who[2])
 
 
-async def _level(d: Daemon, cmd: LevelCmd, t: float) -> CommandResult:
+async def _level(d: CommandHost, cmd: LevelCmd, t: float) -> CommandResult:
     """G11: a level set while hands are being played applies from the next hand; the live
     state shows the level in force and the pending one (``pending_level``)."""
     core = d.core
@@ -206,7 +244,7 @@ async def _level(d: Daemon, cmd: LevelCmd, t: float) -> CommandResult:
     return CommandResult.success(level=cmd.level, applies=applies)
 
 
-def level_numbers(d: Daemon) -> tuple[int, int | None]:
+def level_numbers(d: LevelHost) -> tuple[int, int | None]:
     """(the level number in force, the pending one or None), promoting the pending number
     once the core has put the pending blinds in force (at the start of a hand)."""
     if d.pending_level_no is not None and d.core.pending_level is None:
@@ -215,7 +253,7 @@ def level_numbers(d: Daemon) -> tuple[int, int | None]:
     return d.level_no, d.pending_level_no
 
 
-def level_fields(d: Daemon) -> dict[str, Any]:
+def level_fields(d: LevelHost) -> dict[str, Any]:
     """``level`` and ``pending_level`` of :func:`controller.daemon.translate.state_payload`."""
     number, pending_no = level_numbers(d)
     pend = d.core.pending_level
@@ -225,12 +263,12 @@ def level_fields(d: Daemon) -> dict[str, Any]:
     return {"level": number, "pending_level": pending}
 
 
-def save_level_numbers(d: Daemon) -> None:
+def save_level_numbers(d: LevelHost) -> None:
     numbers = {"in_force": d.level_no, "pending": d.pending_level_no}
     d.table_write(lambda st: st.put("level_numbers", numbers), "level numbers")
 
 
-def restore_level_numbers(d: Daemon) -> None:
+def restore_level_numbers(d: LevelHost) -> None:
     """After a restart: the level number in force and the pending one (set_level mid-hand)."""
     raw = d.store.get("level_numbers")
     if not isinstance(raw, dict):
@@ -242,12 +280,12 @@ def restore_level_numbers(d: Daemon) -> None:
         d.pending_level_no = pending
 
 
-def _hand_running(d: Daemon) -> bool:
+def _hand_running(d: CommandHost) -> bool:
     core = d.core
     return (core.hand is not None and core.phase is not Phase.COMPLETE) or core.redeal_pending
 
 
-def _enrol(d: Daemon, cmd: EnrolDeck) -> CommandResult:
+def _enrol(d: CommandHost, cmd: EnrolDeck) -> CommandResult:
     if _hand_running(d):
         on_table = {tag for tag, _, _ in d.core.snapshot().tags}
         if cmd.deck_id in d.registry.decks:
@@ -280,7 +318,7 @@ def _enrol(d: Daemon, cmd: EnrolDeck) -> CommandResult:
                                  jokers=len(cmd.jokers))  # fmt: skip
 
 
-def set_profile(d: Daemon, name: str) -> CommandResult:
+def set_profile(d: CommandHost, name: str) -> CommandResult:
     """Validate a packaged profile; apply now between hands, else from the next hand."""
     if name not in builtin_profile_names():
         known = ", ".join(builtin_profile_names())
@@ -306,7 +344,7 @@ def set_profile(d: Daemon, name: str) -> CommandResult:
     return CommandResult.success(profile=name, applies="now" if applied else "next hand")
 
 
-async def _move(d: Daemon, cmd: MovePlayer, t: float) -> CommandResult:
+async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
     seat = d.core.seats.get(cmd.from_seat)
     if seat is None:
         return CommandResult.error(f"seat {cmd.from_seat} is empty")

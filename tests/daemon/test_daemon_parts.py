@@ -1,5 +1,7 @@
 """The daemon's parts get what they need through a narrow interface (a Protocol each:
-``inputs.InputHost``, ``reader.ReaderHost``, ``storage.StorageHost``), not the whole
+``inputs.InputHost``, ``reader.ReaderHost``, ``storage.StorageHost``, ``core_loop.CoreHost``,
+``venue_commands.CommandHost``, ``startup.StartupHost``, ``watchdog.WatchdogHost``,
+``observe.ObserveHost``), not the whole
 ``service.Daemon``: none of them imports ``controller.daemon.service`` (not even for type
 checking), so service.py and its parts form no import cycle. mypy --strict checks that
 ``Daemon`` satisfies each Protocol where service.py hands itself to a part."""
@@ -12,7 +14,20 @@ from pathlib import Path
 import pytest
 
 DAEMON = Path(__file__).resolve().parents[2] / "controller" / "daemon"
-PARTS = ["inputs", "reader", "storage", "recovery", "translate", "live", "lights", "house_profiles"]
+#: every module of controller/daemon but the composition root (service.py, __init__.py)
+PARTS = sorted(p.stem for p in DAEMON.glob("*.py") if p.stem not in ("service", "__init__"))
+
+
+def test_the_parts_are_found() -> None:
+    named = {"inputs", "reader", "storage", "recovery", "translate", "live", "lights"}
+    assert named | {
+        "core_loop",
+        "venue_commands",
+        "startup",
+        "watchdog",
+        "observe",
+        "house_profiles",
+    } <= set(PARTS)
 
 
 def _imports(path: Path) -> set[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.daemon import core_loop
 from controller.rules.events import ConsoleButton
 from tests.brokers import plain_broker
 from tests.daemon.daemon_rig import profile_copy, running, wait_for
@@ -97,7 +98,7 @@ async def _instructions(tmp: Path, port: int) -> None:
         # scrubbed like alerts: an instruction naming a card goes out without it
         from controller.rules.decisions import Instruction
 
-        rig.daemon._instruction(Instruction("Seat 3: show As first", 3, None, 0.0), "-")
+        core_loop.instruction(rig.daemon, Instruction("Seat 3: show As first", 3, None, 0.0), "-")
         await wait_for(lambda: len(rig.events("instruction")) > n + 1, "the second one")
         ev = rig.events("instruction")[-1]
         assert ev["data"] == {"text": "Seat 3: show a card first", "seat": 3}

@@ -1,0 +1,265 @@
+"""The daemon's ``core`` task: the only consumer of the input queue.
+
+Each :class:`Item` (an event and the name of its source; a venue command's carries the
+future its answer waits on) goes to :meth:`TableCore.handle`; what the core decides goes
+out: alerts (scrubbed of hole cards) to the dealer's lights and the venue, instructions to
+the venue, completed hands to the outbox task's queue, the hand's events to the table
+store's event log (for a restart), the live events and the redacted state to the venue.
+While a player is on the clock and nothing else happens, a :class:`Tick` every
+``tick_interval`` seconds lets the core rule on the countdown.
+
+The loop is given what it needs through :class:`CoreHost` (``service.Daemon`` is one); it
+never sees the reader, the inputs or the venue link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from controller.daemon import recovery
+from controller.daemon.live import LiveEvents, hole_secrets
+from controller.daemon.storage import HandSlot
+from controller.daemon.translate import alert_payload, scrub
+from controller.link.store import TableStore
+from controller.rules.decisions import (
+    SEVERITY_NAMES,
+    Alert,
+    AlertCode,
+    HandComplete,
+    HandRecord,
+    Instruction,
+)
+from controller.rules.decisions import Severity as CoreSeverity
+from controller.rules.engine import Step, TableCore
+from controller.rules.events import (
+    BadgeTap,
+    ButtonPress,
+    CardPlaced,
+    CardRemoved,
+    ChipsIn,
+    ChipsOut,
+    Event,
+    Tick,
+)
+from controller.rules.handlog import encode_event
+from controller.rules.phases import Phase
+from controller.rules.state import TableState
+from firmware_bridge.gpio import Indicators
+
+log = logging.getLogger("railguard.daemon")
+
+#: the events a sensor or a button makes (logged for a restart while a hand is live)
+PHYSICAL = (CardPlaced, CardRemoved, ChipsIn, ChipsOut, ButtonPress, BadgeTap)
+
+
+@dataclass
+class Item:
+    """One event on the queue: where it came from, and the future a command waits on."""
+
+    event: Event
+    source: str
+    reply: asyncio.Future[Step] | None = None
+
+
+class _Counts(Protocol):
+    events: int
+    rejected: int
+    alerts: int
+
+
+class CoreHost(Protocol):
+    """What the core loop needs of the daemon (``service.Daemon`` is one)."""
+
+    queue: asyncio.Queue[Item]
+    hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, to the outbox task
+    hand_slot: HandSlot
+    hand_start: dict[int, datetime]  # hand number -> when it started (the record's start)
+    positions_saved: Any  # the button and level state last written (written when changed)
+    levels_saved: Any
+    live: LiveEvents
+    tick_interval: float
+    # called with every handled event and its step; one that raises is logged and dropped
+    watchers: list[Callable[[Event, Step], None]]
+
+    @property
+    def core(self) -> TableCore: ...  # handle() and read-only attributes
+
+    @property
+    def stats(self) -> _Counts: ...
+
+    @property
+    def indicators(self) -> Indicators: ...
+
+    def hand_id(self, hand_no: int) -> str: ...
+
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
+
+    def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None: ...
+
+    def publish_alert(self, payload: dict[str, Any]) -> None: ...
+
+    def publish_state(self, snap: TableState | None = None) -> None: ...
+
+    def apply_pending_profile(self) -> bool: ...
+
+
+def clock_running(core: TableCore) -> bool:
+    """A player is on the clock (the loop then ticks every ``tick_interval``)."""
+    h = core.hand
+    return h is not None and bool(h.clock_seat)
+
+
+async def core_task(d: CoreHost) -> None:
+    """The queue's only consumer. While a player is on the clock and nothing else
+    happens, a :class:`Tick` every ``tick_interval`` seconds lets the core rule on the
+    countdown and the clock running out on time."""
+    d.publish_state()
+    getter: asyncio.Future[Item] | None = None
+    try:
+        while True:
+            if getter is None:
+                getter = asyncio.ensure_future(d.queue.get())
+            timeout = d.tick_interval if clock_running(d.core) else None
+            done, _ = await asyncio.wait({getter}, timeout=timeout)
+            if not done:
+                serve(d, Item(Tick(time.monotonic()), "clock"))
+                continue
+            item, getter = getter.result(), None
+            serve(d, item)
+    finally:
+        if getter is not None:
+            getter.cancel()
+
+
+def serve(d: CoreHost, item: Item) -> None:
+    """One item: handled, the watchers told, the command's future answered. An event
+    whose handling raises is logged (the table plays on) and fails only its own future."""
+    try:
+        step = handle(d, item)
+    except Exception as exc:  # never let one event kill the table
+        hid = d.hand_id(d.core.hand_no) if d.core.hand is not None else "-"
+        log.exception("hand=%s core: %s from %s failed", hid, type(item.event).__name__,
+                      item.source)  # fmt: skip
+        if item.reply is not None and not item.reply.done():
+            item.reply.set_exception(exc)
+        return
+    for watch in list(d.watchers):
+        try:
+            watch(item.event, step)
+        except Exception:
+            log.exception("watcher %r failed; dropped", watch)
+            d.watchers.remove(watch)
+    if item.reply is not None and not item.reply.done():
+        item.reply.set_result(step)
+
+
+def handle(d: CoreHost, item: Item) -> Step:
+    """The core's step for one event, and everything it decided sent on its way."""
+    core = d.core
+    ev = item.event
+    if ev.t < core.t:  # a reading confirmed after a later command: keep time monotonic
+        ev = replace(ev, t=core.t)
+    before = core.hand_no
+    pre = None
+    if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, PHYSICAL):
+        pre = recovery.capture(core, datetime.now(UTC).isoformat())
+    step = core.handle(ev)
+    d.stats.events += 1
+    hid = d.hand_id(core.hand_no) if core.hand_no else "-"
+    if step.rejected is not None:
+        d.stats.rejected += 1
+        log.warning("hand=%s event=%s source=%s rejected=%s: %s", hid, type(ev).__name__,
+                    item.source, step.rejected.code,
+                    scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
+        if isinstance(ev, PHYSICAL):
+            alert(d, Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
+                           f"Not accepted now: {step.rejected}", 0, None, ev.t))  # fmt: skip
+        if not step.decisions:
+            return step
+        # the time that passed ran a clock out before the rejected event: the ruling
+        # stands (logged as a Tick so that a restart replays it)
+        ev = Tick(ev.t)
+    if isinstance(ev, Tick):
+        if not step.decisions:
+            return step
+        if core.phase in recovery.LIVE or any(isinstance(x, HandComplete) for x in step.decisions):
+            log_event(d, core.hand_no, encode_event(ev))
+    # every accepted event, at DEBUG: a busy table makes a few a second, and the events
+    # themselves are kept (SQLite event log, hand records); decisions are logged at INFO
+    log.debug("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
+              step.phase.value)  # fmt: skip
+    completed = any(isinstance(x, HandComplete) for x in step.decisions)
+    if core.hand_no != before:
+        d.hand_start[core.hand_no] = datetime.now(UTC)
+        n = core.hand_no
+        d.hand_slot.hand_started(n)  # in place, durable even on a full disk
+        d.table_write(lambda st: st.put("hand_counter", n, durable=True),
+                      f"hand={hid} hand counter")  # fmt: skip
+        if pre is not None:
+            log_event(d, n, pre)
+    if isinstance(ev, PHYSICAL) and (
+        core.phase in recovery.LIVE or completed or core.redeal_pending
+    ):
+        log_event(d, core.hand_no, encode_event(ev))
+    for x in step.decisions:
+        if isinstance(x, Alert):
+            alert(d, x)
+        elif isinstance(x, Instruction):
+            instruction(d, x, hid)
+        elif isinstance(x, HandComplete):
+            rec = x.record
+            start = d.hand_start.pop(rec.hand_no, datetime.now(UTC))
+            d.hands.put_nowait((rec, start))
+    snap = core.snapshot()
+    for kind, data, hand_no in d.live.after(core, snap, step.decisions):
+        d.event(kind, data, hand_no)
+    save_positions(d)
+    d.apply_pending_profile()
+    d.publish_state(snap)
+    return step
+
+
+def instruction(d: CoreHost, x: Instruction, hid: str) -> None:
+    """An instruction to the dealer, also to the venue (``instruction`` event); card
+    names are scrubbed as in alerts (live data)."""
+    text = scrub(x.text, hole_secrets(d.core))
+    log.info("hand=%s instruction seat=%d: %s", hid, x.seat, text)
+    hand_no = d.core.hand_no if d.core.hand is not None else None
+    d.event("instruction", {"text": text[:500], "seat": x.seat or None},
+            hand_no or None)  # fmt: skip
+
+
+def alert(d: CoreHost, a: Alert) -> None:
+    """A core alert: the dealer's alert LED and buzzer, and the venue (scrubbed payload)."""
+    d.stats.alerts += 1
+    hand_no = d.core.hand_no if d.core.hand is not None else 0
+    hid = d.hand_id(hand_no) if hand_no else "-"
+    payload = alert_payload(a, hand_no, hole_secrets(d.core))
+    log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
+                SEVERITY_NAMES[a.severity], a.seat, payload["remedy"])  # fmt: skip
+    d.indicators.alert(SEVERITY_NAMES[a.severity])
+    d.publish_alert(payload)
+
+
+def log_event(d: CoreHost, hand_no: int, entry: dict[str, Any]) -> None:
+    """One entry of the hand's event log (table.db), for a restart to replay."""
+    d.table_write(lambda st: st.append_hand_event(hand_no, entry),
+                  f"hand={d.hand_id(hand_no)} event log")  # fmt: skip
+
+
+def save_positions(d: CoreHost) -> None:
+    """Button position and level state, when they changed (see recovery)."""
+    pos = recovery.positions_data(d.core)
+    if pos != d.positions_saved:
+        d.table_write(lambda st: st.put("positions", pos, durable=True), "button position")
+        d.positions_saved = pos
+    levels = recovery.levels_data(d.core)
+    if levels != d.levels_saved:
+        d.table_write(lambda st: st.put("levels", levels, durable=True), "level state")
+        d.levels_saved = levels
