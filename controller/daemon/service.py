@@ -23,6 +23,7 @@ import contextlib
 import gc
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -34,6 +35,7 @@ from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify, watchdog_interval
+from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import (
     ReaderInput,
     alert_payload,
@@ -87,6 +89,7 @@ class _Item:
     event: Event
     source: str
     reply: asyncio.Future[Step] | None = None
+    stamps: list[int] | None = None  # RAILGUARD_STAGE_TRACE only (trace.py)
 
 
 class _NullIndicators:
@@ -167,6 +170,10 @@ class Daemon:
             command_key=cfg.command_key,
         )  # fmt: skip
         self.link.secrets = lambda: hole_secrets(self.core)  # the hole-card guard's secrets
+        # opt-in stage stamps of the alert path (bench/e2e.py): None unless the env asks
+        self.trace: StageTrace | None = StageTrace.from_env()
+        if self.trace is not None:
+            self.link.trace = self.trace.link
         self.link.guard.persist(self.store)  # request ids survive a restart (no replays)
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
@@ -360,12 +367,17 @@ class Daemon:
             for db in (self.store, self.writer_store, self.writer_outbox, self.link.outbox):
                 db.close()
             self.hand_slot.close()
+            if self.trace is not None:
+                self.trace.write()
             log.info("stopped")
 
     # ------------------------------------------------------------------ inputs
 
     def put(self, ev: Event, source: str) -> None:
-        self.queue.put_nowait(_Item(ev, source))
+        item = _Item(ev, source)
+        if self.trace is not None:
+            item.stamps = self.trace.queued(source)
+        self.queue.put_nowait(item)
 
     def observe(self, *, state: bool = False) -> Observation:
         """A frozen, read-only look at the daemon (controller/daemon/observe.py)."""
@@ -402,8 +414,13 @@ class Daemon:
                 getter.cancel()
 
     def _serve(self, item: _Item) -> None:
+        tr = self.trace
+        if tr is not None:
+            tr.event = [*(item.stamps or (0, 0)), now_ns()]
         try:
             step = self._handle(item)
+            if tr is not None:
+                tr.handled()
         except Exception as exc:  # never let one event kill the table
             hid = self.hand_id(self.core.hand_no) if self.core.hand is not None else "-"
             log.exception("hand=%s core: %s from %s failed", hid, type(item.event).__name__,
@@ -429,17 +446,25 @@ class Daemon:
         pre = None
         if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, _PHYSICAL):
             pre = recovery.capture(core, datetime.now(UTC).isoformat())
-        step = core.handle(ev)
+        tr = self.trace
+        if tr is not None and tr.event is not None:
+            tr.event.append(now_ns())
+            step = core.handle(ev)
+            tr.event.append(now_ns())
+        else:
+            step = core.handle(ev)
         self.stats.events += 1
         hid = self.hand_id(core.hand_no) if core.hand_no else "-"
         if step.rejected is not None:
             self.stats.rejected += 1
-            log.warning("hand=%s event=%s source=%s rejected=%s: %s", hid, type(ev).__name__,
-                        item.source, step.rejected.code,
-                        scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
-            if isinstance(ev, _PHYSICAL):
+            what = f"event={type(ev).__name__} source={item.source} rejected={step.rejected.code}"
+            if isinstance(ev, _PHYSICAL):  # one log line, the alert's (bench/e2e.py)
                 self._alert(Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
-                                  f"Not accepted now: {step.rejected}", 0, None, ev.t))  # fmt: skip
+                                  f"Not accepted now: {step.rejected}", 0, None, ev.t),
+                            what)  # fmt: skip
+            else:
+                log.warning("hand=%s %s: %s", hid, what,
+                            scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
             if not step.decisions:
                 return step
             # the time that passed ran a clock out before the rejected event: the ruling
@@ -540,15 +565,24 @@ class Daemon:
             log.error("hand=%s event %s not published: %s",
                       self.hand_id(hand_no) if hand_no else "-", kind, exc)  # fmt: skip
 
-    def _alert(self, a: Alert) -> None:
+    def _alert(self, a: Alert, what: str = "") -> None:
+        """``what``: the rejected event behind a REJECTED alert (its one log line)."""
         self.stats.alerts += 1
         hand_no = self.core.hand_no if self.core.hand is not None else 0
         hid = self.hand_id(hand_no) if hand_no else "-"
         payload = alert_payload(a, hand_no, hole_secrets(self.core))
-        log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
-                    SEVERITY_NAMES[a.severity], a.seat, payload["remedy"])  # fmt: skip
+        stamps = [now_ns()] if self.trace is not None else None
+        log.warning("hand=%s alert=%s severity=%s seat=%d%s: %s", hid, a.code.value,
+                    SEVERITY_NAMES[a.severity], a.seat, f" {what}" if what else "",
+                    payload["remedy"])  # fmt: skip
         self.indicators.alert(SEVERITY_NAMES[a.severity])
+        if self.trace is None or stamps is None:
+            self.publish_alert(payload)
+            return
+        payload["alert_id"] = aid = uuid.uuid4().hex  # as the link would name it
+        stamps.append(now_ns())
         self.publish_alert(payload)
+        self.trace.alert(aid, [*stamps, now_ns()])
 
     def publish_alert(self, payload: dict[str, Any]) -> None:
         try:
