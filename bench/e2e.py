@@ -245,7 +245,7 @@ async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None
     board.last_antenna = max(_antennas(mapping["zones"]))
     trace = workdir / "stages.jsonl"
     daemon = DaemonProcess(mapping, workdir, env={TRACE_ENV: str(trace), **(env or {})})
-    sub = Subscriber(port, [f"{BASE}/alerts", f"{BASE}/status"])
+    sub = Subscriber(port, [f"{BASE}/alerts", f"{BASE}/status", f"{BASE}/cmd/response"])
     placed: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
 
     def on_msg(t: float, topic: str, body: Any) -> None:
