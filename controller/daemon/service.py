@@ -419,8 +419,6 @@ class Daemon:
             tr.event = [*(item.stamps or (0, 0)), now_ns()]
         try:
             step = self._handle(item)
-            if tr is not None:
-                tr.handled()
         except Exception as exc:  # never let one event kill the table
             hid = self.hand_id(self.core.hand_no) if self.core.hand is not None else "-"
             log.exception("hand=%s core: %s from %s failed", hid, type(item.event).__name__,
@@ -428,6 +426,9 @@ class Daemon:
             if item.reply is not None and not item.reply.done():
                 item.reply.set_exception(exc)
             return
+        finally:
+            if tr is not None:
+                tr.handled()
         for watch in list(self.watchers):
             try:
                 watch(item.event, step)
@@ -575,6 +576,8 @@ class Daemon:
         log.warning("hand=%s alert=%s severity=%s seat=%d%s: %s", hid, a.code.value,
                     SEVERITY_NAMES[a.severity], a.seat, f" {what}" if what else "",
                     payload["remedy"])  # fmt: skip
+        if stamps is not None:
+            stamps.append(now_ns())
         self.indicators.alert(SEVERITY_NAMES[a.severity])
         if self.trace is None or stamps is None:
             self.publish_alert(payload)

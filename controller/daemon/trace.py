@@ -16,7 +16,8 @@ The stamps, in the order an alert meets them (names as in the file):
 ``core_in`` right before ``TableCore.handle``; ``core_out`` right after it (the rules core
             itself has no clock and is not touched)
 ``payload`` the alert's payload built (``translate.alert_payload``: card names scrubbed)
-``logged``  its log line written and the dealer's indicator told
+``logged``  its log line written
+``lit``     the dealer's indicator told (the lights' own thread does the rest: lights.py)
 ``checked`` ``VenueLink.publish_alert`` returned: hole-card guard, JSON Schema, queued
 ``handled`` the rest of the event's handling done (live events, the state message)
 ``dequeued`` the link's writer task took the alert off its queue
@@ -43,7 +44,7 @@ log = logging.getLogger("railguard.daemon")
 ENV: Final = "RAILGUARD_STAGE_TRACE"
 LIMIT: Final = 100_000
 EVENT_STAMPS: Final = ("read", "queued", "taken", "core_in", "core_out")
-ALERT_STAMPS: Final = ("payload", "logged", "checked")
+ALERT_STAMPS: Final = ("payload", "logged", "lit", "checked")
 LINK_STAMPS: Final = ("dequeued", "encoded", "acked")
 STAMPS: Final = (*EVENT_STAMPS, *ALERT_STAMPS, "handled", *LINK_STAMPS)
 
@@ -72,7 +73,7 @@ class StageTrace:
 
     def alert(self, alert_id: str, stamps: list[int]) -> None:
         """An alert of the event being handled was queued by the link; ``stamps`` are its
-        own (payload, logged, checked)."""
+        own (payload, logged, lit, checked)."""
         event = self.event or [0] * len(EVENT_STAMPS)
         self._alerts.append((alert_id, [*event, *stamps]))
 
