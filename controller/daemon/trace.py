@@ -8,22 +8,21 @@ variable the daemon holds ``trace = None`` and each stamp point costs one attrib
 
 The stamps, in the order an alert meets them (names as in the file):
 
-=========== ==============================================================================
-``read``    the reader's frame handed to the daemon (``reader.on_snapshot``), decoded
-``queued``  the event the frame completed put on the core queue (tracker, ReaderInput and
-            the restart filter done)
-``taken``   the core task took it off the queue (``Daemon._handle``)
-``core_in`` right before ``TableCore.handle``; ``core_out`` right after it (the rules core
-            itself has no clock and is not touched)
-``payload`` the alert's payload built (``translate.alert_payload``: card names scrubbed)
-``logged``  its log line written
-``lit``     the dealer's indicator told (the lights' own thread does the rest: lights.py)
-``checked`` ``VenueLink.publish_alert`` returned: hole-card guard, JSON Schema, queued
-``handled`` the rest of the event's handling done (live events, the state message)
-``dequeued`` the link's writer task took the alert off its queue
-``encoded`` the message stamped (seq, ts) and JSON-encoded, right before aiomqtt's publish
-``acked``   aiomqtt's publish returned (QoS 1: the broker's PUBACK)
-=========== ==============================================================================
+- ``read``: the reader's frame handed to the daemon (``reader.on_snapshot``), decoded
+- ``queued``: the event the frame completed put on the core queue (tracker, ReaderInput and
+  the restart filter done)
+- ``taken``: the core task took it off the queue (``Daemon._serve``)
+- ``core_in``: right before ``TableCore.handle``; ``core_out`` right after it (the rules
+  core itself has no clock and is not touched)
+- ``payload``: the alert's payload built (``translate.alert_payload``: card names scrubbed)
+- ``logged``: its log line written
+- ``lit``: the dealer's indicator told (the lights' own thread does the rest: lights.py)
+- ``checked``: ``VenueLink.publish_alert`` returned: hole-card guard, JSON Schema, queued
+- ``handled``: the rest of the event's handling done (live events, the state message)
+- ``dequeued``: the link's writer task took the alert off its queue
+- ``encoded``: the message stamped (seq, ts) and JSON-encoded, right before aiomqtt's
+  publish
+- ``acked``: aiomqtt's publish returned (QoS 1: the broker's PUBACK)
 
 An event that is not the reader's (a button, a command) has ``read`` 0. Only the newest
 ``LIMIT`` alerts are kept.
