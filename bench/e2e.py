@@ -1,6 +1,7 @@
 """End-to-end latency: a frame written on the reader board's pty -> the alert it causes,
-received by an MQTT subscriber through mosquitto; and, in the same run, the floor: the
-bare pty hop plus the bare broker publish-to-receive hop.
+received by an MQTT subscriber through mosquitto; the floor (the bare pty hop plus the bare
+broker publish-to-receive hop) measured interleaved with it; and where the daemon's own time
+goes, stage by stage.
 
 The daemon runs as its own process (``railguard run --config``, the demo table's config with
 a 10 ms scan, and the board reporting every antenna every scan so that the frame completing
@@ -13,7 +14,23 @@ the debounce (the ``debounce_cycles``-th consecutive frame carrying the tag: bef
 daemon cannot know) and stops when the alert arrives. One event in flight; the previous tag
 is taken off as the next one is placed (its removal alert is told apart by its text).
 
+**The floor, interleaved.** After every event, one bare pty sample (30 bytes written on a
+pty's master until this process's loop has read them from the slave) and one bare broker
+sample (aiomqtt QoS 1 publish -> receive through the same mosquitto, TCP_NODELAY on both
+clients as the daemon's link has): the floor's samples are spread over the same minutes as
+the end-to-end ones, so a stall of the machine falls on both alike.
+
+**The stages.** The daemon runs with ``RAILGUARD_STAGE_TRACE`` (controller/daemon/trace.py):
+``time.monotonic_ns()`` stamps at each stage of each alert, written to a file when it stops,
+matched here to the bench's own stamps by the alert id (the bench's ``time.perf_counter`` is
+the same CLOCK_MONOTONIC on Linux; checked at start). The pty hop is from the board's write of
+the frame the daemon closed the cycle with (the last mapped antenna's) to the daemon having it
+decoded; the broker hop from the daemon's encoded message, right before aiomqtt's publish, to
+the subscriber's receipt: each is compared with its own bare floor.
+
     .venv/bin/python bench/e2e.py [--events 1000]    # its own broker; prints one JSON object
+    .venv/bin/python bench/e2e.py --stages           # the stage table as text, too
+    .venv/bin/python bench/e2e.py --console 200      # and the console stage (bench/e2e_console.py)
 """
 
 from __future__ import annotations
@@ -21,11 +38,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
+import tty
 import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +56,9 @@ import aiomqtt
 if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.hops import bare_pty
 from bench.procs import DaemonProcess, Subscriber, daemon_mapping, pct, wait_for
+from controller.daemon.trace import ENV as TRACE_ENV
+from controller.daemon.trace import STAMPS
 from controller.demo.table import HOLE
 from controller.link.config import NODELAY
 from firmware_bridge.protocol import Message, SetConfig
@@ -47,6 +70,26 @@ SCAN_MS = 10
 DEBOUNCE = 2
 BASE = "railguard/v1/t1"
 PLACED_TEXT = "place the button first"
+WARMUP = 20
+
+#: the daemon's stages: (name, from stamp, to stamp); "board" is the bench's write of the
+#: frame, "sub" the subscriber's receipt (docs/performance.md explains each)
+STAGES = (
+    ("pty hop", "board", "read"),
+    ("tracker", "read", "queued"),
+    ("queue wait", "queued", "taken"),
+    ("before core", "taken", "core_in"),
+    ("core", "core_in", "core_out"),
+    ("rejection log + payload", "core_out", "payload"),
+    ("alert log line", "payload", "logged"),
+    ("indicator", "logged", "lit"),
+    ("guard + schema", "lit", "checked"),
+    ("rest of the event", "checked", "handled"),
+    ("to the writer", "handled", "dequeued"),
+    ("stamp + JSON", "dequeued", "encoded"),
+    ("broker hop", "encoded", "sub"),
+    ("daemon total", "read", "encoded"),
+)
 
 
 class StampingBoard(SimBoard):
@@ -71,28 +114,69 @@ class StampingBoard(SimBoard):
             self.cycle_end.pop(message.cycle - 100, None)
 
 
-async def bare_broker(port: int, n: int, size: int = 300) -> list[float]:
-    """aiomqtt QoS 1 publish -> receive through mosquitto (TCP_NODELAY on both clients, as
-    the daemon's link does), one message in flight."""
-    topic = f"bench/{uuid.uuid4().hex[:8]}"
-    body = b"x" * size
-    sub = Subscriber(port, [topic])
-    arrived: asyncio.Queue[float] = asyncio.Queue()
-    sub.on_message = lambda t, _topic, _b: arrived.put_nowait(t)
-    await sub.start()
-    out = []
-    try:
-        async with aiomqtt.Client("127.0.0.1", port, identifier=f"bench-pub-{topic[-8:]}",
-                                  socket_options=NODELAY) as pub:  # fmt: skip
-            for i in range(n + 20):
-                t0 = time.perf_counter()
-                await pub.publish(topic, body, qos=1)
-                t1 = await asyncio.wait_for(arrived.get(), 5)
-                if i >= 20:  # warm-up
-                    out.append(t1 - t0)
-    finally:
-        await sub.stop()
-    return out
+class PtyHop:
+    """The bare pty hop, one sample at a time: ``payload`` written on a raw pty's master
+    until the loop has read all of it from the slave."""
+
+    def __init__(self, payload: bytes = b"\x00" * 30) -> None:
+        self.payload = payload
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)
+        os.set_blocking(self.slave, False)
+        self.got = bytearray()
+        self.done: asyncio.Future[None] | None = None
+        asyncio.get_running_loop().add_reader(self.slave, self._readable)
+
+    def _readable(self) -> None:
+        self.got.extend(os.read(self.slave, 4096))
+        done = self.done
+        if done is not None and len(self.got) >= len(self.payload) and not done.done():
+            done.set_result(None)
+
+    async def sample(self) -> float:
+        self.got.clear()
+        self.done = asyncio.get_running_loop().create_future()
+        t0 = time.perf_counter()
+        os.write(self.master, self.payload)
+        await asyncio.wait_for(self.done, 5)
+        return time.perf_counter() - t0
+
+    def close(self) -> None:
+        asyncio.get_running_loop().remove_reader(self.slave)
+        os.close(self.slave)
+        os.close(self.master)
+
+
+class BrokerHop:
+    """The bare broker hop, one sample at a time: aiomqtt QoS 1 publish -> receive of a
+    300-byte message (about an alert's size) through the broker, one message in flight."""
+
+    def __init__(self, port: int, size: int = 300) -> None:
+        self.port = port
+        self.topic = f"bench/{uuid.uuid4().hex[:8]}"
+        self.body = b"x" * size
+        self.sub = Subscriber(port, [self.topic])
+        self.arrived: asyncio.Queue[float] = asyncio.Queue()
+        self.sub.on_message = lambda t, _topic, _b: self.arrived.put_nowait(t)
+        self.pub: aiomqtt.Client | None = None
+
+    async def start(self) -> None:
+        await self.sub.start()
+        self.pub = aiomqtt.Client("127.0.0.1", self.port, socket_options=NODELAY,
+                                  identifier=f"bench-pub-{self.topic[-8:]}")  # fmt: skip
+        await self.pub.__aenter__()
+
+    async def sample(self) -> float:
+        assert self.pub is not None
+        t0 = time.perf_counter()
+        await self.pub.publish(self.topic, self.body, qos=1)
+        t1 = await asyncio.wait_for(self.arrived.get(), 5)
+        return t1 - t0
+
+    async def stop(self) -> None:
+        if self.pub is not None:
+            await self.pub.__aexit__(None, None, None)
+        await self.sub.stop()
 
 
 def _antennas(zones: Any) -> list[int]:
@@ -108,7 +192,49 @@ def _antennas(zones: Any) -> list[int]:
     return []
 
 
-async def daemon_e2e(port: int, events: int, workdir: Path) -> dict[str, Any]:
+@dataclass
+class Sample:
+    """One event as the bench saw it: perf_counter seconds."""
+
+    alert_id: str
+    frame: float  # the board wrote the frame that completed the debounce
+    cycle_end: float | None  # ...and the cycle's last mapped antenna's frame
+    received: float  # the subscriber got the alert
+
+
+@dataclass
+class Run:
+    samples: list[Sample] = field(default_factory=list)
+    pty: list[float] = field(default_factory=list)
+    broker: list[float] = field(default_factory=list)
+    timeouts: int = 0
+    daemon_alive: bool = False
+    stages: dict[str, dict[str, int]] = field(default_factory=dict)  # alert id -> stamps
+
+
+def check_clocks() -> None:
+    """The daemon's stamps are CLOCK_MONOTONIC (time.monotonic_ns); this process's
+    perf_counter must be the same clock for the stages to line up."""
+    for name in ("perf_counter", "monotonic"):
+        impl = time.get_clock_info(name).implementation
+        if "CLOCK_MONOTONIC" not in impl or "RAW" in impl:
+            raise RuntimeError(f"time.{name} is {impl}: the stage stamps need CLOCK_MONOTONIC")
+
+
+@dataclass
+class Table:
+    """The daemon process, its board and a subscriber to its alerts."""
+
+    board: StampingBoard
+    daemon: DaemonProcess
+    sub: Subscriber
+    placed: asyncio.Queue[tuple[float, str]]
+    trace: Path
+    prev: tuple[int, bytes] | None = None
+    n: int = 0
+
+
+async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None) -> Table:
     board = StampingBoard(16, config=SetConfig(scan_period_ms=SCAN_MS, heartbeat_interval_ms=200))
     board.stamps, board.cycle_end = [], {}
     pty = await board.start_pty()
@@ -118,105 +244,219 @@ async def daemon_e2e(port: int, events: int, workdir: Path) -> dict[str, Any]:
     # the daemon's own tick and no frame marks it); the path measured after it is the same
     mapping["reader"].update(scan_period_ms=SCAN_MS, debounce_cycles=DEBOUNCE, changes_only=False)
     board.last_antenna = max(_antennas(mapping["zones"]))
-    daemon = DaemonProcess(mapping, workdir)
-    sub = Subscriber(port, [f"{BASE}/alerts", f"{BASE}/status"])
-    placed: asyncio.Queue[float] = asyncio.Queue()
+    trace = workdir / "stages.jsonl"
+    daemon = DaemonProcess(mapping, workdir, env={TRACE_ENV: str(trace), **(env or {})})
+    sub = Subscriber(port, [f"{BASE}/alerts", f"{BASE}/status", f"{BASE}/cmd/response"])
+    placed: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
 
     def on_msg(t: float, topic: str, body: Any) -> None:
         if topic.endswith("/alerts") and PLACED_TEXT in str(body.get("remedy", "")):
-            placed.put_nowait(t)
+            placed.put_nowait((t, str(body.get("alert_id"))))
 
     sub.on_message = on_msg
     await sub.start()
     daemon.start()
-    lat: list[float] = []
-    lat_end: list[float] = []  # from the last mapped antenna's frame of the confirming cycle
-    timeouts = 0
+    table = Table(board, daemon, sub, placed, trace)
     try:
-        await wait_for(
-            lambda: any(
-                isinstance(b, dict) and b.get("status") == "online"
-                for b in sub.on(f"{BASE}/status")
-            ),
-            "the daemon",
-            20,
+        online = lambda: any(  # noqa: E731
+            isinstance(b, dict) and b.get("status") == "online" for b in sub.on(f"{BASE}/status")
         )
+        await wait_for(online, "the daemon", 20)
         await board.wait_command(SetConfig, timeout=10)
         await asyncio.sleep(0.3)
-        prev: tuple[int, bytes] | None = None
-        for i in range(events):
-            ant = HOLE[1 + i % 6]
-            uid = bytes([0xEE, 0xB0, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF, 0, 1])
-            while not placed.empty():
-                placed.get_nowait()
-            board.stamps = []
-            board.watch = (ant, uid)
-            if prev is not None:
-                board.remove(*prev)
-            board.place(ant, uid)
-            prev = (ant, uid)
-            try:
-                got = await asyncio.wait_for(placed.get(), 2.0)
-            except TimeoutError:
-                timeouts += 1
+    except BaseException:
+        await close_table(table)
+        raise
+    return table
+
+
+async def one_event(table: Table, timeout: float = 2.0) -> Sample | None:
+    """Place the next unknown tag (taking the previous one off) and wait for its alert."""
+    i, board = table.n, table.board
+    table.n += 1
+    ant = HOLE[1 + i % 6]
+    uid = bytes([0xEE, 0xB0, (i >> 16) & 0xFF, (i >> 8) & 0xFF, i & 0xFF, 0, 1])
+    while not table.placed.empty():
+        table.placed.get_nowait()
+    board.stamps = []
+    board.watch = (ant, uid)
+    if table.prev is not None:
+        board.remove(*table.prev)
+    board.place(ant, uid)
+    table.prev = (ant, uid)
+    try:
+        got, aid = await asyncio.wait_for(table.placed.get(), timeout)
+    except TimeoutError:
+        return None
+    if len(board.stamps) < DEBOUNCE:
+        return None
+    stamp, cycle = board.stamps[DEBOUNCE - 1]
+    return Sample(aid, stamp, board.cycle_end.get(cycle), got)
+
+
+async def close_table(table: Table) -> dict[str, dict[str, int]]:
+    """Stop the daemon (which writes its stage stamps) and the rest; the stamps by alert id."""
+    table.daemon.stop()
+    await table.sub.stop()
+    await table.board.stop()
+    return read_trace(table.trace)
+
+
+def read_trace(path: Path) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    if not path.exists():
+        return out
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        aid = str(rec.pop("alert_id"))
+        out[aid] = {k: int(v) for k, v in rec.items()}
+    return out
+
+
+async def daemon_e2e(port: int, events: int, workdir: Path) -> Run:
+    run = Run()
+    table = await open_table(port, workdir)
+    pty = PtyHop()
+    hop = BrokerHop(port)
+    try:
+        await hop.start()
+        for i in range(events + WARMUP):
+            s = await one_event(table)
+            a, b = await pty.sample(), await hop.sample()  # the floor, between two events
+            if i < WARMUP:
                 continue
-            if len(board.stamps) >= DEBOUNCE:
-                stamp, cycle = board.stamps[DEBOUNCE - 1]
-                lat.append(got - stamp)
-                if cycle in board.cycle_end:
-                    lat_end.append(got - board.cycle_end[cycle])
-        alive = daemon.alive()
+            if s is None:
+                run.timeouts += 1
+            else:
+                run.samples.append(s)
+            run.pty.append(a)
+            run.broker.append(b)
+        run.daemon_alive = table.daemon.alive()
     finally:
-        daemon.stop()
-        await sub.stop()
-        await board.stop()
-    return {"lat": lat, "lat_end": lat_end, "timeouts": timeouts, "daemon_alive": alive}
+        pty.close()
+        await hop.stop()
+        run.stages = await close_table(table)
+    return run
 
 
-async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
-    """Both measurements, the daemon's first (so the floor sees the same machine after it)."""
-    e2e = await daemon_e2e(port, events, workdir)
-    frame = b"\x00" * 30
-    pty = await bare_pty(events, frame)
-    broker = await bare_broker(port, events)
-    lat = e2e["lat"]
+def stage_values(run: Run) -> dict[str, list[float]]:
+    """Seconds per stage (STAGES), over the events whose stamps the daemon wrote."""
+    out: dict[str, list[float]] = {name: [] for name, _, _ in STAGES}
+    for s in run.samples:
+        st = run.stages.get(s.alert_id)
+        if st is None or s.cycle_end is None or not st.get("read"):
+            continue
+        t = {k: v / 1e9 for k, v in st.items()}
+        t["board"], t["sub"] = s.cycle_end, s.received
+        for name, a, b in STAGES:
+            out[name].append(t[b] - t[a])
+    return out
+
+
+def ms(x: float) -> float:
+    return round(x * 1e3, 3)
+
+
+def summary(run: Run) -> dict[str, Any]:
+    lat = [s.received - s.frame for s in run.samples]
     if not lat:
-        raise RuntimeError(f"no alert arrived (see {workdir / 'daemon.log'})")
+        raise RuntimeError("no alert arrived (see the daemon's log)")
+    lat_end = [s.received - s.cycle_end for s in run.samples if s.cycle_end is not None]
+    pty, broker = run.pty, run.broker
     floor_p50 = statistics.median(pty) + statistics.median(broker)
     floor_p99 = pct(pty, 0.99) + pct(broker, 0.99)
+    stages = stage_values(run)
+    floor_of = {"pty hop": pty, "broker hop": broker}
+    table: dict[str, dict[str, float]] = {}
+    for name, values in stages.items():
+        if not values:
+            continue
+        row = {"p50_ms": ms(statistics.median(values)), "p99_ms": ms(pct(values, 0.99))}
+        base = floor_of.get(name)
+        if base is not None:
+            row["floor_p50_ms"] = ms(statistics.median(base))
+            row["vs_floor_p50"] = round(statistics.median(values) / statistics.median(base), 2)
+        table[name] = row
     return {
         "events": len(lat),
-        "timeouts": e2e["timeouts"],
-        "e2e_p50_ms": round(statistics.median(lat) * 1e3, 3),
-        "e2e_p99_ms": round(pct(lat, 0.99) * 1e3, 3),
-        "e2e_max_ms": round(max(lat) * 1e3, 3),
-        "pty_p50_ms": round(statistics.median(pty) * 1e3, 3),
-        "pty_p99_ms": round(pct(pty, 0.99) * 1e3, 3),
-        "broker_p50_ms": round(statistics.median(broker) * 1e3, 3),
-        "broker_p99_ms": round(pct(broker, 0.99) * 1e3, 3),
-        "floor_p50_ms": round(floor_p50 * 1e3, 3),
-        "floor_p99_ms": round(floor_p99 * 1e3, 3),
+        "timeouts": run.timeouts,
+        "daemon_alive": run.daemon_alive,
+        "e2e_p50_ms": ms(statistics.median(lat)),
+        "e2e_p99_ms": ms(pct(lat, 0.99)),
+        "e2e_max_ms": ms(max(lat)),
+        "pty_p50_ms": ms(statistics.median(pty)),
+        "pty_p99_ms": ms(pct(pty, 0.99)),
+        "broker_p50_ms": ms(statistics.median(broker)),
+        "broker_p99_ms": ms(pct(broker, 0.99)),
+        "floor_p50_ms": ms(floor_p50),
+        "floor_p99_ms": ms(floor_p99),
         "e2e_vs_floor": round(pct(lat, 0.99) / floor_p99, 2),
         "e2e_vs_floor_p50": round(statistics.median(lat) / floor_p50, 2),
         # the same events from the last frame of the confirming cycle: the daemon closes a
         # cycle at its last mapped antenna's frame, which the simulated board writes after
         # the watched one (antennas up to 14; about 60 us of the bench's Python a frame)
-        "e2e_from_cycle_end_p50_ms": round(statistics.median(e2e["lat_end"]) * 1e3, 3),
-        "e2e_from_cycle_end_p99_ms": round(pct(e2e["lat_end"], 0.99) * 1e3, 3),
+        "e2e_from_cycle_end_p50_ms": ms(statistics.median(lat_end)) if lat_end else None,
+        "e2e_from_cycle_end_p99_ms": ms(pct(lat_end, 0.99)) if lat_end else None,
+        "stages_matched": len(stages["daemon total"]),
+        "stages": table,
     }
+
+
+def stage_text(r: dict[str, Any]) -> str:
+    """The stage table of a summary, as text."""
+    lines = [f"{'stage':<26} {'p50 ms':>8} {'p99 ms':>8}  floor p50 (ratio)"]
+    for name, row in r["stages"].items():
+        extra = ""
+        if "floor_p50_ms" in row:
+            extra = f"  {row['floor_p50_ms']:.3f} ({row['vs_floor_p50']}x)"
+        lines.append(f"{name:<26} {row['p50_ms']:>8.3f} {row['p99_ms']:>8.3f}{extra}")
+    lines.append(f"end to end (from the cycle's last frame): p50 {r['e2e_from_cycle_end_p50_ms']}"
+                 f" ms, p99 {r['e2e_from_cycle_end_p99_ms']} ms; floor p50 {r['floor_p50_ms']}"
+                 f" ms, p99 {r['floor_p99_ms']} ms")  # fmt: skip
+    return "\n".join(lines)
+
+
+async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
+    """The end-to-end run with its floor interleaved (the bench/run.py entry point)."""
+    check_clocks()
+    return summary(await daemon_e2e(port, events, workdir))
+
+
+@contextmanager
+def _workdir() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="railguard-e2e-") as tmp:
+        yield Path(tmp)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--events", type=int, default=1000, help="events (bench/run.py: 5000)")
+    ap.add_argument("--stages", action="store_true", help="print the stage table as text")
+    ap.add_argument("--console", type=int, default=0, metavar="N",
+                    help="then N events with the floor console and chromium watching")  # fmt: skip
     args = ap.parse_args(argv)
     if args.events < 1:
         ap.error("--events must be at least 1")
-    with tempfile.TemporaryDirectory(prefix="railguard-e2e-") as tmp, plain_broker() as b:
-        r = asyncio.run(run(b.port, args.events, Path(tmp)))
+    console: Callable[[int, int, Path], Any] | None = None
+    if args.console:
+        from bench.e2e_console import run as console_run
+
+        console = console_run
+    with _workdir() as tmp, plain_broker() as b:
+        r = asyncio.run(run(b.port, args.events, tmp / "e2e"))
+        if console is not None:
+            r["console"] = asyncio.run(console(b.port, args.console, tmp / "console"))
     print(json.dumps(r))
+    if args.stages:
+        print(stage_text(r), file=sys.stderr)
+        if "console" in r:
+            from bench.e2e_console import text as console_text
+
+            print(console_text(r["console"]), file=sys.stderr)
     return 0
 
+
+assert {a for _, a, _ in STAGES} | {b for _, _, b in STAGES} <= {*STAMPS, "board", "sub"}
 
 if __name__ == "__main__":
     sys.exit(main())

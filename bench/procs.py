@@ -89,8 +89,11 @@ def railguard_argv() -> list[str]:
 class DaemonProcess:
     """``railguard run --config`` in its own process (its own CPU, its own pid)."""
 
-    def __init__(self, mapping: Mapping[str, Any], workdir: Path) -> None:
+    def __init__(
+        self, mapping: Mapping[str, Any], workdir: Path, env: Mapping[str, str] | None = None
+    ) -> None:
         self.workdir = workdir
+        self.env = {**os.environ, **(env or {})}  # extra variables for the daemon
         workdir.mkdir(parents=True, exist_ok=True)
         self.config = workdir / "railguard.toml"
         self.config.write_text(toml_dumps(mapping))
@@ -106,7 +109,7 @@ class DaemonProcess:
         with self.logfile.open("ab") as log:
             self.proc = subprocess.Popen(
                 [*railguard_argv(), "run", "--config", str(self.config)],
-                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=self.env,
             )  # fmt: skip
 
     def alive(self) -> bool:

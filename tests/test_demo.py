@@ -1,20 +1,32 @@
 """``railguard demo`` end to end as a user runs it: a subprocess with its own broker, daemon,
-simulated board and GPIO plays three seeded hands and exits 0 with the summary line."""
+simulated board and GPIO plays three seeded hands and exits 0 with the summary line; the
+floor console it opens serves the room with the demo table in it."""
 
 from __future__ import annotations
 
+import http.cookiejar
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RAILGUARD = Path(sys.executable).parent / "railguard"
+CONSOLE_LINE = re.compile(r"floor console (http://\S+/) \(user (\S+), password (\S+)\)")
+SEAT_LINE = re.compile(r"^    seat \d+\s+(\S+)\s+\d+$")
+T = TypeVar("T")
 
 
 def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -86,3 +98,80 @@ def test_demo_dealer_makes_errors_of_several_kinds_and_each_raises_its_alert() -
     fired = dict(kv.split("=") for kv in summary.group(2).split(", "))
     assert len(fired) >= 3, fired
     assert re.search(r"demo: 8 hands played, 0 records missing, 0 mismatches", res.stdout)
+
+
+def _start(*args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """The demo in the background; its output lines collected as they come."""
+    cmd = [str(RAILGUARD)] if RAILGUARD.exists() else [sys.executable, "-m", "controller.cli"]
+    proc = subprocess.Popen(
+        [*cmd, "demo", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, start_new_session=True, env={**os.environ, "NO_COLOR": "1"},
+    )  # fmt: skip
+    lines: list[str] = []
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+
+    threading.Thread(target=read, daemon=True).start()
+    return proc, lines
+
+
+def _until(cond: Callable[[], T | None], what: str, timeout: float = 60) -> T:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+@needs_mosquitto
+@pytest.mark.timeout(200)
+def test_demo_opens_the_room_in_the_floor_console() -> None:
+    # the address and login the demo prints serve the console, and its room shows the demo
+    # table as the table published it: the players the demo's own view printed
+    proc, lines = _start("--hands", "6", "--seed", "3", "--source", "generated",
+                         "--console-port", "0")  # fmt: skip
+    try:
+        banner = _until(lambda: next((m for ln in lines if (m := CONSOLE_LINE.search(ln))), None),
+                        "the console's address")  # fmt: skip
+        url, user, password = banner.group(1), banner.group(2), banner.group(3)
+        jar = http.cookiejar.CookieJar()
+        web = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        with web.open(url, timeout=10) as page:
+            assert page.status == 200 and "text/html" in page.headers["Content-Type"]
+            assert b"/static/floor.js" in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:  # no session, no room
+            web.open(url + "api/room", timeout=10)
+        assert refused.value.code == 401
+        body = json.dumps({"user": user, "password": password}).encode()
+        login = urllib.request.Request(url + "api/login", method="POST", data=body,
+                                       headers={"Content-Type": "application/json"})  # fmt: skip
+        with web.open(login, timeout=10) as r:
+            assert json.load(r)["role"] == "supervisor"
+
+        def tile() -> dict[str, Any] | None:
+            with web.open(url + "api/room", timeout=10) as r:
+                room = json.load(r)
+            for t in room["tiles"]:
+                if t["key"] == "v1/t1" and t["status"] == "online" and t["state"].get("seats"):
+                    return dict(t)
+            return None
+
+        seen = _until(tile, "the demo table in the room")
+        printed = {m.group(1) for ln in lines if (m := SEAT_LINE.match(ln))}
+        names = {s["name"] for s in seen["state"]["seats"]}
+        assert names and names <= printed, (names, printed)
+        _until(lambda: (t := tile()) is not None and (t["state"].get("hand_no") or 0) >= 1,
+               "a hand on the tile")  # fmt: skip
+        proc.wait(timeout=180)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, "\n".join(lines)
+    with pytest.raises(urllib.error.URLError):  # the demo closed its console as it ended
+        urllib.request.urlopen(url, timeout=5)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 from controller.daemon import recovery
 from controller.daemon.live import LiveEvents, hole_secrets
 from controller.daemon.storage import HandSlot
+from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import alert_payload, scrub
 from controller.link.store import TableStore
 from controller.rules.decisions import (
@@ -65,6 +67,7 @@ class Item:
     event: Event
     source: str
     reply: asyncio.Future[Step] | None = None
+    stamps: list[int] | None = None  # RAILGUARD_STAGE_TRACE only (trace.py)
 
 
 class _Counts(Protocol):
@@ -86,6 +89,7 @@ class CoreHost(Protocol):
     tick_interval: float
     # called with every handled event and its step; one that raises is logged and dropped
     watchers: list[Callable[[Event, Step], None]]
+    trace: StageTrace | None  # RAILGUARD_STAGE_TRACE only (bench/e2e.py)
 
     @property
     def core(self) -> TableCore: ...  # handle() and read-only attributes
@@ -140,6 +144,9 @@ async def core_task(d: CoreHost) -> None:
 def serve(d: CoreHost, item: Item) -> None:
     """One item: handled, the watchers told, the command's future answered. An event
     whose handling raises is logged (the table plays on) and fails only its own future."""
+    tr = d.trace
+    if tr is not None:
+        tr.event = [*(item.stamps or (0, 0)), now_ns()]
     try:
         step = handle(d, item)
     except Exception as exc:  # never let one event kill the table
@@ -149,6 +156,9 @@ def serve(d: CoreHost, item: Item) -> None:
         if item.reply is not None and not item.reply.done():
             item.reply.set_exception(exc)
         return
+    finally:
+        if tr is not None:
+            tr.handled()
     for watch in list(d.watchers):
         try:
             watch(item.event, step)
@@ -169,17 +179,25 @@ def handle(d: CoreHost, item: Item) -> Step:
     pre = None
     if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, PHYSICAL):
         pre = recovery.capture(core, datetime.now(UTC).isoformat())
-    step = core.handle(ev)
+    tr = d.trace
+    if tr is not None and tr.event is not None:
+        tr.event.append(now_ns())
+        step = core.handle(ev)
+        tr.event.append(now_ns())
+    else:
+        step = core.handle(ev)
     d.stats.events += 1
     hid = d.hand_id(core.hand_no) if core.hand_no else "-"
     if step.rejected is not None:
         d.stats.rejected += 1
-        log.warning("hand=%s event=%s source=%s rejected=%s: %s", hid, type(ev).__name__,
-                    item.source, step.rejected.code,
-                    scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
-        if isinstance(ev, PHYSICAL):
+        what = f"event={type(ev).__name__} source={item.source} rejected={step.rejected.code}"
+        if isinstance(ev, PHYSICAL):  # one log line, the alert's (bench/e2e.py)
             alert(d, Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
-                           f"Not accepted now: {step.rejected}", 0, None, ev.t))  # fmt: skip
+                           f"Not accepted now: {step.rejected}", 0, None, ev.t),
+                  what)  # fmt: skip
+        else:
+            log.warning("hand=%s %s: %s", hid, what,
+                        scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
         if not step.decisions:
             return step
         # the time that passed ran a clock out before the rejected event: the ruling
@@ -235,16 +253,27 @@ def instruction(d: CoreHost, x: Instruction, hid: str) -> None:
             hand_no or None)  # fmt: skip
 
 
-def alert(d: CoreHost, a: Alert) -> None:
-    """A core alert: the dealer's alert LED and buzzer, and the venue (scrubbed payload)."""
+def alert(d: CoreHost, a: Alert, what: str = "") -> None:
+    """A core alert: the dealer's alert LED and buzzer, and the venue (scrubbed payload).
+    ``what``: the rejected event behind a REJECTED alert (its one log line)."""
     d.stats.alerts += 1
     hand_no = d.core.hand_no if d.core.hand is not None else 0
     hid = d.hand_id(hand_no) if hand_no else "-"
     payload = alert_payload(a, hand_no, hole_secrets(d.core))
-    log.warning("hand=%s alert=%s severity=%s seat=%d: %s", hid, a.code.value,
-                SEVERITY_NAMES[a.severity], a.seat, payload["remedy"])  # fmt: skip
+    stamps = [now_ns()] if d.trace is not None else None
+    log.warning("hand=%s alert=%s severity=%s seat=%d%s: %s", hid, a.code.value,
+                SEVERITY_NAMES[a.severity], a.seat, f" {what}" if what else "",
+                payload["remedy"])  # fmt: skip
+    if stamps is not None:
+        stamps.append(now_ns())
     d.indicators.alert(SEVERITY_NAMES[a.severity])
+    if d.trace is None or stamps is None:
+        d.publish_alert(payload)
+        return
+    payload["alert_id"] = aid = uuid.uuid4().hex  # as the link would name it
+    stamps.append(now_ns())
     d.publish_alert(payload)
+    d.trace.alert(aid, [*stamps, now_ns()])
 
 
 def log_event(d: CoreHost, hand_no: int, entry: dict[str, Any]) -> None:

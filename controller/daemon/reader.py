@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from controller.daemon.config import DaemonConfig
 from controller.daemon.recovery import Reconciler
+from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import ReaderInput
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event
 from firmware_bridge.antennas import FRAME_BYTES, Collision, SnapshotTracker, StrayTag, burst_gap
@@ -61,6 +62,7 @@ class ReaderHost(Protocol):
     cycle_timer: CycleTimer | None
     frame: asyncio.Event
     last_frame: float
+    trace: StageTrace | None  # RAILGUARD_STAGE_TRACE only
 
     @property
     def stats(self) -> _Ticks: ...
@@ -241,6 +243,8 @@ async def reader_task(d: ReaderHost) -> None:
 
 
 def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> None:
+    if d.trace is not None:
+        d.trace.read = now_ns()
     d.last_frame = time.monotonic()
     d.frame.set()
     tracker_out(d, d.tracker.feed(snap))

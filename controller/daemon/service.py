@@ -62,6 +62,7 @@ from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
+from controller.daemon.trace import StageTrace
 from controller.daemon.translate import ReaderInput, state_payload
 from controller.link import Command, CommandResult, TableStore, VenueLink
 from controller.link.errors import LinkError, RedactionError
@@ -160,6 +161,10 @@ class Daemon:
             command_key=cfg.command_key,
         )  # fmt: skip
         self.link.secrets = lambda: hole_secrets(self.core)  # the hole-card guard's secrets
+        # opt-in stage stamps of the alert path (bench/e2e.py): None unless the env asks
+        self.trace: StageTrace | None = StageTrace.from_env()
+        if self.trace is not None:
+            self.link.trace = self.trace.link
         self.link.guard.persist(self.store)  # request ids survive a restart (no replays)
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
@@ -244,12 +249,17 @@ class Daemon:
             for db in (self.store, self.writer_store, self.writer_outbox, self.link.outbox):
                 db.close()
             self.hand_slot.close()
+            if self.trace is not None:
+                self.trace.write()
             log.info("stopped")
 
     # ------------------------------------------------------------------ inputs
 
     def put(self, ev: Event, source: str) -> None:
-        self.queue.put_nowait(Item(ev, source))
+        item = Item(ev, source)
+        if self.trace is not None:
+            item.stamps = self.trace.queued(source)
+        self.queue.put_nowait(item)
 
     def observe(self, *, state: bool = False) -> Observation:
         """A frozen, read-only look at the daemon (controller/daemon/observe.py)."""

@@ -12,12 +12,15 @@ import logging
 import random
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from controller.demo.view import View
     from controller.tools.args import BrokerAddress
+
+T = TypeVar("T")
 
 __all__ = ["broker_for", "register", "run_demo"]
 
@@ -45,6 +48,10 @@ def register(p: argparse.ArgumentParser) -> None:
         metavar="RATE",
         help="share of hands with an injected dealer error (default 0.2)",
     )
+    p.add_argument("--console-port", type=int, default=8080, metavar="PORT",
+                   help="the floor console's port on 127.0.0.1 (default %(default)s; taken:"
+                   " a free one; 0: always a free one)")  # fmt: skip
+    p.add_argument("--no-console", action="store_true", help="do not open the floor console")
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
 
 
@@ -84,6 +91,28 @@ def broker_for(
 _broker = broker_for  # the demo's older name
 
 
+async def _with_console(
+    play: Coroutine[Any, Any, T], room: tuple[str, int, int] | None, workdir: Path, view: View
+) -> T:
+    """``play`` with the floor console open on the demo's broker (``room``: broker host,
+    port, the console's port; None: no console), its address and login printed first."""
+    if room is None:
+        return await play
+    from controller.demo.console import open_console
+
+    try:
+        console = await open_console(room[0], room[1], workdir / "console", room[2])
+    except BaseException:
+        play.close()
+        raise
+    view.line(f"  floor console {console.url} (user {console.user}, password"
+              f" {console.password}): the room, live in a browser")  # fmt: skip
+    try:
+        return await play
+    finally:
+        await console.close()
+
+
 def run_demo(args: argparse.Namespace) -> int:
     from controller.demo.hands import demo_hands
     from controller.demo.table import DemoFailure, run_table
@@ -95,6 +124,9 @@ def run_demo(args: argparse.Namespace) -> int:
                         format="%(levelname)s %(name)s: %(message)s", force=True)  # fmt: skip
     if args.hands < 1:
         print("railguard demo: --hands must be at least 1")
+        return 2
+    if not 0 <= args.console_port < 65536:
+        print("railguard demo: --console-port must be 0-65535")
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     view = View()
@@ -115,11 +147,13 @@ def run_demo(args: argparse.Namespace) -> int:
             group = args.logger_group or (table_id if args.broker else "venuelog")
             view.line(f"  broker mqtt://{host}:{port}, table railguard/v1/{table_id},"
                       f" venue logger share group {group}")  # fmt: skip
-            outcome, counts = asyncio.run(run_table(
+            play = run_table(
                 hands, host=host, port=port, profile=args.profile, seed=seed,
                 error_rate=args.error_rate, workdir=Path(tmp), view=view, table_id=table_id,
                 logger_group=group, logger_instance=table_id if args.broker else "main",
-            ))  # fmt: skip
+            )  # fmt: skip
+            room = None if args.no_console else (host, port, args.console_port)
+            outcome, counts = asyncio.run(_with_console(play, room, Path(tmp), view))
     except (DemoFailure, RailguardError, RuntimeError, ValueError, OSError) as exc:
         print(f"railguard demo: failed: {exc}")
         return 1

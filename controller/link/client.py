@@ -115,6 +115,9 @@ class VenueLink:
         # the live hand's hole-card tags and cards, which no live payload may name (the
         # daemon sets it to read them from the rules core)
         self.secrets: Callable[[], HoleSecrets] = lambda: NO_SECRETS
+        # the daemon's stage stamps (controller/daemon/trace.py), told (alert id, stage) as
+        # the writer takes an alert, encodes it and has it acknowledged; None: not traced
+        self.trace: Callable[[str, str], None] | None = None
         self.command_timeout = command_timeout
         self.ack_timeout = ack_timeout
         self.window = max(1, window)
@@ -355,6 +358,8 @@ class VenueLink:
                     await self._birth(client)
                 elif kind == "event":
                     await client.publish(t.events, _dumps(self._stamp(body)), 1, False)
+                elif kind == "alert" and self.trace is not None:
+                    await self._traced_alert(client, body, self.trace)
                 elif kind == "alert":
                     await client.publish(t.alerts, _dumps(self._stamp(body)), 1, False)
                 elif kind == "response":
@@ -363,6 +368,16 @@ class VenueLink:
             cancel_if_asked(task)
             self._queue_wake.clear()
             await self._queue_wake.wait()
+
+    async def _traced_alert(
+        self, client: aiomqtt.Client, body: dict[str, Any], trace: Callable[[str, str], None]
+    ) -> None:
+        aid = str(body.get("alert_id"))
+        trace(aid, "dequeued")
+        msg = _dumps(self._stamp(body))
+        trace(aid, "encoded")
+        await client.publish(self.topics.alerts, msg, 1, False)
+        trace(aid, "acked")
 
     async def _reader(self, client: aiomqtt.Client, commands: asyncio.Queue[bytes]) -> None:
         t = self.topics

@@ -99,3 +99,58 @@ def test_a_light_call_queued_at_stop_runs_before_the_devices_close(tmp_path: Pat
     with plain_broker() as broker:
         held = asyncio.run(asyncio.wait_for(_stop_with_a_call_queued(tmp_path, broker.port), 40))
     assert held.failed == [] and held.calls == ["alert"]
+
+
+class _Recorder:
+    """Stands in for the GPIO indicators: notes each call and the thread it ran on."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...], int]] = []
+
+    def _note(self, name: str, *args: Any) -> None:
+        self.calls.append((name, args, threading.get_ident()))
+
+    def alert(self, severity: Any) -> None:
+        self._note("alert", severity)
+
+    def set_action_seat(self, seat: int | None) -> None:
+        self._note("set_action_seat", seat)
+
+    def status(self, status: Any) -> None:
+        self._note("status", status)
+
+    def clear(self) -> None:
+        self._note("clear")
+
+
+def test_calls_on_the_loop_reach_the_lights_thread_later_together_and_in_order() -> None:
+    # the lane hands what the loop asked to its thread DEFER later, so that the thread does
+    # not take the GIL in front of the alert's publish (docs/performance.md)
+    from controller.daemon.lights import DEFER
+
+    async def go() -> _Recorder:
+        rec = _Recorder()
+        lane = IndicatorLane(rec)  # type: ignore[arg-type]
+        try:
+            lane.alert("warning")
+            lane.set_action_seat(3)
+            lane.clear()
+            await asyncio.sleep(0)
+            assert rec.calls == []  # nothing handed over yet
+            deadline = asyncio.get_running_loop().time() + 5
+            while len(rec.calls) < 3 and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(DEFER)
+            assert [(n, a) for n, a, _ in rec.calls] == [
+                ("alert", ("warning",)), ("set_action_seat", (3,)), ("clear", ()),
+            ]  # fmt: skip
+            assert {t for _, _, t in rec.calls} != {threading.get_ident()}
+            lane.status("ok")
+            lane.drain()  # a reader waits for every call made so far: no DEFER first
+            assert rec.calls[-1][:2] == ("status", ("ok",))
+            lane.alert("critical")
+        finally:
+            lane.close()  # what is pending still runs before the thread stops
+        assert rec.calls[-1][:2] == ("alert", ("critical",))
+        return rec
+
+    asyncio.run(go())
