@@ -33,6 +33,8 @@ REMEDY: dict[tuple[str, str], str] = {
     ("max_seats", "*"): "seats 1..{v}; a card or player at another seat is rejected",
     ("button_rule", "dead"): "dead button: the BB advances one player; SB and button follow, "
     "even to empty seats (dead SB, dead button)",
+    ("button_rule", "dead-keep-player"): "dead button, but the button stays in front of "
+    "the same player (two hands running) rather than go to an empty seat",
     ("button_rule", "dead-003"): "SB eliminated: the button stays; BB eliminated: the button "
     "moves and there is no SB",
     ("draw_rule", "high-card"): "button draw: high card, suits spades > hearts > diamonds > "

@@ -20,6 +20,9 @@ from controller.rules.errors import ConfigError
 class ButtonRule(Enum):
     DEAD = "dead"  # TDA 32: BB advances one player; SB and button follow, even to empty seats
     DEAD_003 = "dead-003"  # 003: SB eliminated -> button stays; BB eliminated -> no SB
+    # 004 TG-22: as DEAD, but the button stays in front of the same player rather than go
+    # to an empty seat ("the button may stay in front of the same player for two hands")
+    DEAD_KEEP_PLAYER = "dead-keep-player"
 
 
 class DrawRule(Enum):

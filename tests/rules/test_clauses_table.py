@@ -38,12 +38,14 @@ def bust(profile: str, victim: int) -> Table:
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("victim", [2, 3], ids=["sb-busts", "bb-busts"])
-@pytest.mark.clause("000-S5-blinds-2", "003-MissedBlinds-bb", "003-MissedBlinds-sb")
+@pytest.mark.clause("000-S5-blinds-2", "003-MissedBlinds-bb", "003-MissedBlinds-sb", "004-TG-22")
 def test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination(
     profile: str, victim: int
 ) -> None:
-    """C14. TDA 32 / 000 RULES FOR POSTING BLINDS 2 [L223] / 004 TG-22: the BB advances to
-    the next player; SB and button follow even to empty seats (dead button, dead SB).
+    """C14. TDA 32 / 000 RULES FOR POSTING BLINDS 2 [L223]: the BB advances to the next
+    player; SB and button follow even to empty seats (dead button, dead SB). 004 TG-22
+    [L129]: the button "may stay in front of the same player for two consecutive hands":
+    it stays with the player instead of going to the empty seat.
     003 [L49]: the SB busts -> the button does not move; [L51]: the BB busts -> the button
     moves and there is no SB."""
     t = bust(profile, victim)
@@ -54,6 +56,8 @@ def test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination(
         ("dead", 3): (2, 3, 4),  # dead small blind on the empty seat 3
         ("dead-003", 2): (1, 3, 4),  # the button stays
         ("dead-003", 3): (2, 3, 4),  # the button moves, no small blind
+        ("dead-keep-player", 2): (1, 3, 4),  # 004 TG-22: the button stays with seat 1
+        ("dead-keep-player", 3): (2, 3, 4),  # the button moves to a player, dead SB
     }[(t.profile.button_rule.value, victim)]
     assert (s.button, s.small_blind_seat, s.big_blind_seat) == expected
     t.mark().post_blinds().deal()
