@@ -70,6 +70,12 @@ REMEDY: dict[tuple[str, str], str] = {
     ("foreign_card", "floor"): "a card of no registered deck: a floor ruling (FOREIGN_CARD "
     "warning, the hand held; dealt on, the card replaced after the deal; the supervisor's "
     "badge, then MISDEAL or ACK = play on)",
+    ("entitlement_error", "misdeal"): "a card to a seat not entitled (a new player "
+    "waiting), or an entitled seat dealt out: misdeal",
+    ("entitlement_error", "floor"): "a card to a seat not entitled (a new player waiting), "
+    "or an entitled seat (an absent player) dealt out: a floor ruling (the hand is held; "
+    "supervisor's badge, then MISDEAL, or ACK: the new player plays the hand dealt / the "
+    "seat dealt out is dead, its blinds stay in the pot)",
     ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
     ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
     "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
@@ -175,7 +181,11 @@ COMMON = [
         "per `wrong_first_seat`: misdeal (000 MISDEALS bullet 8, 002 c), "
         "TDA 35-A), or the floor decides (003, 004: no remedy named)",
     ),
-    ("card to an empty seat / entitled seat dealt out", "misdeal (000 bullets 9-10, 002 d)-e))"),
+    (
+        "card to an empty seat / entitled seat dealt out",
+        "misdeal (000 bullets 9-10, 002 d)-e)); a waiting or absent player's seat per "
+        "`entitlement_error` (004: the floor decides)",
+    ),
     (
         "foreign or duplicate card",
         "hand void, all bets returned (000 IRREGULARITIES 4-5); a "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, floor, misdeal, posting
+from controller.rules import betting, board, entitled, floor, misdeal, posting
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
@@ -380,6 +380,8 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     assert h is not None
     s = e.seat
     p = h.players.get(s)
+    if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
+        p = h.players[s]  # 004: the floor decides; dealt in as the dealer did
     if p is None:
         seat = core.seats.get(s)
         why = "an empty seat" if seat is None else "a player not entitled to a hand"
@@ -575,6 +577,8 @@ def missing_cards_at_action(core: TableCore) -> bool:
         n = len(p.hole)
         if n == 2:
             continue
+        if n == 0 and entitled.dealt_out(core, p):
+            return False  # 004: held for the floor; the seat's hand is dead meanwhile
         if n == 0:
             code, clause, why = (
                 AlertCode.SEAT_DEALT_OUT,

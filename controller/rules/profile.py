@@ -80,6 +80,14 @@ class WrongFirstSeat(Enum):
     FLOOR = "floor"  # 003 / 004 name no remedy: the floor decides (floor.py)
 
 
+class EntitlementError(Enum):
+    """A card to a seat not entitled to a hand (a new player waiting for the button), or an
+    entitled seat (an absent player) dealt out."""
+
+    MISDEAL = "misdeal"  # 000 MISDEALS bullets 9-10 [L116-117], 002 Misdeals d)-e)
+    FLOOR = "floor"  # 004 TG-3/9/23 [L91, L103, L131] entitle, AR Misdeals name no remedy
+
+
 class ForeignCard(Enum):
     VOID = "void"  # 000 IRREGULARITIES 4 [L136]: all action void, chips returned
     FLOOR = "floor"  # 003 names no foreign-card rule (the joker only): the floor decides
@@ -139,6 +147,7 @@ class Profile:
     out_of_sequence: SequenceRule = SequenceRule.MISDEAL
     wrong_first_seat: WrongFirstSeat = WrongFirstSeat.MISDEAL
     foreign_card: ForeignCard = ForeignCard.VOID
+    entitlement_error: EntitlementError = EntitlementError.MISDEAL
     button_two_consecutive: bool = False  # 002 / TDA: the button may get two in a row
     extra_card: ExtraCardRule = ExtraCardRule.MISDEAL
     four_card_flop: FourCardFlop = FourCardFlop.RESHUFFLE
