@@ -115,3 +115,16 @@ def test_posts_after_a_level_change_are_ruled_at_the_new_level(profile: str) -> 
     t.fold(2).fold(3).clear()  # button 3, SB 1, BB 2
     t.mark().chips(1, 100).level(200, 400).chips(2, 200).deal()
     assert t.codes == [] and t.snap.pot == 300
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-levels-7", "003-Blinds-next")
+def test_level_set_after_the_first_hands_blinds_waits_a_hand(profile: str) -> None:
+    """G11 for the very first hand (it used to apply at once): the blinds of hand 1 are in
+    when the level is set, so hand 1 is played at the old level and hand 2 at the new."""
+    t = Table(profile, 3, button=1).chips(2, 50).chips(3, 100)
+    t.level(100, 200).mark().deal()
+    assert t.codes == [] and t.snap.pot == 150 and t.snap.current_bet == 100
+    t.fold(1).fold(2).clear()
+    t.mark().chips(3, 100).chips(1, 200).deal()
+    assert t.codes == [] and t.snap.pot == 300 and t.snap.current_bet == 200
