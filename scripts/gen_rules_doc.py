@@ -229,13 +229,19 @@ COMMON = [
     ("antes", "dead money in the main pot: never part of a live bet, never returned (G10)"),
     (
         "levels",
-        "a new level applies from the next hand; if that hand's blinds are already in the "
-        "zones, from the hand after it (G11)",
+        "a new level applies from the first hand whose first blind is posted after it: the "
+        "next hand, or, if that hand's blinds are already in the zones (the very first hand "
+        "too), the hand after it (G11)",
     ),
     (
         "blinds",
-        "an empty blind zone at the first card, or a short blind that is not the whole stack: "
-        "BLINDS_NOT_POSTED; the blind is taken from the stack",
+        "ruled as the chips are put in, before any card (posting.py): chips in a zone that "
+        "owes nothing: BLINDS_OUT_OF_POSITION naming the seats due; more than owed: "
+        "BLIND_OVERPOSTED, take back the excess (000 [L64]: the big blind is the clock's, "
+        "an over-post raises nothing); once every due seat has chips, a short blind that is "
+        "not the whole stack: BLINDS_NOT_POSTED. At the first card: an empty or short blind "
+        "zone: BLINDS_NOT_POSTED, the blind taken from the stack; an over-post not taken "
+        "back: BLIND_OVERPOSTED again, the blind counts at the level's amount",
     ),
     ("joker kept while acting (003)", "the hand is fouled: dead, its chips stay in the pot"),
     ("a burn read on the muck antenna", "WRONG_BURN: move it to the burn spot (000 glossary)"),
