@@ -21,7 +21,7 @@ leaves a seat's post right says nothing.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
@@ -35,9 +35,11 @@ if TYPE_CHECKING:
 # dealing imports this module: the cycle is resolved at call time (as betting's)
 from controller.rules import dealing
 
-CLAUSE_POSITION = "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
-CLAUSE_OVER = "000 SECTION 2 THE BLINDS [L64]: the big blind is determined by the clock"
-CLAUSE_SHORT = "000 SECTION 2 THE BLINDS [L63-64]; 000 SECTION 1 item 6 (2nd run) [L42]"
+CLAUSE_POSITION: Final = (
+    "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
+)
+CLAUSE_OVER: Final = "000 SECTION 2 THE BLINDS [L64]: the big blind is determined by the clock"
+CLAUSE_SHORT: Final = "000 SECTION 2 THE BLINDS [L63-64]; 000 SECTION 1 item 6 (2nd run) [L42]"
 
 
 def forced_due(

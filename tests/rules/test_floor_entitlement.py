@@ -74,7 +74,7 @@ def test_004_TG_23_the_floor_may_rule_a_misdeal_and_the_newcomer_still_waits() -
     assert t.snap.seat(3) is not None and not t.snap.seat(3).in_hand  # type: ignore[union-attr]
 
 
-@pytest.mark.clause("004-TG-3", "004-TG-9", profiles=(P004,))
+@pytest.mark.clause("004-TG-3", profiles=(P004,))
 def test_004_TG_3_absent_player_dealt_out_is_a_floor_ruling() -> None:
     """An absent player in the big blind (seat 4: his blind is put in from his stack, TG-9)
     is skipped by the deal; found when the betting begins: the floor is called, not a
