@@ -33,6 +33,8 @@ REMEDY: dict[tuple[str, str], str] = {
     ("max_seats", "*"): "seats 1..{v}; a card or player at another seat is rejected",
     ("button_rule", "dead"): "dead button: the BB advances one player; SB and button follow, "
     "even to empty seats (dead SB, dead button)",
+    ("button_rule", "dead-keep-player"): "dead button, but the button stays in front of "
+    "the same player (two hands running) rather than go to an empty seat",
     ("button_rule", "dead-003"): "SB eliminated: the button stays; BB eliminated: the button "
     "moves and there is no SB",
     ("draw_rule", "high-card"): "button draw: high card, suits spades > hearts > diamonds > "
@@ -68,6 +70,12 @@ REMEDY: dict[tuple[str, str], str] = {
     ("foreign_card", "floor"): "a card of no registered deck: a floor ruling (FOREIGN_CARD "
     "warning, the hand held; dealt on, the card replaced after the deal; the supervisor's "
     "badge, then MISDEAL or ACK = play on)",
+    ("entitlement_error", "misdeal"): "a card to a seat not entitled (a new player "
+    "waiting), or an entitled seat dealt out: misdeal",
+    ("entitlement_error", "floor"): "a card to a seat not entitled (a new player waiting), "
+    "or an entitled seat (an absent player) dealt out: a floor ruling (the hand is held; "
+    "supervisor's badge, then MISDEAL, or ACK: the new player plays the hand dealt / the "
+    "seat dealt out is dead, its blinds stay in the pot)",
     ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
     ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
     "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
@@ -173,7 +181,11 @@ COMMON = [
         "per `wrong_first_seat`: misdeal (000 MISDEALS bullet 8, 002 c), "
         "TDA 35-A), or the floor decides (003, 004: no remedy named)",
     ),
-    ("card to an empty seat / entitled seat dealt out", "misdeal (000 bullets 9-10, 002 d)-e))"),
+    (
+        "card to an empty seat / entitled seat dealt out",
+        "misdeal (000 bullets 9-10, 002 d)-e)); a waiting or absent player's seat per "
+        "`entitlement_error` (004: the floor decides)",
+    ),
     (
         "foreign or duplicate card",
         "hand void, all bets returned (000 IRREGULARITIES 4-5); a "
@@ -217,13 +229,19 @@ COMMON = [
     ("antes", "dead money in the main pot: never part of a live bet, never returned (G10)"),
     (
         "levels",
-        "a new level applies from the next hand; if that hand's blinds are already in the "
-        "zones, from the hand after it (G11)",
+        "a new level applies from the first hand whose first blind is posted after it: the "
+        "next hand, or, if that hand's blinds are already in the zones (the very first hand "
+        "too), the hand after it (G11)",
     ),
     (
         "blinds",
-        "an empty blind zone at the first card, or a short blind that is not the whole stack: "
-        "BLINDS_NOT_POSTED; the blind is taken from the stack",
+        "ruled as the chips are put in, before any card (posting.py): chips in a zone that "
+        "owes nothing: BLINDS_OUT_OF_POSITION naming the seats due; more than owed: "
+        "BLIND_OVERPOSTED, take back the excess (000 [L64]: the big blind is the clock's, "
+        "an over-post raises nothing); once every due seat has chips, a short blind that is "
+        "not the whole stack: BLINDS_NOT_POSTED. At the first card: an empty or short blind "
+        "zone: BLINDS_NOT_POSTED, the blind taken from the stack; an over-post not taken "
+        "back: BLIND_OVERPOSTED again, the blind counts at the level's amount",
     ),
     ("joker kept while acting (003)", "the hand is fouled: dead, its chips stay in the pot"),
     ("a burn read on the muck antenna", "WRONG_BURN: move it to the burn spot (000 glossary)"),

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import clock, dealing, floor, misdeal, showdown, wagers
+from controller.rules import clock, dealing, floor, misdeal, posting, showdown, wagers
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
@@ -233,6 +233,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         core.posted[e.seat] = core.posted.get(e.seat, 0) + amount
         if e.amount is None:
             core.presence_posts.add(e.seat)
+        posting.chips_posted(core, e.seat, e.amount)  # ruled before the first card
         return
     p = h.players.get(e.seat)
     if p is None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, floor, misdeal
+from controller.rules import betting, board, entitled, floor, misdeal, posting
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
-from controller.rules.hand import Hand, Player, Street
+from controller.rules.hand import Hand, Level, Player, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import (
     AnteOrder,
-    AnteStyle,
     ExtraCardRule,
     ForeignCard,
     JokerRule,
@@ -98,19 +97,9 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
 def _post_forced(core: TableCore, h: Hand) -> None:
     """Blinds and antes: taken from the chips already in the zones; a missing one is posted
     from the seat's stack with an alert (000-S1-absent-4, 000-S2-blinds-1)."""
-    pos = h.pos
-    due: dict[int, list[tuple[str, int]]] = {}
-    if h.ante:
-        if core.profile.ante_style is AnteStyle.BIG_BLIND:
-            if pos.bb in h.players:  # the big blind's seat left after the button was set
-                due.setdefault(pos.bb, []).append(("post_ante", h.ante))
-        else:
-            for s in h.players:
-                due.setdefault(s, []).append(("post_ante", h.ante))
-    if pos.sb in h.players and h.small_blind:
-        due.setdefault(pos.sb, []).append(("post_sb", h.small_blind))
-    if pos.bb in h.players:
-        due.setdefault(pos.bb, []).append(("post_bb", h.big_blind))
+    due = posting.forced_due(
+        h.pos, h.players.keys(), Level(h.small_blind, h.big_blind, h.ante), core.profile.ante_style
+    )
     # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
     # the older practice, the ante first (bb_ante_order)
     ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
@@ -142,6 +131,16 @@ def _post_forced(core: TableCore, h: Hand) -> None:
                 Severity.WARNING,
                 "000 SECTION 1 item 6 (2nd run) [L42]; 000 SECTION 2 THE BLINDS [L63-64]",
                 f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
+                s,
+            )
+        elif core.seats[s].present and have > owed and s not in presence:
+            # 000 [L64]: the big blind is the clock's; the excess is not a raise
+            core.alert(
+                AlertCode.BLIND_OVERPOSTED,
+                Severity.WARNING,
+                posting.CLAUSE_OVER,
+                f"Seat {s}: {have} posted, owes {owed}: take back {have - owed} before the "
+                "action; an over-posted blind raises nothing",
                 s,
             )
         if have < owed:
@@ -384,6 +383,8 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     assert h is not None
     s = e.seat
     p = h.players.get(s)
+    if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
+        p = h.players[s]  # 004: the floor decides; dealt in as the dealer did
     if p is None:
         seat = core.seats.get(s)
         why = "an empty seat" if seat is None else "a player not entitled to a hand"
@@ -579,6 +580,8 @@ def missing_cards_at_action(core: TableCore) -> bool:
         n = len(p.hole)
         if n == 2:
             continue
+        if n == 0 and entitled.dealt_out(core, p):
+            return False  # 004: held for the floor; the seat's hand is dead meanwhile
         if n == 0:
             code, clause, why = (
                 AlertCode.SEAT_DEALT_OUT,

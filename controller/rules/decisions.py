@@ -41,6 +41,8 @@ class AlertCode(Enum):
     HAND_VOID = "hand_void"
     DEAD_HAND = "dead_hand"
     BLINDS_NOT_POSTED = "blinds_not_posted"
+    BLINDS_OUT_OF_POSITION = "blinds_out_of_position"
+    BLIND_OVERPOSTED = "blind_overposted"
     # the board
     MISSING_BURN = "missing_burn"
     DOUBLE_BURN = "double_burn"

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 # what the floor's "play on" means for each kind of hold
 FIRST_SEAT = "first-seat"  # the deal goes on clockwise from the seat that got the first card
 FOREIGN = "foreign-card"  # the foreign card is taken out and replaced by the next card
+WAITING_DEALT = "waiting-dealt"  # the new player plays the hand dealt to him (entitled.py)
+DEALT_OUT = "dealt-out"  # the seat dealt out has no hand; its blinds stay (entitled.py)
 
 
 def call(
@@ -76,6 +78,10 @@ def button(core: TableCore, b: ConsoleButton) -> bool:
         core.instruct("Play on: deal on clockwise from the seat that got the first card")
     elif kind == FOREIGN:
         core.instruct("Play on: the foreign card is taken out and replaced by the next card")
+    elif kind == WAITING_DEALT:
+        core.instruct("Play on: the new player plays the hand dealt to him")
+    elif kind == DEALT_OUT:
+        core.instruct("Play on: the seat dealt out has no hand; its blinds stay in the pot")
     return True
 
 

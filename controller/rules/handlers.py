@@ -92,8 +92,8 @@ def set_level(core: TableCore, e: SetLevel) -> None:
             "bad_level", f"level {e.small_blind}/{e.big_blind} ante {e.ante} is invalid"
         )
     lvl = Level(e.small_blind, e.big_blind, e.ante)
-    if core.hand is None and core.hand_no == 0:
-        core.level = lvl  # before the first hand: applies at once
+    if core.hand is None and core.hand_no == 0 and not core.posted:
+        core.level = lvl  # before the first hand and its first blind: applies at once
     else:
         core.pending_level = lvl  # G11: from the first hand whose blinds come after it
         # blinds already in the zones for the coming (new) hand keep it at the old level

@@ -20,6 +20,9 @@ from controller.rules.errors import ConfigError
 class ButtonRule(Enum):
     DEAD = "dead"  # TDA 32: BB advances one player; SB and button follow, even to empty seats
     DEAD_003 = "dead-003"  # 003: SB eliminated -> button stays; BB eliminated -> no SB
+    # 004 TG-22: as DEAD, but the button stays in front of the same player rather than go
+    # to an empty seat ("the button may stay in front of the same player for two hands")
+    DEAD_KEEP_PLAYER = "dead-keep-player"
 
 
 class DrawRule(Enum):
@@ -75,6 +78,14 @@ class PrematureTurn(Enum):
 class WrongFirstSeat(Enum):
     MISDEAL = "misdeal"  # 000 MISDEALS bullet 8 [L115], 002 Misdeals c), TDA 35-A
     FLOOR = "floor"  # 003 / 004 name no remedy: the floor decides (floor.py)
+
+
+class EntitlementError(Enum):
+    """A card to a seat not entitled to a hand (a new player waiting for the button), or an
+    entitled seat (an absent player) dealt out."""
+
+    MISDEAL = "misdeal"  # 000 MISDEALS bullets 9-10 [L116-117], 002 Misdeals d)-e)
+    FLOOR = "floor"  # 004 TG-3/9/23 [L91, L103, L131] entitle, AR Misdeals name no remedy
 
 
 class ForeignCard(Enum):
@@ -136,6 +147,7 @@ class Profile:
     out_of_sequence: SequenceRule = SequenceRule.MISDEAL
     wrong_first_seat: WrongFirstSeat = WrongFirstSeat.MISDEAL
     foreign_card: ForeignCard = ForeignCard.VOID
+    entitlement_error: EntitlementError = EntitlementError.MISDEAL
     button_two_consecutive: bool = False  # 002 / TDA: the button may get two in a row
     extra_card: ExtraCardRule = ExtraCardRule.MISDEAL
     four_card_flop: FourCardFlop = FourCardFlop.RESHUFFLE

@@ -120,6 +120,14 @@ def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> P
     if profile.button_rule is ButtonRule.DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
         # 003 [L49]: the small blind was eliminated: the button does not move.
         button = prev.button
+    elif (
+        profile.button_rule is ButtonRule.DEAD_KEEP_PLAYER
+        and button not in live
+        and prev.button in live
+    ):
+        # 004 TG-22 [L129]: the button stays in front of the same player (for two hands)
+        # rather than go to the empty seat of an eliminated small blind
+        button = prev.button
     return Positions(button, sb, bb)
 
 

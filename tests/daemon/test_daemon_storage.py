@@ -76,8 +76,8 @@ async def _locked_hand(tmp: Path, port: int) -> None:
                 await wait_for(lambda: rig.alerts("STORAGE_FAULT"), "the storage alert")
                 # the reader and the core go on while the record waits for the lock
                 events = d.stats.events
-                await rig.chips(2, 50)
-                await rig.chips(3, 100)
+                await rig.chips(3, 50)  # hand 2's blinds (button 2)
+                await rig.chips(1, 100)
                 assert d.stats.events >= events + 2
                 await asyncio.sleep(2.5)  # more than a busy timeout (2 s) of retries
             assert d.unstored == 1

@@ -58,8 +58,12 @@ def test_000_S2_blinds_2_003_BeforeDeal_positions_004_HE_1_blind_seats_and_amoun
     assert ok.codes == []
     s = ok.snap
     assert (s.small_blind_seat, s.big_blind_seat, s.pot) == (3, 4, 150)
-    t = Table(profile, 4, button=2).chips(3, 30).chips(4, 100).chips(1, 100)
-    t.deal()
+    t = Table(profile, 4, button=2).chips(3, 30).chips(4, 100)
+    # ruled as soon as the chips are in, before any card (issue 13)
+    assert [(a.code, a.seat) for a in t.alerts] == [(A.BLINDS_NOT_POSTED, 3)]
+    t.chips(1, 100)
+    assert [(a.code, a.seat) for a in t.alerts][1:] == [(A.BLINDS_OUT_OF_POSITION, 1)]
+    t.mark().deal()  # not corrected: ruled again at the first card
     short = t.alert(A.BLINDS_NOT_POSTED)
     assert short.seat == 3 and "20 more" in short.remedy
     assert "L42" in short.clause

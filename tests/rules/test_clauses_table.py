@@ -38,12 +38,14 @@ def bust(profile: str, victim: int) -> Table:
 
 @pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.parametrize("victim", [2, 3], ids=["sb-busts", "bb-busts"])
-@pytest.mark.clause("000-S5-blinds-2", "003-MissedBlinds-bb", "003-MissedBlinds-sb")
+@pytest.mark.clause("000-S5-blinds-2", "003-MissedBlinds-bb", "003-MissedBlinds-sb", "004-TG-22")
 def test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination(
     profile: str, victim: int
 ) -> None:
-    """C14. TDA 32 / 000 RULES FOR POSTING BLINDS 2 [L223] / 004 TG-22: the BB advances to
-    the next player; SB and button follow even to empty seats (dead button, dead SB).
+    """C14. TDA 32 / 000 RULES FOR POSTING BLINDS 2 [L223]: the BB advances to the next
+    player; SB and button follow even to empty seats (dead button, dead SB). 004 TG-22
+    [L129]: the button "may stay in front of the same player for two consecutive hands":
+    it stays with the player instead of going to the empty seat.
     003 [L49]: the SB busts -> the button does not move; [L51]: the BB busts -> the button
     moves and there is no SB."""
     t = bust(profile, victim)
@@ -54,6 +56,8 @@ def test_000_S5_blinds_2_003_MissedBlinds_dead_button_after_elimination(
         ("dead", 3): (2, 3, 4),  # dead small blind on the empty seat 3
         ("dead-003", 2): (1, 3, 4),  # the button stays
         ("dead-003", 3): (2, 3, 4),  # the button moves, no small blind
+        ("dead-keep-player", 2): (1, 3, 4),  # 004 TG-22: the button stays with seat 1
+        ("dead-keep-player", 3): (2, 3, 4),  # the button moves to a player, dead SB
     }[(t.profile.button_rule.value, victim)]
     assert (s.button, s.small_blind_seat, s.big_blind_seat) == expected
     t.mark().post_blinds().deal()
@@ -216,3 +220,26 @@ def test_street_reaches_river_in_play_out() -> None:
     t = Table("tda-2024", 3).post_blinds().deal()
     t.call_round().flop().call_round().turn().call_round().river()
     assert t.snap.street is Street.RIVER
+
+
+@pytest.mark.parametrize(
+    ("profile", "expected"),
+    [
+        ("a2c-000", (2, 3, 4)),  # 000 [L223]: the button and the SB in front of empty seats
+        ("shaved-dog-004", (1, 3, 4)),  # 004 TG-22 [L129]: the button stays with seat 1
+    ],
+)
+@pytest.mark.clause("000-S5-blinds-2", "004-TG-22")
+def test_000_S5_blinds_2_004_TG_22_both_blinds_eliminated(
+    profile: str, expected: tuple[int, int, int]
+) -> None:
+    """Both blinds (seats 2 and 3) are eliminated in one hand: the big blind goes to the
+    player due (seat 4), the small blind is the seat that was big blind (empty: a dead small
+    blind). Under 000 the button follows to the empty seat that was small blind; under 004
+    it stays in front of the same player (seat 1)."""
+    t = Table(profile, {1: 1000, 2: 50, 3: 100, 4: 1000, 5: 1000})
+    t.post_blinds().deal({1: "AsAd", 2: "2c7h", 3: "2h6c", 4: "KsKd", 5: "QsQd"})
+    play_out(t)
+    s = t.snap
+    assert s.seat(2) is None and s.seat(3) is None
+    assert (s.button, s.small_blind_seat, s.big_blind_seat) == expected

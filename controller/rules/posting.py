@@ -1,0 +1,142 @@
+"""The blinds and antes as they are posted, before the first card (issue 13).
+
+Chips reach the core as a zone's amount once the reader's scan cycle has closed on them
+(``firmware_bridge.antennas``: one ``ChipsIn`` per seat and cycle, the chips still). Chips
+put in between hands are the coming hand's forced bets (``TableCore.posted``); this module
+rules on them at once, so that the dealer corrects a post before dealing, and the first
+card is not dealt into a misdeal (000-S3-misdeal-1g):
+
+- chips in the zone of a seat that owes nothing: the blinds are out of position (000
+  SECTION 1 item 14 [L50], RULES FOR POSTING BLINDS 2 [L223]); the alert names the seats due;
+- more than the seat owes: an over-posted blind raises nothing, the big blind is the
+  clock's (000 SECTION 2 THE BLINDS [L64]); the excess is to be taken back;
+- less than the seat owes (and not its whole stack), once every seat due has posted: the
+  blind is short (000 [L63-64], SECTION 1 item 6 (2nd run) [L42]).
+
+The same amounts are taken at the first card (``dealing.post_forced``); a post corrected
+before it deals clean. The rulings are per event (nothing is stored): an event that
+leaves a seat's post right says nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Final
+
+from controller.rules.decisions import AlertCode, Severity
+from controller.rules.errors import TableError
+from controller.rules.hand import Level
+from controller.rules.profile import AnteStyle
+from controller.rules.seating import Positions
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+# dealing imports this module: the cycle is resolved at call time (as betting's)
+from controller.rules import dealing
+
+CLAUSE_POSITION: Final = (
+    "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
+)
+CLAUSE_OVER: Final = "000 SECTION 2 THE BLINDS [L64]: the big blind is determined by the clock"
+CLAUSE_SHORT: Final = "000 SECTION 2 THE BLINDS [L63-64]; 000 SECTION 1 item 6 (2nd run) [L42]"
+
+
+def forced_due(
+    pos: Positions, dealt: Collection[int], lvl: Level, ante_style: AnteStyle
+) -> dict[int, list[tuple[str, int]]]:
+    """The forced bets of a hand: seat -> [(kind, amount)], kinds ``post_ante``,
+    ``post_sb``, ``post_bb`` (in that order; the caller orders a short big blind's)."""
+    due: dict[int, list[tuple[str, int]]] = {}
+    if lvl.ante:
+        if ante_style is AnteStyle.BIG_BLIND:
+            if pos.bb in dealt:  # the big blind's seat left after the button was set
+                due.setdefault(pos.bb, []).append(("post_ante", lvl.ante))
+        else:
+            for s in sorted(dealt):
+                due.setdefault(s, []).append(("post_ante", lvl.ante))
+    if pos.sb in dealt and lvl.small_blind:
+        due.setdefault(pos.sb, []).append(("post_sb", lvl.small_blind))
+    if pos.bb in dealt:
+        due.setdefault(pos.bb, []).append(("post_bb", lvl.big_blind))
+    return due
+
+
+def coming_level(core: TableCore) -> Level:
+    """The level of the hand the chips are posted for (G11: a level set before its first
+    blind; a re-deal keeps its hand's level)."""
+    pend = core.pending_level
+    if pend is not None and not core.level_waits and not core.redeal_pending:
+        return pend
+    return core.level
+
+
+def _owed(items: list[tuple[str, int]]) -> int:
+    total = 0
+    for _, a in items:
+        total += a
+    return total
+
+
+def _names(items: list[tuple[str, int]]) -> str:
+    return " and ".join(f"the {k[5:]} {a}" for k, a in items)
+
+
+def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
+    """Chips worth ``added`` (None: presence-only sensors) were added to ``seat``'s zone
+    between hands (``core.posted`` holds the total): rule on the post at once."""
+    pos = core.positions
+    if pos is None:
+        return  # no button yet: nobody is due
+    try:
+        dealt = dealing.dealt_in(core)
+    except TableError:
+        return  # no hand can start: the chips are not blinds yet
+    due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
+    items = due.get(seat)
+    if items is None:
+        blinds = f"small blind seat {pos.sb}" if pos.sb in due else "no small blind"
+        core.alert(
+            AlertCode.BLINDS_OUT_OF_POSITION,
+            Severity.WARNING,
+            CLAUSE_POSITION,
+            f"Blinds out of position: {blinds}, big blind seat {pos.bb}; seat {seat}: take "
+            "back its chips before the deal",
+            seat,
+        )
+        return
+    if added is None or seat in core.presence_posts:
+        return  # presence-only sensors cannot tell the amount (L3)
+    have = core.posted.get(seat, 0)
+    owed = _owed(items)
+    stack = core.seats[seat].stack
+    if have > owed and have <= stack:
+        core.alert(
+            AlertCode.BLIND_OVERPOSTED,
+            Severity.WARNING,
+            CLAUSE_OVER,
+            f"Seat {seat}: {have} posted, owes {owed} ({_names(items)}): take back "
+            f"{have - owed}; an over-posted blind raises nothing",
+            seat,
+        )
+        return
+    # a short post, once every seat due has posted something (a post still being made
+    # is not ruled short): every seat's when this seat's chips complete the set, else this
+    # seat's own
+    for s in due:
+        if core.posted.get(s, 0) == 0 or s in core.presence_posts:
+            return
+    for s, its in sorted(due.items()):
+        if s != seat and have != added:
+            continue
+        have = core.posted.get(s, 0)
+        owed = _owed(its)
+        if 0 < have < min(owed, core.seats[s].stack) and core.seats[s].present:
+            core.alert(
+                AlertCode.BLINDS_NOT_POSTED,
+                Severity.WARNING,
+                CLAUSE_SHORT,
+                f"Seat {s}: {have} posted of {owed} ({_names(its)}): post the full blind "
+                f"({owed - have} more) before the deal",
+                s,
+            )

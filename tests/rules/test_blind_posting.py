@@ -1,0 +1,130 @@
+"""Blinds ruled as they are posted, before the first card (issue 13, controller/rules/posting.py).
+
+The rulebooks' words: the blinds are posted before the cards are dealt (000 SECTION 2 THE
+BLINDS [L62]); the small blind left of the dealer, the big blind left of it "determined by
+the tournament clock" ([L63-64]); the button stays until the appropriate blinds are paid and
+the big blind is posted by the player due for it ([L50], [L223]). A wrong post corrected
+before the deal must leave the deal clean; an over-posted big blind is the clock's amount,
+so the excess is no raise.
+"""
+
+from __future__ import annotations
+
+import pytest
+from table_builder import PROFILES, Table
+
+from controller.rules.decisions import AlertCode
+from controller.rules.phases import Phase
+
+A = AlertCode
+
+
+def pairs(t: Table) -> list[tuple[AlertCode, int]]:
+    return [(a.code, a.seat) for a in t.alerts]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-deadbtn-14", "000-S5-blinds-2")
+def test_blinds_out_of_position_ruled_before_the_deal_and_corrected(profile: str) -> None:
+    """000 [L50], [L223]: button 1, so the small blind is seat 2 and the big blind seat 3.
+    Blinds put in one seat on (seats 3 and 4) are ruled when the chips land, naming the
+    seats due; taken back and posted right, the deal that follows is clean and the hand is
+    played on (no misdeal at the first card, 000-S3-misdeal-1g)."""
+    t = Table(profile, 4, button=1).chips(3, 50)
+    assert pairs(t) == []  # the big blind's seat, still posting: not ruled yet
+    t.chips(4, 100)
+    out = t.alert(A.BLINDS_OUT_OF_POSITION)
+    assert out.seat == 4
+    assert "small blind seat 2, big blind seat 3" in out.remedy
+    assert "take back" in out.remedy
+    assert t.phase is Phase.IDLE  # nothing dealt, nothing voided
+    t.mark().take_back(4).take_back(3).chips(2, 50).chips(3, 100)
+    assert t.codes == []
+    t.deal()
+    assert t.codes == []
+    s = t.snap
+    assert (s.pot, s.to_act, s.current_bet) == (150, 4, 100)
+    t.chips(4, 100).chips(1, 100).chips(2, 50)
+    assert t.codes == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-blinds-2", "004-HE-1", "003-BeforeDeal-positions")
+def test_over_posted_big_blind_raises_nothing(profile: str) -> None:
+    """000 SECTION 2 THE BLINDS [L64]: the big blind is determined by the clock; 004 HE 1.
+    [L13] (the big blind is the first bet). 200 in the big blind's zone at 50/100 is ruled at
+    once (take back 100); left there, it is ruled again at the deal, and the betting treats
+    the blind as 100: a call of 100 is a call, the small blind completes with 50, and the big
+    blind keeps his option (no raise was made)."""
+    t = Table(profile, 4, button=1).chips(2, 50).chips(3, 200)
+    over = t.alert(A.BLIND_OVERPOSTED)
+    assert over.seat == 3 and "take back 100" in over.remedy and "L64" in over.clause
+    t.mark().deal()
+    assert [a.code for a in t.alerts] == [A.BLIND_OVERPOSTED]
+    s = t.snap
+    assert (s.pot, s.current_bet, s.to_act) == (150, 100, 4)
+    t.mark().chips(4, 100).chips(1, 100).chips(2, 50)
+    assert t.codes == []  # calls of the clock's big blind, not short calls of 200
+    assert t.snap.to_act == 3  # the big blind's option: nobody raised
+    t.chips(3, 200)  # he raises
+    assert t.codes == [] and t.snap.current_bet == 300
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-blinds-2")
+def test_corrected_over_post_deals_clean(profile: str) -> None:
+    """000 [L64]: the excess taken back before the deal leaves nothing to rule."""
+    t = Table(profile, 4, button=1).chips(2, 50).chips(3, 200).mark()
+    t.take_back(3, 100).deal()
+    assert t.codes == [] and t.snap.pot == 150
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-blinds-2", "000-S1-shortblind-6")
+def test_short_blind_ruled_once_both_blinds_are_in(profile: str) -> None:
+    """000 [L63-64]: the small blind is half the big blind; [L42]: only a player short of
+    chips posts less. 30 in the small blind is ruled as soon as the big blind is in (the
+    small blind may still be posting before that); the 20 added, the deal is clean. A small
+    blind all in for his 30 is not ruled."""
+    t = Table(profile, 4, button=1).chips(2, 30)
+    assert t.codes == []
+    t.chips(3, 100)
+    short = t.alert(A.BLINDS_NOT_POSTED)
+    assert short.seat == 2 and "20 more" in short.remedy
+    t.mark().chips(2, 20).deal()
+    assert t.codes == [] and t.snap.pot == 150
+    allin = Table(profile, {1: 1000, 2: 30, 3: 1000, 4: 1000}, button=1)
+    allin.chips(2, 30).chips(3, 100).deal()
+    assert allin.codes == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-levels-7", "003-Blinds-next", "002-NewLimits-1")
+def test_posts_after_a_level_change_are_ruled_at_the_new_level(profile: str) -> None:
+    """G11 (the product's boundary, 000 [L36], 002 New Limits, 003 [L43]): a level set
+    between hands, before any blind of the coming hand, is that hand's level; blinds posted
+    at the old amounts are ruled short at once, and posted at the new amounts deal clean.
+    A level set once a blind is in waits one more hand, and the old amounts are right."""
+    t = Table(profile, 3, button=1)
+    t.post_blinds().deal()
+    t.fold(1).fold(2).clear()  # the big blind wins; button 2, SB 3, BB 1
+    t.level(100, 200).mark().chips(3, 50).chips(1, 100)
+    assert sorted(pairs(t)) == [(A.BLINDS_NOT_POSTED, 1), (A.BLINDS_NOT_POSTED, 3)]
+    t.mark().chips(3, 50).chips(1, 100).deal()
+    assert t.codes == [] and t.snap.pot == 300
+    t.fold(2).fold(3).clear()  # button 3, SB 1, BB 2
+    t.mark().chips(1, 100).level(200, 400).chips(2, 200).deal()
+    assert t.codes == [] and t.snap.pot == 300
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-levels-7", "003-Blinds-next")
+def test_level_set_after_the_first_hands_blinds_waits_a_hand(profile: str) -> None:
+    """G11 for the very first hand (it used to apply at once): the blinds of hand 1 are in
+    when the level is set, so hand 1 is played at the old level and hand 2 at the new."""
+    t = Table(profile, 3, button=1).chips(2, 50).chips(3, 100)
+    t.level(100, 200).mark().deal()
+    assert t.codes == [] and t.snap.pot == 150 and t.snap.current_bet == 100
+    t.fold(1).fold(2).clear()
+    t.mark().chips(3, 100).chips(1, 200).deal()
+    assert t.codes == [] and t.snap.pot == 300 and t.snap.current_bet == 200
