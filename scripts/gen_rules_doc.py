@@ -241,6 +241,14 @@ COMMON = [
         "of the clause inventory) are skipped",
     ),
     ("heads-up", "SB on the button, acts first pre-flop and last after"),
+    (
+        "cards thrown into another hand",
+        "seat m's hole card read at seat n after the deal: seat m's hand is dead (its chips "
+        'stay), "remove X from seat n", seat n keeps its own two (000 DEAD HANDS 3 [L127]; '
+        "002/003/004 silent: the same ruling). At a seat next to seat m only both of m's "
+        "cards make a throw: one card there may be the neighbouring antenna's read of a "
+        "lifted card (L5; `controller/rules/thrown.py`)",
+    ),
 ]
 
 NOT_ENFORCED = [
@@ -257,11 +265,6 @@ NOT_ENFORCED = [
         "the disc is not sensed and the core never follows it: each hand's positions are "
         "computed, so the hand after a misplaced button is the corrected one, but the "
         "correction is not announced as such",
-    ),
-    (
-        "000-S3-dead-3",
-        "a hole card of one seat read at another is taken for a neighbouring antenna's read "
-        "(L5); the core cannot tell it from cards thrown into another hand",
     ),
     (
         "000-S3-irreg-9, 004-AR-14",

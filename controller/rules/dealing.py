@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, floor, misdeal
+from controller.rules import betting, board, floor, misdeal, thrown
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
@@ -530,7 +530,8 @@ def late_hole(core: TableCore, e: CardPlaced) -> None:
         return
     owner = hole_owner(h, e.tag)
     if owner is not None and owner.seat != e.seat:
-        return  # a card read by the neighbouring antenna while it moves; not a new card
+        thrown.card_at_other_seat(core, h, owner, p, e.tag)  # 000-S3-dead-3, or L5
+        return
     if e.tag in p.hole:
         return  # the seat's own card, put back after a look
     _extra_card(core, h, p, e.tag)
