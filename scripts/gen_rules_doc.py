@@ -164,6 +164,13 @@ REMEDY: dict[tuple[str, str], str] = {
     ("nonstandard_fold_alert", "true"): "a fold facing no bet is binding and flagged "
     "(NONSTANDARD_FOLD)",
     ("nonstandard_fold_alert", "false"): "a fold facing no bet is a plain fold",
+    ("mucked_hand", "retrievable"): "FLOOR right after a fold holds the hand; the supervisor's "
+    "badge shows the folded cards and whether both are read on the muck (dealer's display "
+    "only); ACK retrieves an identifiable hand (live, acts again), FLOOR: the fold stands, "
+    "no refund (000 DEAD HANDS 2 [L126], IRREGULARITIES 3 [L135])",
+    ("mucked_hand", "no-redress"): "FLOOR right after a fold holds the hand; after the "
+    "supervisor's badge, ACK or FLOOR: no redress, the hand stays dead; an uncalled bet or "
+    "raise of that seat is returned (002 [L169])",
 }
 
 # every profile: clauses enforced the same way whatever the settings
@@ -270,11 +277,6 @@ NOT_ENFORCED = [
         "000-S3-irreg-9, 004-AR-14",
         "a card dealt off the table is never read: EXPOSED names the latest card read (G9), "
         "so the off-table card and its replacement cannot be tied to the seat",
-    ),
-    (
-        "000-S3-dead-2, 000-S3-irreg-3, 002-KilledHand-1",
-        "floor rulings on mucked or fouled hands (FLOOR + badge restoring a hand, refunds): "
-        "the core records FLOOR_CALLED only",
     ),
     (
         "000-S5-dec-6, 000-S5-dec-7, 002-AskToSee-1",
