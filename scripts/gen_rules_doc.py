@@ -249,6 +249,16 @@ COMMON = [
     ),
     ("heads-up", "SB on the button, acts first pre-flop and last after"),
     (
+        "which card EXPOSED / BOXED mean (G9)",
+        "the card read most recently: the latest hole card, or a card laid on the burn antenna "
+        "during the deal since then; after a press that ruled a replacement the console waits "
+        "for a designation until the next hole card, and a card laid on the burn antenna "
+        "overrides the press (`controller/rules/designate.py`). A card dealt off the table "
+        "(000 IRREGULARITIES 9 [L141], 004 AR-14 [L69]) is designated so: judged as an exposed "
+        "card at its place in the deal (a misdeal where the profile says so), else it stays on "
+        "the burn as the flop burn and the seat gets the next card",
+    ),
+    (
         "cards thrown into another hand",
         "seat m's hole card read at seat n after the deal: seat m's hand is dead (its chips "
         'stay), "remove X from seat n", seat n keeps its own two (000 DEAD HANDS 3 [L127]; '
@@ -272,11 +282,6 @@ NOT_ENFORCED = [
         "the disc is not sensed and the core never follows it: each hand's positions are "
         "computed, so the hand after a misplaced button is the corrected one, but the "
         "correction is not announced as such",
-    ),
-    (
-        "000-S3-irreg-9, 004-AR-14",
-        "a card dealt off the table is never read: EXPOSED names the latest card read (G9), "
-        "so the off-table card and its replacement cannot be tied to the seat",
     ),
     (
         "000-S5-dec-6, 000-S5-dec-7, 002-AskToSee-1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, floor, misdeal, thrown
+from controller.rules import betting, board, designate, floor, misdeal, thrown
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
@@ -226,7 +226,7 @@ def on_card_placed(
         return
     if e.zone is ZoneKind.BOARD:
         board.on_board(core, e)
-    else:
+    elif not designate.on_burn(core, e):  # G9: perhaps the card EXPOSED/BOXED means
         board.on_burn(core, e)
 
 
@@ -379,6 +379,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
 def deal_hole(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
+    designate.hole_read(h)
     s = e.seat
     p = h.players.get(s)
     if p is None:
@@ -513,6 +514,7 @@ def late_hole(core: TableCore, e: CardPlaced) -> None:
     card thrown into another hand (000-S3-dead-3)."""
     h = core.hand
     assert h is not None
+    designate.hole_read(h)
     p = h.players.get(e.seat)
     if p is None:
         misdeal.misdeal_condition(
