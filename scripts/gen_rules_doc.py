@@ -250,6 +250,12 @@ COMMON = [
     ),
     ("heads-up", "SB on the button, acts first pre-flop and last after"),
     (
+        "a chip of no registry in a betting zone",
+        "not counted (the reader layer leaves it out of every amount); the daemon alerts "
+        "FOREIGN_CHIP (warning) naming the seat: take it off, call the floor (000 SECTION 1 "
+        "item 9 [L45]; others silent: the same)",
+    ),
+    (
         "which card EXPOSED / BOXED mean (G9)",
         "the card read most recently: the latest hole card, or a card laid on the burn antenna "
         "during the deal since then; after a press that ruled a replacement the console waits "
@@ -327,13 +333,6 @@ NOT_ENFORCED = [
         "the console cannot name which seat's hand to show once the hand is over (DECLARE "
         "speaks for the seat in turn only); the hole cards of every hand are in its hand "
         "record, for the director at the venue, never live",
-    ),
-    (
-        "000-S1-chips-9",
-        "sensed but not built: a tag of no chip registry on a betting zone is the reader "
-        "layer's StrayTag notice (`firmware_bridge.antennas`), left out of the amounts and "
-        "logged by the daemon (WARNING); a dealer alert and a FLOOR prompt would need a "
-        "daemon-side alert code in the venue contract (docs/mqtt.md)",
     ),
     (
         "000-S3-irreg-7",

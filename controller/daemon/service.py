@@ -367,6 +367,11 @@ class Daemon:
     def put(self, ev: Event, source: str) -> None:
         self.queue.put_nowait(_Item(ev, source))
 
+    def foreign_chip(self, seat: int) -> None:
+        """A tag of no registry in seat's betting zone (reader.py): the dealer and venue."""
+        self.indicators.alert("warning")
+        self.publish_alert(reader.foreign_chip_alert(seat, self.core.hand_no or None))
+
     def observe(self, *, state: bool = False) -> Observation:
         """A frozen, read-only look at the daemon (controller/daemon/observe.py)."""
         return observe.observe(self, state=state)
