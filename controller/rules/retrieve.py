@@ -178,6 +178,7 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
         p.stack += back
         p.all_in = False
         h.current_bet = max(q.street_bet for q in h.players.values())
+        h.last_raise = _last_raise(h, p.seat)
         text += f"; return the uncalled {back} to seat {p.seat}"
     else:
         text += " (its chips stay in the pot)"
@@ -191,3 +192,16 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
     if back > 0:
         core.instruct(f"Return the uncalled {back} to seat {p.seat}", p.seat)
         betting.after_change(core)
+
+
+def _last_raise(h: Hand, without: int) -> int:
+    """The last full raise of this street once ``without``'s wagers are taken out: the step
+    between the two highest totals the others' bets and raises reached (the big blind when
+    nobody else raised)."""
+    street = int(h.street)
+    tops = [0, h.big_blind] if h.street is Street.PREFLOP else [0]
+    for a in h.actions:
+        if a.street == street and a.seat != without and a.to > tops[-1]:
+            tops.append(a.to)
+    step = tops[-1] - tops[-2]
+    return max(step, h.big_blind)

@@ -87,6 +87,8 @@ def test_002_no_redress_and_the_uncalled_raise_comes_back() -> None:
     snap = t.snap
     assert not snap.seat(4).in_hand and snap.seat(4).stack == 900
     assert snap.current_bet == 100 and snap.to_act == 1
+    t.mark().chips(1, 200)  # a raise of 100: a full raise again (seat 4's 200 is gone)
+    assert A.RAISE_SHORT not in t.codes and t.snap.current_bet == 200
     t.call_round().flop("Kh", "Qs", "5d").call_round().turn("Jd").call_round()
     t.river("3s").call_round()
     assert t.stack(4) == 900 and t.records[-1].pots[0].winners == (1,)
