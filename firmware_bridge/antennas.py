@@ -93,6 +93,10 @@ class StrayTag:
     reason: str
 
 
+# A StrayTag's reason begins so for a tag of no registered deck and no chip registry (on a
+# betting zone: a chip that is not a tournament chip, 000 SECTION 1 item 9 [L45])
+FOREIGN_TAG = "unregistered tag"
+
 LATE_WINDOW = 16  # cycles: a frame this far behind the last processed cycle is a straggler
 
 # changes_only: the end of a cycle's burst of frames. The board writes a cycle's frames back
@@ -546,7 +550,7 @@ class SnapshotTracker:
             elif hit is not None:
                 reason = f"card {hit[1]} of deck {hit[0]} on {zone.describe()}"
             else:
-                reason = f"unregistered tag on {zone.describe()}"
+                reason = f"{FOREIGN_TAG} on {zone.describe()}"
             items.append((t, 1, StrayTag(t, antenna, zone, tag, reason)))
 
     def _emit_removal(

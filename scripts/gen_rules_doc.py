@@ -17,6 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ROOT / "controller" / "rules" / "profiles"
+SCENARIOS = ROOT / "scenarios"
 OUT = ROOT / "docs" / "rules.md"
 
 ORDER = (
@@ -172,6 +173,13 @@ REMEDY: dict[tuple[str, str], str] = {
     ("nonstandard_fold_alert", "true"): "a fold facing no bet is binding and flagged "
     "(NONSTANDARD_FOLD)",
     ("nonstandard_fold_alert", "false"): "a fold facing no bet is a plain fold",
+    ("mucked_hand", "retrievable"): "FLOOR right after a fold holds the hand; the supervisor's "
+    "badge shows the folded cards and whether both are read on the muck (dealer's display "
+    "only); ACK retrieves an identifiable hand (live, acts again), FLOOR: the fold stands, "
+    "no refund (000 DEAD HANDS 2 [L126], IRREGULARITIES 3 [L135])",
+    ("mucked_hand", "no-redress"): "FLOOR right after a fold holds the hand; after the "
+    "supervisor's badge, ACK or FLOOR: no redress, the hand stays dead; an uncalled bet or "
+    "raise of that seat is returned (002 [L169])",
 }
 
 # every profile: clauses enforced the same way whatever the settings
@@ -259,61 +267,127 @@ COMMON = [
         "of the clause inventory) are skipped",
     ),
     ("heads-up", "SB on the button, acts first pre-flop and last after"),
+    (
+        "a chip of no registry in a betting zone",
+        "not counted (the reader layer leaves it out of every amount); the daemon alerts "
+        "FOREIGN_CHIP (warning) naming the seat: take it off, call the floor (000 SECTION 1 "
+        "item 9 [L45]; others silent: the same)",
+    ),
+    (
+        "which card EXPOSED / BOXED mean (G9)",
+        "the card read most recently: the latest hole card, or a card laid on the burn antenna "
+        "during the deal since then; after a press that ruled a replacement the console waits "
+        "for a designation until the next hole card, and a card laid on the burn antenna "
+        "overrides the press (`controller/rules/designate.py`). A card dealt off the table "
+        "(000 IRREGULARITIES 9 [L141], 004 AR-14 [L69]) is designated so: judged as an exposed "
+        "card at its place in the deal (a misdeal where the profile says so), else it stays on "
+        "the burn as the flop burn and the seat gets the next card",
+    ),
+    (
+        "cards thrown into another hand",
+        "seat m's hole card read at seat n after the deal: seat m's hand is dead (its chips "
+        'stay), "remove X from seat n", seat n keeps its own two (000 DEAD HANDS 3 [L127]; '
+        "002/003/004 silent: the same ruling). At a seat next to seat m only both of m's "
+        "cards make a throw: one card there may be the neighbouring antenna's read of a "
+        "lifted card (L5; `controller/rules/thrown.py`)",
+    ),
 ]
 
 NOT_ENFORCED = [
     (
-        "000-S1-stacks-2, 003-Open-stack, 002-FinalTable-1, 000-S1-balance-4, 004-TG-13, "
-        "004-TG-14, 004-TG-25",
-        "not enforced by the core (venue data): the event's starting stack, the final table, "
-        "other tables' counts, redraws and past eliminations are the venue's to check; the "
-        "core takes the seats and stacks it is sent (only a taken seat or one beyond the "
-        "profile's max_seats is rejected)",
+        "000-S1-stacks-2, 003-Open-stack",
+        "venue data: the event's starting amount is not sent to the table. A `seat` command "
+        "carries a stack, and whether it is an entrant's starting stack (003: 4,500 or 5,000) "
+        "or the chips of a player moved from another table only the venue knows; the core "
+        "seats the stack it is sent and deals an absent player in (000-S1-absent-4, enforced)",
+    ),
+    (
+        "002-FinalTable-1",
+        "venue data: the table is not told that it is the final table. The core refuses a "
+        "seat beyond the profile's `max_seats` at every table (003-Open-table9, enforced); a "
+        "final table of 9 under a 10-seat profile is the venue's to seat",
+    ),
+    (
+        "000-S1-balance-4, 004-TG-13",
+        "venue data: other tables' seat counts never reach this table, so one table cannot "
+        "compare them; its own seats are in every state message for the venue to balance",
+    ),
+    (
+        "004-TG-14",
+        "venue data: when the event redraws is the director's call, not sensed; the re-seat "
+        "itself is venue `seat`/`move` commands, which the core takes between hands, and the "
+        "new button is placed by a button draw (`draw`, 004-TG-21)",
+    ),
+    (
+        "004-TG-25",
+        "venue data: a player busted at another table is unknown here, and the core drops a "
+        "busted seat (its elimination is in the hand record); refusing a later `seat` for "
+        "that player needs the event's list of eliminations, which only the venue has",
     ),
     (
         "000-S3-irreg-1",
-        "the disc is not sensed and the core never follows it: each hand's positions are "
-        "computed, so the hand after a misplaced button is the corrected one, but the "
-        "correction is not announced as such",
+        "not announced: the core computes every hand's button, blinds and first seat from "
+        "the last hand's and judges the next deal by them (blinds from other seats: "
+        "BLINDS_NOT_POSTED; the first card elsewhere: WRONG_FIRST_SEAT), so the hand after a "
+        "misplaced button is corrected; the disc is sensed only where puck sensors are fitted, "
+        "and then only as the seat it is moved to between hands (SetButton). No input tells "
+        "the core that a hand already played had the button wrong, so the 'corrected button' "
+        "announcement before the next deal has nothing to start from",
     ),
     (
-        "000-S3-dead-3",
-        "a hole card of one seat read at another is taken for a neighbouring antenna's read "
-        "(L5); the core cannot tell it from cards thrown into another hand",
+        "000-S5-dec-6",
+        "no console input names the seats or the amount of a pot transfer after the award; "
+        "each seat's contributions and the pots are in the hand record (`pots`, `actions`) "
+        "for the director to reconstruct at the venue",
     ),
     (
-        "000-S3-irreg-9, 004-AR-14",
-        "a card dealt off the table is never read: EXPOSED names the latest card read (G9), "
-        "so the off-table card and its replacement cannot be tied to the seat",
+        "000-S5-dec-7",
+        "an impounded pot's ruling comes after the next deal: the table has no input that "
+        "attaches a later ruling to an earlier hand (a FLOOR after the next deal's first card "
+        "is answered 'too late to dispute', 000-S5-dec-5); the venue log holds the record",
     ),
     (
-        "000-S3-dead-2, 000-S3-irreg-3, 002-KilledHand-1",
-        "floor rulings on mucked or fouled hands (FLOOR + badge restoring a hand, refunds): "
-        "the core records FLOOR_CALLED only",
+        "002-AskToSee-1",
+        "the console cannot name which seat's hand to show once the hand is over (DECLARE "
+        "speaks for the seat in turn only); the hole cards of every hand are in its hand "
+        "record, for the director at the venue, never live",
     ),
     (
-        "000-S5-dec-6, 000-S5-dec-7, 002-AskToSee-1",
-        "dispute windows, pot reconstruction and showing a logged hand to a badge holder "
-        "belong to the hand log (venue), not the core; the records carry the data",
+        "000-S3-irreg-7",
+        "a missing card is never read, so during a hand the core cannot tell it from a card "
+        "still in the stub; it never voids a hand for one (the row's ruling holds by "
+        "construction). The deck audit is `railguard deck check` between hands (missing, "
+        "extra, duplicate and unknown tags; tests/tools)",
     ),
     (
-        "000-S1-chips-9",
-        "not the core's: a tag outside the chip registry on a betting zone is a StrayTag "
-        "notice of the reader layer (firmware_bridge.antennas), left out of the amounts and "
-        "logged by the daemon; no dealer alert or FLOOR prompt",
+        "003-Open-deck52",
+        "decks are registered by `railguard enroll` (52 cards in a known order) and audited "
+        "by `railguard deck check`, both between hands (tests/tools); the core sees only the "
+        "cards dealt, and a joker or a foreign tag in play is ruled (003 joker a/b, "
+        "foreign_card = floor)",
     ),
     (
-        "000-S3-irreg-7, 003-Open-deck52",
-        "not the core's: decks are registered and audited (52 unique cards, missing, extra, "
-        "duplicate or unknown tags) between hands by `railguard enroll` and `railguard deck "
-        "check` (tests/tools); the core sees only the cards dealt",
+        "004-TG-8a",
+        "which denominations are in play is the reader layer's chip registry, not the core's; "
+        "the colour-up is an event between levels with no console input, and a removed "
+        "denomination seen later in a zone is not checked (not built)",
     ),
-    ("004-TG-8a, 004-TG-8b", "colour-up and the chip race: no race mode in the core"),
-    ("004-AR-17", "stud wording; the profile uses AR-4 for board cards"),
+    (
+        "004-TG-8b",
+        "the chip race needs each seat's odd-chip count, which no sensor reads (chips are "
+        "counted in zones, not behind) and no console input can enter; the core has no race "
+        "mode",
+    ),
+    (
+        "004-AR-17",
+        "stud wording (cards dealt before a round is complete, one card per active player "
+        "removed): for hold'em board cards it contradicts AR-3/AR-4, which the profile "
+        "applies and the core enforces (premature_turn = would-be-river)",
+    ),
     (
         "81 lines of the clause inventory's 'Not observable' section",
-        "no sensor, console or "
-        "venue input can check them (conduct, etiquette, presence, verbal statements)",
+        "no sensor, console or venue input can check them (conduct, etiquette, presence, "
+        "verbal statements)",
     ),
 ]
 
@@ -383,6 +457,40 @@ def _wager_matrix() -> list[str]:
     return lines
 
 
+def _scenario_counts() -> list[str]:
+    """The scenario library per profile (scenarios/<profile>/*.scn), counted from the files."""
+    lines = [
+        "",
+        "## Scenarios per profile",
+        "",
+        "Counted from `scenarios/<profile>/*.scn` (`docs/scenarios.md`): the files, the "
+        "distinct clause ids their `clause` lines name, and the `xfail` lines (known "
+        "controller failures).",
+        "",
+        "| profile | scenarios | clause ids named | xfail lines |",
+        "| --- | --- | --- | --- |",
+    ]
+    total = [0, 0, 0]
+    every: set[str] = set()
+    folders = sorted(p for p in SCENARIOS.iterdir() if p.is_dir()) if SCENARIOS.is_dir() else []
+    for folder in folders:
+        files = sorted(folder.glob("*.scn"))
+        ids: set[str] = set()
+        xfails = 0
+        for f in files:
+            for line in f.read_text(encoding="utf-8").splitlines():
+                words = line.split("#", 1)[0].split()
+                if words and words[0] == "clause":
+                    ids.update(words[1:])
+                elif words and words[0] == "xfail":
+                    xfails += 1
+        lines.append(f"| `{folder.name}` | {len(files)} | {len(ids)} | {xfails} |")
+        total = [total[0] + len(files), 0, total[2] + xfails]
+        every |= ids
+    lines.append(f"| all | {total[0]} | {len(every)} | {total[2]} |")
+    return lines
+
+
 def render() -> str:
     from controller.rules.profile import builtin_profile
 
@@ -427,6 +535,7 @@ def render() -> str:
             lines.append(
                 f"| `{key}` | `{value}` | {_cell(_remedy(key, value))} | {_cell(source)} |"
             )
+    lines += _scenario_counts()
     lines += [
         "",
         "## Clause-inventory rows not enforced",

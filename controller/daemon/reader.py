@@ -32,11 +32,19 @@ from controller.daemon.recovery import Reconciler
 from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import ReaderInput
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event
-from firmware_bridge.antennas import FRAME_BYTES, Collision, SnapshotTracker, StrayTag, burst_gap
+from firmware_bridge.antennas import (
+    FOREIGN_TAG,
+    FRAME_BYTES,
+    Collision,
+    SnapshotTracker,
+    StrayTag,
+    burst_gap,
+)
 from firmware_bridge.link_model import BoardFactory
 from firmware_bridge.protocol import MAX_ENCODED_SIZE, ErrorReport
 from firmware_bridge.serial_link import LinkStatus, ReaderBoard, SerialReaderLink, StatusChange
 from firmware_bridge.snapshots import AntennaSnapshot
+from firmware_bridge.zones import ZoneType
 
 log = logging.getLogger("railguard.daemon")
 
@@ -68,6 +76,8 @@ class ReaderHost(Protocol):
     def stats(self) -> _Ticks: ...
 
     def put(self, ev: Event, source: str) -> None: ...
+
+    def foreign_chip(self, seat: int) -> None: ...
 
 
 class Settler:
@@ -259,6 +269,20 @@ def reconcile(d: ReaderHost) -> None:
             d.put(ev, "restart")
 
 
+def foreign_chip_alert(seat: int, hand_no: int | None) -> dict[str, Any]:
+    """000 SECTION 1 item 9 (2nd run) [L45]: "Non-tournament chips are not allowed on the
+    table". A tag of no chip registry (and no deck) in a betting zone is left out of every
+    amount by the tracker; the dealer is told, and the floor called (others silent: the same,
+    since such a chip is never counted)."""
+    return {
+        "code": "FOREIGN_CHIP", "severity": "warning",
+        "clause": "000 SECTION 1 item 9 (2nd run) [L45]",
+        "remedy": f"Seat {seat}: a chip that is not a tournament chip is in the betting zone; "
+                  "it is not counted. Take it off the table and call the floor",
+        "seat": seat, "hand_no": hand_no,
+    }  # fmt: skip
+
+
 def tracker_out(d: ReaderHost, outputs: list[Any]) -> None:
     events = []
     for out in outputs:
@@ -268,6 +292,8 @@ def tracker_out(d: ReaderHost, outputs: list[Any]) -> None:
             log.warning("reader: collision on antenna %d (%s)", out.antenna, out.zone)
         elif isinstance(out, StrayTag):
             log.warning("reader: stray tag on %s: %s", out.zone, out.reason)
+            if out.zone.type is ZoneType.BET and out.reason.startswith(FOREIGN_TAG):
+                d.foreign_chip(out.zone.seat)  # 000 SECTION 1 item 9 (2nd run) [L45]
     for ev in d.reconciler.filter(d.input.batch(events)):
         d.put(ev, "reader")
 

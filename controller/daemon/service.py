@@ -261,6 +261,11 @@ class Daemon:
             item.stamps = self.trace.queued(source)
         self.queue.put_nowait(item)
 
+    def foreign_chip(self, seat: int) -> None:
+        """A tag of no registry in seat's betting zone (reader.py): the dealer and venue."""
+        self.indicators.alert("warning")
+        self.publish_alert(reader.foreign_chip_alert(seat, self.core.hand_no or None))
+
     def observe(self, *, state: bool = False) -> Observation:
         """A frozen, read-only look at the daemon (controller/daemon/observe.py)."""
         return observe.observe(self, state=state)

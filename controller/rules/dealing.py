@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, entitled, floor, misdeal, posting
+from controller.rules import betting, board, designate, entitled, floor, misdeal, posting, thrown
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
@@ -228,7 +228,7 @@ def on_card_placed(
         return
     if e.zone is ZoneKind.BOARD:
         board.on_board(core, e)
-    else:
+    elif not designate.on_burn(core, e):  # G9: perhaps the card EXPOSED/BOXED means
         board.on_burn(core, e)
 
 
@@ -381,6 +381,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
 def deal_hole(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
+    designate.hole_read(h)
     s = e.seat
     p = h.players.get(s)
     if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
@@ -517,6 +518,7 @@ def late_hole(core: TableCore, e: CardPlaced) -> None:
     card thrown into another hand (000-S3-dead-3)."""
     h = core.hand
     assert h is not None
+    designate.hole_read(h)
     p = h.players.get(e.seat)
     if p is None:
         misdeal.misdeal_condition(
@@ -534,7 +536,8 @@ def late_hole(core: TableCore, e: CardPlaced) -> None:
         return
     owner = hole_owner(h, e.tag)
     if owner is not None and owner.seat != e.seat:
-        return  # a card read by the neighbouring antenna while it moves; not a new card
+        thrown.card_at_other_seat(core, h, owner, p, e.tag)  # 000-S3-dead-3, or L5
+        return
     if e.tag in p.hole:
         return  # the seat's own card, put back after a look
     _extra_card(core, h, p, e.tag)

@@ -169,6 +169,10 @@ class Hand:
     void_street: bool  # 003 [L195]: the street's board cards go back; none of them stands
     floor_hold: str  # floor.py: the hand is held for the floor (the kind of hold), or ""
     floor_badge: str  # the supervisor's badge tapped for the floor's decision
+    # G9 (designate.py): the press waiting for a designation (kind, tag, seat), and a card
+    # laid on the burn antenna during the deal since the last hole card
+    mark: tuple[str, str, int]
+    loose_burn: str
 
     def __init__(
         self,
@@ -243,6 +247,8 @@ class Hand:
         self.burn_debt = 0
         self.refill = self.floor_ok = self.void_street = False
         self.floor_hold = self.floor_badge = ""
+        self.mark = ("", "", 0)
+        self.loose_burn = ""
 
     def live_seats(self) -> frozenset[int]:
         return frozenset(s for s, p in self.players.items() if p.live)

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, dealing, draw, floor, misdeal, showdown, wagers
+from controller.rules import (
+    betting,
+    board,
+    dealing,
+    draw,
+    floor,
+    misdeal,
+    retrieve,
+    showdown,
+    wagers,
+)
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import (
@@ -218,8 +228,13 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
 
 def button(core: TableCore, e: ButtonPress) -> None:
     b = e.button
-    if core.hand is not None and core.hand.floor_hold and floor.button(core, b):
-        return  # the floor's decision (floor.py)
+    h = core.hand
+    if h is not None and h.floor_hold:
+        if retrieve.seat_held(h):
+            if retrieve.button(core, h, b):
+                return  # the director's ruling on a folded hand (retrieve.py)
+        elif floor.button(core, b):
+            return  # the floor's decision (floor.py)
     if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
         misdeal.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
     elif b is ConsoleButton.MISDEAL:
@@ -227,6 +242,8 @@ def button(core: TableCore, e: ButtonPress) -> None:
     elif b is ConsoleButton.CLOCK:
         betting.start_clock(core)
     elif b is ConsoleButton.FLOOR:
+        if retrieve.floor_called(core):
+            return  # right after a fold: held for the director (retrieve.py)
         last = core.last_record
         if last is not None and core.hand is not None and core.hand.hand_no != last.hand_no:
             # 000 SECTION 5 DECISION MAKING 5 [L213], 002 Disputed Pots [L67] (C21): a pot
@@ -263,8 +280,12 @@ def badge(core: TableCore, e: BadgeTap) -> None:
     if not e.supervisor:
         core.dealer = e.badge
         return
-    if core.hand is not None and core.hand.floor_hold:
-        floor.badge(core, e.badge)
+    h = core.hand
+    if h is not None and h.floor_hold:
+        if retrieve.seat_held(h):
+            retrieve.badge(core, h, e.badge)
+        else:
+            floor.badge(core, e.badge)
         return
     board.supervisor(core, e)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting
+from controller.rules import betting, designate
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
@@ -24,10 +24,23 @@ def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
     h = core.hand
     if h is None or core.phase not in _ACTIVE:
         raise TableError("no_hand", "no hand is being dealt")
+    if designate.pressed(core, h, boxed):
+        return  # G9: the card just put on the burn antenna (designate.py)
     if not h.dealt:
         raise TableError("no_card", "no hole card has been dealt yet")
     tag, seat = h.dealt[-1]  # G9: the card read most recently
-    idx = len(h.dealt) - 1
+    if judge(core, h, tag, seat, len(h.dealt) - 1, boxed, off_table=False):
+        designate.wait(h, boxed, tag, seat)  # a card on the burn antenna may override it
+
+
+def judge(
+    core: TableCore, h: Hand, tag: str, seat: int, idx: int, boxed: bool, off_table: bool
+) -> bool:
+    """Rule on an exposed or boxed card, the ``idx``-th card of the deal meant for ``seat``:
+    a misdeal per the profile, or replaced after the deal. ``off_table``: a card that never
+    reached the seat (dealt off the table, designated on the burn antenna, G9): the seat gets
+    the next card in its turn and the card is already the flop burn. Returns True when the
+    card is to be replaced (no misdeal)."""
     prof = core.profile
     if boxed:
         h.boxed.append(tag)
@@ -41,11 +54,15 @@ def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
                 seat,
                 tag,
             )
-            return
-        _replace_after_deal(core, h, seat, tag, AlertCode.BOXED_CARD, "G2: a single boxed card")
-        return
+            return False
+        _replace_after_deal(
+            core, h, seat, tag, AlertCode.BOXED_CARD, "G2: a single boxed card", off_table
+        )
+        return True
     h.exposed.append(tag)
     first_two = [t for t, _ in h.dealt[:2]]
+    if off_table and idx < 2:
+        first_two.insert(idx, tag)
     rule = prof.exposed_misdeal
     count = len(h.exposed) + (len(h.boxed) if prof.boxed_counts_with_exposed else 0)
     why = ""
@@ -66,16 +83,41 @@ def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
             "000 SECTION 3 MISDEALS 1. bullet 2 [L109]; 004 AR-1c; 002 b)",
         )
     if why:
+        if off_table:
+            why += " (dealt off the table)"
+            clause += "; " + designate.CLAUSE
         misdeal_condition(core, AlertCode.EXPOSED_CARD, clause, why, seat, tag)
-        return
-    _replace_after_deal(
-        core, h, seat, tag, AlertCode.EXPOSED_CARD, "004 AR-1b; 000 MISDEALS bullet 6; G3"
-    )
+        return False
+    clause = "004 AR-1b; 000 MISDEALS bullet 6; G3"
+    if off_table:
+        clause = f"{designate.CLAUSE}; {clause}"
+    _replace_after_deal(core, h, seat, tag, AlertCode.EXPOSED_CARD, clause, off_table)
+    return True
 
 
 def _replace_after_deal(
-    core: TableCore, h: Hand, seat: int, tag: str, code: AlertCode, clause: str
+    core: TableCore,
+    h: Hand,
+    seat: int,
+    tag: str,
+    code: AlertCode,
+    clause: str,
+    off_table: bool = False,
 ) -> None:
+    if off_table:
+        # already on the burn antenna: it is the flop burn (as board.on_burn's required burn)
+        h.burns.append(tag)
+        h.burn_credit += 1
+        core.alert(
+            code,
+            Severity.WARNING,
+            clause,
+            f"{core.card_name(tag)}, dealt off the table, is exposed: it stays on the burn and "
+            f"is the flop burn; deal on, seat {seat} gets the next card",
+            seat,
+            tag,
+        )
+        return
     h.replace[seat] = tag
     h.required_burn = tag
     core.alert(

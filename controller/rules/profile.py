@@ -130,6 +130,13 @@ class AnteOrder(Enum):
     ANTE_FIRST = "ante-first"  # the ante, then what is left as the blind (the older practice)
 
 
+class MuckedHand(Enum):
+    # 000 DEAD HANDS 2. [L126]: the director may retrieve a clearly identifiable hand
+    RETRIEVABLE = "retrievable"
+    # 002 Accidentally Killed / Fouled Hands [L169]: no redress; an uncalled bet is returned
+    NO_REDRESS = "no-redress"
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     name: str
@@ -178,6 +185,9 @@ class Profile:
     short_call_stays_call: bool = False  # 000 [L162]: a call brought up may not become a raise
     chips_in_turn_stay: bool = False  # 002 [L125]: chips placed in turn stay in the pot
     nonstandard_fold_alert: bool = False  # 002 [L161]: a fold facing no bet is flagged
+    # a folded hand brought to the floor (retrieve.py): retrieved at the director's word,
+    # or (002) no redress, an uncalled bet returned
+    mucked_hand: MuckedHand = MuckedHand.RETRIEVABLE
 
     @property
     def misdeal_on_exposed_first(self) -> bool:

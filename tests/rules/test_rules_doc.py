@@ -39,3 +39,20 @@ def test_every_profile_and_setting_is_documented() -> None:
             assert f"| `{key}` |" in text
     assert "| `raise_limit` | `3` | 3 raises per round" in text  # 004 AR-9
     assert "| `four_card_flop` | `fourth-is-burn` |" in text
+
+
+def test_the_scenario_counts_are_the_librarys() -> None:
+    """docs/rules.md's scenario table counts the files of scenarios/<profile>/ (listed here
+    with os.listdir, not the generator's glob)."""
+    import os
+
+    text = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    total = 0
+    for name in sorted(os.listdir(ROOT / "scenarios")):
+        folder = ROOT / "scenarios" / name
+        if not folder.is_dir():
+            continue
+        n = sum(1 for f in os.listdir(folder) if f.endswith(".scn"))
+        total += n
+        assert f"| `{name}` | {n} |" in text, name
+    assert f"| all | {total} |" in text
