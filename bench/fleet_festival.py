@@ -18,6 +18,8 @@ Measured:
   performance.now()``, wall clock) when each alert's ``li.alert[data-alert-id]`` first
   appears in the room; minus the wall time the table called ``publish_alert``. p50/p99, and
   alerts never shown (target p99 under 1 s);
+- alert to stream: the same, to the moment a second client of the console's live stream
+  (``/api/stream``, logged in as the page is) read the alert: the console's share;
 - CPU per process over the dealing window (psutil, user + system; PostgreSQL and chromium
   with all their processes), in cores (CPU-s per s), beside the machine's total: the
   process at or near 1.0 core (or the machine at its core count) is where the limit is.
@@ -28,12 +30,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -153,6 +157,43 @@ def _console(work: Path, port: int, db: str) -> Iterator[tuple[subprocess.Popen[
         _end(proc)
 
 
+class StreamClock(threading.Thread):
+    """A second client of the console's live stream (logged in like the page): the wall
+    time each alert left the console, to tell the console's share of the alert-to-tile
+    time from the browser's."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.host, self.port = url.split("//")[1].rstrip("/").split(":")
+        self.seen: dict[str, float] = {}
+        self._conn: http.client.HTTPConnection | None = None
+
+    def run(self) -> None:
+        with contextlib.suppress(OSError, http.client.HTTPException, ValueError, AttributeError):
+            c = http.client.HTTPConnection(self.host, int(self.port), timeout=600)
+            body = json.dumps({"user": "sam", "password": PASSWORD})
+            c.request("POST", "/api/login", body, {"Content-Type": "application/json"})
+            r = c.getresponse()
+            cookie = (r.getheader("Set-Cookie") or "").split(";")[0]
+            r.read()
+            c.request("GET", "/api/stream", headers={"Cookie": cookie})
+            self._conn = c
+            stream = c.getresponse()
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.startswith(b'data: {"type": "alert"'):
+                    now = time.time()
+                    aid = json.loads(line[6:])["alert"]["alert_id"]
+                    self.seen.setdefault(str(aid), now)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.close()
+
+
 def _wait_files(work: Path, prefix: str, n: int, timeout: float, procs: list[Any]) -> None:
     deadline = time.monotonic() + timeout
     while len(list(work.glob(f"{prefix}-*"))) < n:
@@ -160,6 +201,17 @@ def _wait_files(work: Path, prefix: str, n: int, timeout: float, procs: list[Any
         if dead or time.monotonic() > deadline:
             raise RuntimeError(f"table workers: {len(list(work.glob(prefix + '-*')))} of {n}"
                                f" {prefix} (exited: {[p.returncode for p in dead]})")  # fmt: skip
+        time.sleep(0.1)
+
+
+def _wait_logs(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
+    """Every logger said it connected (it created the schema first); none exited."""
+    deadline = time.monotonic() + 60
+    while not all("connected to" in p.read_text() for p in logs if p.exists()):
+        dead = [p for p in procs if p.poll() is not None]
+        if dead or time.monotonic() > deadline:
+            raise RuntimeError("a venue logger did not start: " + " | ".join(
+                p.read_text()[-500:] for p in logs if p.exists()))  # fmt: skip
         time.sleep(0.1)
 
 
@@ -175,13 +227,18 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
                    for i in range(a.loggers)]  # fmt: skip
         for p in loggers:
             stack.callback(_end, p)
+        _wait_logs([work / f"logger-{i}.log" for i in range(a.loggers)], loggers)
         driver = None
         console = None
+        clock = None
         if a.browser:
             console, url = stack.enter_context(_console(work, broker.port, db))
             driver = _browser(work / "chromium")
             stack.callback(driver.quit)
             _login(driver, url)
+            clock = StreamClock(url)
+            clock.start()
+            stack.callback(clock.close)
         share = -(-a.tables // a.table_procs)
         workers = []
         for first in range(0, a.tables, share):
@@ -193,6 +250,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
             workers.append(_spawn(argv, work / f"tables-{first}.log"))
             stack.callback(_end, workers[-1], 120)
         _wait_files(work, "ready", len(workers), 300, workers)
+        if any(p.poll() is not None for p in loggers):
+            raise RuntimeError("a venue logger exited: see logger-*.log in the work directory")
         groups: dict[str, tuple[list[int], bool]] = {
             "broker": ([broker.proc.pid] if broker.proc else [], False),
             "postgres": ([pg.proc.pid] if pg.proc else [], True),
@@ -219,6 +278,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         if driver is not None:
             time.sleep(2.0)  # the last alerts on their way to the page
             seen = driver.execute_script("return window.__seen")
+        sent = dict(clock.seen) if clock is not None else {}
+        alive = [p.poll() is None for p in loggers]
         results = [json.loads(p.read_text()) for p in work.glob("result-*.json")]
         with pg.connect(db.rsplit("/", 1)[1]) as con:
             rows = con.execute("SELECT hand_id, received_at, ended_at FROM hands").fetchall()
@@ -226,6 +287,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     published = {k: v for r in results for k, v in r["alerts"].items()}
     lags = [r[1] - r[2] for r in rows]
     tiles = [seen[k] / 1e3 - t for k, t in published.items() if k in seen]
+    streamed = [sent[k] - t for k, t in published.items() if k in sent]
     out: dict[str, Any] = {
         "tables": a.tables, "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
         "submitted": len(submitted), "stored": len(rows),
@@ -238,6 +300,9 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "alerts": len(published), "alerts_shown": len(tiles),
         "alert_tile_p50_ms": round(statistics.median(tiles) * 1e3, 1) if tiles else None,
         "alert_tile_p99_ms": round(pct(tiles, 0.99) * 1e3, 1) if tiles else None,
+        "alert_stream_p50_ms": round(statistics.median(streamed) * 1e3, 1) if streamed else None,
+        "alert_stream_p99_ms": round(pct(streamed, 0.99) * 1e3, 1) if streamed else None,
+        "loggers_alive_at_end": sum(alive),
         "cpu_cores": cpu,
         "machine_busy_cores": round(busy / wall, 2),
         "cores": os.cpu_count(),

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from controller.link.errors import StoreError
 from controller.link.sqlite import Database
@@ -108,6 +108,19 @@ def _select(venue: str | None, table: str | None, mark: str) -> tuple[str, tuple
     return sql, tuple(params)
 
 
+_SCHEMA_LOCK = 0x7261696C  # "rail": the advisory lock around creating the schema
+
+
+def public_url(url: str) -> str:
+    """A PostgreSQL URL without its password (for messages and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = (f"{parts.username}@" if parts.username else "") + (parts.hostname or "")
+    netloc += f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+
+
 class PostgresHandStore:
     """The same table in PostgreSQL (``postgresql://...`` URL), via psycopg 3."""
 
@@ -120,11 +133,15 @@ class PostgresHandStore:
         try:
             self.con = psycopg.connect(url, autocommit=False)
             with self.con.transaction():
+                # Two loggers starting together on a new database: PostgreSQL lets two
+                # "CREATE TABLE IF NOT EXISTS" race (one fails: type "hands" already
+                # exists). The lock, held to the commit, makes the second wait and find it.
+                self.con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for stmt in _SQLITE_SCHEMA.split(";"):
                     if stmt.strip():
                         self.con.execute(stmt)
         except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL {url}: {exc}") from exc
+            raise StoreError(f"PostgreSQL {public_url(url)}: {exc}") from None
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
         body = _body(envelope)

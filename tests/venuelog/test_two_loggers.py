@@ -18,16 +18,20 @@ import asyncio
 import signal
 import subprocess
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller.link import BrokerConfig, VenueLink
+from controller.link.errors import StoreError
 from controller.venuelog.store import open_store
 from tests.brokers import plain_broker
 from tests.link import samples
 from tests.link.mqtt_helpers import Observer, until
+from tests.pg import PgServer
 
 pytestmark = pytest.mark.timeout(120)
 RAILGUARD = Path(sys.executable).parent / "railguard"
@@ -141,3 +145,35 @@ def test_two_logger_processes_share_the_hands_store_each_once_and_take_over(
         finally:
             for p in procs.values():
                 _end(p, signal.SIGINT)
+
+
+def test_two_loggers_starting_together_on_a_new_database(pg_server: PgServer) -> None:
+    """Two loggers started at once on an empty database both create the ``hands`` table
+    "if not exists": PostgreSQL lets two such CREATEs race (one fails with 'type "hands"
+    already exists'), which took one logger of the festival bench down at its start. Each
+    store now takes an advisory lock around the schema. A failure names the database
+    without its password."""
+    for _ in range(8):
+        url = pg_server.create_database()
+        barrier = threading.Barrier(4)
+        errors: list[BaseException] = []
+
+        def open_one(
+            url: str = url, barrier: threading.Barrier = barrier, errors: list[Any] = errors
+        ) -> None:
+            barrier.wait()
+            try:
+                open_store(url).close()
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_one) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert not errors, errors
+    with pytest.raises(StoreError) as info:
+        open_store(pg_server.url("no_such_database"))
+    assert pg_server.password not in str(info.value)
+    assert "no_such_database" in str(info.value)
