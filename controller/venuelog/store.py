@@ -130,20 +130,38 @@ class PostgresHandStore:
         except ImportError as exc:  # pragma: no cover - extra not installed
             raise StoreError("PostgreSQL needs the 'postgres' extra (psycopg)") from exc
         self._psycopg = psycopg
+        self._url = url
+        self.con = self._connect()
+
+    def _connect(self) -> Any:
+        psycopg = self._psycopg
         try:
-            self.con = psycopg.connect(url, autocommit=False)
-            with self.con.transaction():
+            con = psycopg.connect(self._url, autocommit=False)
+            with con.transaction():
                 # Two loggers starting together on a new database: PostgreSQL lets two
                 # "CREATE TABLE IF NOT EXISTS" race (one fails: type "hands" already
                 # exists). The lock, held to the commit, makes the second wait and find it.
-                self.con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for stmt in _SQLITE_SCHEMA.split(";"):
                     if stmt.strip():
-                        self.con.execute(stmt)
+                        con.execute(stmt)
         except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL {public_url(url)}: {exc}") from None
+            raise StoreError(f"PostgreSQL {public_url(self._url)}: {exc}") from None
+        return con
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
+        try:
+            return self._put(envelope)
+        except StoreError:
+            if not (self.con.closed or self.con.broken):
+                raise
+        # The server went away (a restart, a failover): connect again and retry once; if
+        # that fails too, the record stays unacknowledged and the table re-sends it.
+        self.con.close()
+        self.con = self._connect()
+        return self._put(envelope)
+
+    def _put(self, envelope: dict[str, Any]) -> PutResult:
         body = _body(envelope)
         try:
             with self.con.transaction():

@@ -31,7 +31,7 @@ from controller.venuelog.store import open_store
 from tests.brokers import plain_broker
 from tests.link import samples
 from tests.link.mqtt_helpers import Observer, until
-from tests.pg import PgServer
+from tests.pg import PgServer, postgres_server
 
 pytestmark = pytest.mark.timeout(120)
 RAILGUARD = Path(sys.executable).parent / "railguard"
@@ -177,3 +177,27 @@ def test_two_loggers_starting_together_on_a_new_database(pg_server: PgServer) ->
         open_store(pg_server.url("no_such_database"))
     assert pg_server.password not in str(info.value)
     assert "no_such_database" in str(info.value)
+
+
+def test_postgres_store_reconnects_after_the_server_restarts() -> None:
+    """The database the loggers share restarts (maintenance, a failover): the stores'
+    connections break. While it is down a record is a StoreError (not acknowledged, so the
+    table keeps it and re-sends); once it is back the next record is stored on a new
+    connection. Before, the broken connection failed every record until the logger itself
+    was restarted."""
+    from tests.venuelog.test_venuelog_store_export import envelope
+
+    with postgres_server() as pg:
+        store = open_store(pg.create_database())
+        try:
+            assert store.put(envelope(1)) == "stored"
+            pg.stop()
+            with pytest.raises(StoreError) as down:
+                store.put(envelope(2))
+            assert pg.password not in str(down.value)
+            pg.start()
+            assert store.put(envelope(2)) == "stored"
+            assert store.put(envelope(1)) == "duplicate"
+            assert store.count() == 2
+        finally:
+            store.close()
