@@ -1,18 +1,25 @@
-"""Fleet: one venue logger process (``railguard venue-log run``) and one mosquitto serving
-100 simulated tables dealing at ten times human speed.
+"""Fleet benches.
 
-A "table" here is a lightweight simulated table: its own ``controller.link.VenueLink`` (own
-MQTT client, own SQLite outbox on disk, birth/will, waits for the logger's online status,
-windowed sends, acknowledgements) fed completed OHH hand records through ``submit_hand``,
-exactly as the daemon's outbox task does; the rules core and the reader are left out (their
-cost is per table, measured by the other benches). A live table deals about 30 hands an
-hour; at ten times that, each table completes a hand every 12 s (jittered). The OHH records
-are real ones: generated hands replayed through the rules core and converted by
-``controller.ohh.to_ohh``.
+``run()`` (called by bench/run.py): one venue logger process (``railguard venue-log run``)
+on SQLite and one mosquitto serving 100 simulated tables dealing at ten times human speed.
+A "table" there is its own ``controller.link.VenueLink`` (own MQTT client, own SQLite outbox
+on disk, birth/will, waits for the logger's online status, windowed sends, acknowledgements)
+fed completed OHH hand records through ``submit_hand``, exactly as the daemon's outbox task
+does; the rules core and the reader are left out (their cost is per table, measured by the
+other benches). A live table deals about 30 hands an hour; at ten times that, each table
+completes a hand every 12 s (jittered). The OHH records are real ones: generated hands
+replayed through the rules core and converted by ``controller.ohh.to_ohh``.
 
 Lag: the logger's ``received_at`` (its store time) minus the table's ``ended_at`` (when
 ``submit_hand`` was called), both wall clock on this machine. Lost: submitted hand ids
 that the logger does not hold once every outbox has drained.
+
+The festival (issue 17; ``python bench/fleet.py --tables 500``, the rest in
+bench/fleet_festival.py): one venue server with N tables (worker processes,
+bench/fleet_tables.py: live state, events, alerts and hand records as the daemon publishes
+them) into two logger instances sharing the subscription and one PostgreSQL, the floor
+console (``railguard floor run``) open in headless chromium; records lost, logger lag,
+alert-to-tile latency in the browser and CPU per process.
 """
 
 from __future__ import annotations
@@ -24,10 +31,14 @@ import random
 import sqlite3
 import statistics
 import subprocess
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.procs import ROOT, pct, railguard_argv, wait_for
 from controller.demo.hands import generated_hands
@@ -121,3 +132,9 @@ async def run(port: int, tables: int, seconds: float, workdir: Path) -> dict[str
         "fleet_lost": lost,
         "fleet_pending_at_end": pending,
     }
+
+
+if __name__ == "__main__":
+    from bench.fleet_festival import main
+
+    sys.exit(main())

@@ -81,6 +81,15 @@ class PgServer:
     user: str = "postgres"
     host: str = "127.0.0.1"
     databases: list[str] = field(default_factory=list)
+    argv: list[str] = field(default_factory=list)
+    run_as: dict[str, Any] = field(default_factory=dict)
+
+    def start(self) -> None:
+        """Start the server on its data directory and port (again, after :meth:`stop`)."""
+        with (self.directory / "postgres.log").open("ab") as logf:
+            self.proc = subprocess.Popen(self.argv, stdout=logf, stderr=subprocess.STDOUT,
+                                         cwd=self.directory, **self.run_as)  # fmt: skip
+        _wait_ready(self)
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}:{self.password}@{self.host}:{self.port}/{database}"
@@ -161,17 +170,13 @@ def postgres_server() -> Iterator[PgServer]:
             raise RuntimeError(f"initdb failed ({init.returncode}): {init.stderr.decode()[-2000:]}")
         pwfile.unlink()
         port = free_port()
-        server = PgServer(tmp, port, password)
-        logf = (tmp / "postgres.log").open("ab")
-        server.proc = subprocess.Popen(
-            [str(bindir / "postgres"), "-D", str(data), "-p", str(port),
-             "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={tmp}",
-             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
-            stdout=logf, stderr=subprocess.STDOUT, cwd=tmp, **run_as,
-        )  # fmt: skip
-        logf.close()
+        argv = [str(bindir / "postgres"), "-D", str(data), "-p", str(port),
+                "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={tmp}",
+                "-c", "fsync=off", "-c", "synchronous_commit=off",
+                "-c", "full_page_writes=off"]  # fmt: skip
+        server = PgServer(tmp, port, password, argv=argv, run_as=run_as)
         try:
-            _wait_ready(server)
+            server.start()
             yield server
         finally:
             server.stop()

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
+import signal
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from controller.venuelog.logger import VenueLogger
 
 
 def default_instance(hostname: str | None = None) -> str:
@@ -114,6 +120,17 @@ def broker_address(args: argparse.Namespace) -> tuple[str, int | None, bool]:
     return addr.host, args.port if args.port is not None else addr.port, tls
 
 
+async def _serve(logger: VenueLogger) -> None:
+    """Run until Ctrl-C (asyncio.run cancels the task) or SIGTERM (systemd's stop, the same
+    cancel): either way the logger publishes its retained "offline" before it disconnects."""
+    task = asyncio.current_task()
+    assert task is not None
+    with contextlib.suppress(NotImplementedError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    with contextlib.suppress(asyncio.CancelledError):
+        await logger.run()
+
+
 def main(args: argparse.Namespace) -> int:
     """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
     from controller.link.config import BrokerConfig
@@ -162,7 +179,7 @@ def main(args: argparse.Namespace) -> int:
             broker, store, instance=args.instance, group=args.group, store_name=_safe(args.db)
         )
         try:
-            asyncio.run(logger.run())
+            asyncio.run(_serve(logger))
         except KeyboardInterrupt:
             return 0
         return 0

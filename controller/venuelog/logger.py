@@ -95,15 +95,8 @@ class VenueLogger:
         return self._task
 
     async def stop(self) -> None:
-        """Publish retained ``offline`` and stop."""
-        if self._client is not None and self.connected:
-            with contextlib.suppress(aiomqtt.MqttError, asyncio.TimeoutError):
-                await asyncio.wait_for(
-                    self._client.publish(
-                        self.status_topic, _dumps(self._status("offline")), 1, True
-                    ),
-                    2.0,
-                )
+        """Stop: a connected session publishes retained ``offline`` on its way out (see
+        :meth:`_session`), so the tables stop counting on this logger."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -134,14 +127,27 @@ class VenueLogger:
 
     async def _session(self, client: aiomqtt.Client) -> None:
         self.stats.connects += 1
-        await client.subscribe(hands_share_filter(self.group), qos=1)
-        await client.publish(self.status_topic, _dumps(self._status("online")), 1, True)
-        self._connected.set()
-        task = asyncio.current_task()
-        async for message in client.messages:
-            await self._on_message(client, message)
-            cancel_if_asked(task)  # a stop swallowed by publish: see the helper
-            self._progress()
+        try:
+            await client.subscribe(hands_share_filter(self.group), qos=1)
+            await client.publish(self.status_topic, _dumps(self._status("online")), 1, True)
+            self._connected.set()
+            task = asyncio.current_task()
+            async for message in client.messages:
+                await self._on_message(client, message)
+                cancel_if_asked(task)  # a stop swallowed by publish: see the helper
+                self._progress()
+        except asyncio.CancelledError:
+            # Stopped (stop(), Ctrl-C, SIGTERM) while connected, wherever the cancel landed
+            # (a reconnect's subscribe or "online" included): say "offline" before the clean
+            # DISCONNECT, which sends no will. Without it the retained status stayed
+            # "online" for a logger that was gone, and the tables counted on it.
+            await self._say_offline(client)
+            raise
+
+    async def _say_offline(self, client: aiomqtt.Client) -> None:
+        with contextlib.suppress(aiomqtt.MqttError, asyncio.TimeoutError):
+            offline = _dumps(self._status("offline"))
+            await asyncio.wait_for(client.publish(self.status_topic, offline, 1, True), 2.0)
 
     def _progress(self) -> None:
         """At most one INFO line a minute while hands arrive: how many were stored."""

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from controller.link.errors import StoreError
 from controller.link.sqlite import Database
@@ -142,6 +142,19 @@ def _select(venue: str | None, table: str | None, mark: str) -> tuple[str, tuple
     return sql, tuple(params)
 
 
+_SCHEMA_LOCK = 0x7261696C  # "rail": the advisory lock around creating the schema
+
+
+def public_url(url: str) -> str:
+    """A PostgreSQL URL without its password (for messages and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = (f"{parts.username}@" if parts.username else "") + (parts.hostname or "")
+    netloc += f":{parts.port}" if parts.port else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, ""))
+
+
 class PostgresHandStore:
     """The same table in PostgreSQL (``postgresql://...`` URL), via psycopg 3."""
 
@@ -151,26 +164,48 @@ class PostgresHandStore:
         except ImportError as exc:  # pragma: no cover - extra not installed
             raise StoreError("PostgreSQL needs the 'postgres' extra (psycopg)") from exc
         self._psycopg = psycopg
+        self._url = url
+        self.con = self._connect()
+
+    def _connect(self) -> Any:
+        psycopg = self._psycopg
         try:
-            self.con = psycopg.connect(url, autocommit=False)
-            with self.con.transaction():
+            con = psycopg.connect(self._url, autocommit=False)
+            with con.transaction():
+                # Two loggers starting together on a new database: PostgreSQL lets two
+                # "CREATE TABLE IF NOT EXISTS" race (one fails: type "hands" already
+                # exists). The lock, held to the commit, makes the second wait and find it.
+                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 for stmt in _SQLITE_SCHEMA.split(";"):
                     if stmt.strip():
-                        self.con.execute(stmt)
-                if self.con.execute(_TAGS_DONE).fetchone() is None:  # once: the stored hands
-                    rows = self.con.execute("SELECT hand_id, body FROM hands").fetchall()
-                    with self.con.cursor() as cur:
+                        con.execute(stmt)
+                if con.execute(_TAGS_DONE).fetchone() is None:  # once: the stored hands
+                    rows = con.execute("SELECT hand_id, body FROM hands").fetchall()
+                    with con.cursor() as cur:
                         cur.executemany(
                             _PG_TAG, [(h, k, v) for h, b in rows for k, v in tags(json.loads(b))]
                         )
-                    self.con.execute(
+                    con.execute(
                         "INSERT INTO store_meta (key, value) VALUES ('tags', '1')"
                         " ON CONFLICT (key) DO NOTHING"
                     )
         except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL {url}: {exc}") from exc
+            raise StoreError(f"PostgreSQL {public_url(self._url)}: {exc}") from None
+        return con
 
     def put(self, envelope: dict[str, Any]) -> PutResult:
+        try:
+            return self._put(envelope)
+        except StoreError:
+            if not (self.con.closed or self.con.broken):
+                raise
+        # The server went away (a restart, a failover): connect again and retry once; if
+        # that fails too, the record stays unacknowledged and the table re-sends it.
+        self.con.close()
+        self.con = self._connect()
+        return self._put(envelope)
+
+    def _put(self, envelope: dict[str, Any]) -> PutResult:
         body = _body(envelope)
         try:
             with self.con.transaction():

@@ -100,6 +100,32 @@ function renderRoom() {
   document.dispatchEvent(new CustomEvent("floor:tiles"));  // actions.js: its table lists
 }
 
+// A tile's change redraws that tile alone, once per frame however many messages came: a
+// festival room (500 tables, thousands of state messages a second) redrawn whole for each
+// message kept the page tens of seconds behind the room (bench/fleet.py).
+const dirty = new Set();
+let frame = 0;
+
+function tileChanged(key) {
+  dirty.add(key);
+  if (!frame) frame = requestAnimationFrame(flushTiles);
+}
+
+function flushTiles() {
+  frame = 0;
+  const room = document.getElementById("room");
+  const shown = new Map([...room.children].map((e) => [e.dataset.table, e]));
+  let added = false;
+  for (const key of dirty) {
+    const t = S.tiles.get(key);
+    const old = shown.get(key);
+    if (!t) { if (old) old.remove(); continue; }
+    if (old) old.replaceWith(renderTile(t)); else added = true;
+  }
+  dirty.clear();
+  if (added) renderRoom();  // a new table: its place in the order
+}
+
 function renderFeed() {
   const ol = document.getElementById("feed");
   ol.replaceChildren(...S.feed.map((a) => {
@@ -117,7 +143,7 @@ function onEvent(ev) {
     S.feed = m.feed;
     renderRoom(); renderFeed();
   } else if (m.type === "tile") {
-    S.tiles.set(m.tile.key, m.tile); renderRoom();
+    S.tiles.set(m.tile.key, m.tile); tileChanged(m.tile.key);
   } else if (m.type === "alert") {
     S.feed.unshift({ ...m.alert, acked_by: null }); S.feed.length = Math.min(S.feed.length, 200);
     renderFeed();

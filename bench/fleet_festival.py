@@ -1,0 +1,338 @@
+"""The festival fleet (issue 17): ``.venv/bin/python bench/fleet.py --tables 500``.
+
+One venue server on this machine: a private mosquitto; a private PostgreSQL server
+(tests/pg.py: initdb in a temporary directory, a free loopback port; fsync off, as for the
+tests); ``--loggers`` (2) ``railguard venue-log run`` processes sharing the subscription
+(``$share/venuelog/...``) and writing to that database; the floor console (``railguard
+floor run``) with a supervisor logged in from Debian's headless chromium (Selenium, as
+tests/floor/test_floor_browser.py); and ``--tables`` simulated tables in ``--table-procs``
+worker processes (bench/fleet_tables.py: state, events, alerts and hand records as the
+daemon publishes them) dealing for ``--seconds`` at ``--speed`` times human speed.
+
+Measured:
+- records lost: hand ids submitted that the database does not hold once every outbox has
+  drained (target 0), and what was still pending;
+- logger lag: the row's ``received_at`` (the logger's store time) minus the hand's
+  ``ended_at`` (the table's ``submit_hand`` time), p50/p99;
+- alert to tile: a MutationObserver in the page records (``performance.timeOrigin +
+  performance.now()``, wall clock) when each alert's ``li.alert[data-alert-id]`` first
+  appears in the room; minus the wall time the table called ``publish_alert``. p50/p99, and
+  alerts never shown (target p99 under 1 s);
+- alert to stream: the same, to the moment a second client of the console's live stream
+  (``/api/stream``, logged in as the page is) read the alert: the console's share;
+- CPU per process over the dealing window (psutil, user + system; PostgreSQL and chromium
+  with all their processes), in cores (CPU-s per s), beside the machine's total: the
+  process at or near 1.0 core (or the machine at its core count) is where the limit is.
+Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import psutil  # noqa: E402
+
+from bench.procs import pct, railguard_argv  # noqa: E402
+from controller.floor.auth import hash_password  # noqa: E402
+from hwsim.broker import free_port, plain_broker  # noqa: E402
+from tests.pg import postgres_server  # noqa: E402
+
+CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run")  # fmt: skip
+PASSWORD = "fleet-floor-pw"
+# Installed in the page after login: the first time each alert is in the room's DOM.
+OBSERVER_JS = """
+window.__seen = {};
+const room = document.getElementById('room');
+const scan = () => {
+  const now = performance.timeOrigin + performance.now();
+  for (const li of room.querySelectorAll('li.alert[data-alert-id]')) {
+    const id = li.dataset.alertId;
+    if (!(id in window.__seen)) window.__seen[id] = now;
+  }
+};
+new MutationObserver(scan).observe(room, {childList: true, subtree: true});
+scan();
+"""
+
+
+def _spawn(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+
+
+def _end(proc: subprocess.Popen[bytes], timeout: float = 15) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+def _cpu(pids: list[int], tree: bool) -> float:
+    """User + system CPU seconds of ``pids`` (and, with ``tree``, all their descendants)."""
+    total = 0.0
+    seen: set[int] = set()
+    for pid in pids:
+        try:
+            procs = [psutil.Process(pid)]
+            if tree:
+                procs += procs[0].children(recursive=True)
+        except psutil.NoSuchProcess:
+            continue
+        for p in procs:
+            if p.pid in seen:
+                continue
+            seen.add(p.pid)
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                c = p.cpu_times()
+                total += c.user + c.system
+    return total
+
+
+def _browser(profile: Path) -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for f in (*FLAGS, f"--user-data-dir={profile}", "--window-size=1600,1000"):
+        opts.add_argument(f)
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+def _login(driver: Any, url: str) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    wait = WebDriverWait(driver, 30, poll_frequency=0.1)
+    wait.until(lambda d: d.find_element(By.ID, "login").is_displayed())
+    driver.find_element(By.ID, "user").send_keys("sam")
+    driver.find_element(By.ID, "password").send_keys(PASSWORD)
+    driver.find_element(By.ID, "login-button").click()
+    wait.until(lambda d: d.find_element(By.ID, "link").text == "live")
+    driver.execute_script(OBSERVER_JS)
+
+
+@contextlib.contextmanager
+def _console(work: Path, port: int, db: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    users = work / "floor-users.toml"
+    users.write_text(f'[users.sam]\nrole = "supervisor"\npassword = "{hash_password(PASSWORD)}"\n')
+    web = free_port()
+    conf = work / "floor.toml"
+    conf.write_text(
+        f'[floor]\nlisten = "127.0.0.1"\nport = {web}\nusers_file = "{users}"\ndb = "{db}"\n'
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\ntls = false\nallow_plaintext = true\n'
+    )
+    proc = _spawn([*railguard_argv(), "floor", "run", "--config", str(conf)], work / "floor.log")
+    try:
+        deadline = time.monotonic() + 30
+        while "floor console on" not in (work / "floor.log").read_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the console did not start: " + (work / "floor.log").read_text())
+            time.sleep(0.1)
+        yield proc, f"http://127.0.0.1:{web}/"
+    finally:
+        _end(proc)
+
+
+class StreamClock(threading.Thread):
+    """A second client of the console's live stream (logged in like the page): the wall
+    time each alert left the console, to tell the console's share of the alert-to-tile
+    time from the browser's."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.host, self.port = url.split("//")[1].rstrip("/").split(":")
+        self.seen: dict[str, float] = {}
+        self._conn: http.client.HTTPConnection | None = None
+
+    def run(self) -> None:
+        with contextlib.suppress(OSError, http.client.HTTPException, ValueError, AttributeError):
+            c = http.client.HTTPConnection(self.host, int(self.port), timeout=600)
+            body = json.dumps({"user": "sam", "password": PASSWORD})
+            c.request("POST", "/api/login", body, {"Content-Type": "application/json"})
+            r = c.getresponse()
+            cookie = (r.getheader("Set-Cookie") or "").split(";")[0]
+            r.read()
+            c.request("GET", "/api/stream", headers={"Cookie": cookie})
+            self._conn = c
+            stream = c.getresponse()
+            while True:
+                line = stream.readline()
+                if not line:
+                    return
+                if line.startswith(b'data: {"type": "alert"'):
+                    now = time.time()
+                    aid = json.loads(line[6:])["alert"]["alert_id"]
+                    self.seen.setdefault(str(aid), now)
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(OSError):
+                self._conn.close()
+
+
+def _wait_files(work: Path, prefix: str, n: int, timeout: float, procs: list[Any]) -> None:
+    deadline = time.monotonic() + timeout
+    while len(list(work.glob(f"{prefix}-*"))) < n:
+        dead = [p for p in procs if p.poll() not in (None, 0)]
+        if dead or time.monotonic() > deadline:
+            raise RuntimeError(f"table workers: {len(list(work.glob(prefix + '-*')))} of {n}"
+                               f" {prefix} (exited: {[p.returncode for p in dead]})")  # fmt: skip
+        time.sleep(0.1)
+
+
+def _wait_logs(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
+    """Every logger said it connected (it created the schema first); none exited."""
+    deadline = time.monotonic() + 60
+    while not all("connected to" in p.read_text() for p in logs if p.exists()):
+        dead = [p for p in procs if p.poll() is not None]
+        if dead or time.monotonic() > deadline:
+            raise RuntimeError("a venue logger did not start: " + " | ".join(
+                p.read_text()[-500:] for p in logs if p.exists()))  # fmt: skip
+        time.sleep(0.1)
+
+
+def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
+    work.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        broker = stack.enter_context(plain_broker())
+        pg = stack.enter_context(postgres_server())
+        db = pg.create_database()
+        net = ["--host", "127.0.0.1", "--port", str(broker.port), "--allow-plaintext"]
+        loggers = [_spawn([*railguard_argv(), "venue-log", "run", *net, "--db", db,
+                           "--instance", f"fleet-{i}"], work / f"logger-{i}.log")
+                   for i in range(a.loggers)]  # fmt: skip
+        for p in loggers:
+            stack.callback(_end, p)
+        _wait_logs([work / f"logger-{i}.log" for i in range(a.loggers)], loggers)
+        driver = None
+        console = None
+        clock = None
+        if a.browser:
+            console, url = stack.enter_context(_console(work, broker.port, db))
+            driver = _browser(work / "chromium")
+            stack.callback(driver.quit)
+            _login(driver, url)
+            clock = StreamClock(url)
+            clock.start()
+            stack.callback(clock.close)
+        share = -(-a.tables // a.table_procs)
+        workers = []
+        for first in range(0, a.tables, share):
+            argv = [sys.executable, str(ROOT / "bench" / "fleet_tables.py"), "--port",
+                    str(broker.port), "--first", str(first), "--count",
+                    str(min(share, a.tables - first)), "--seconds", str(a.seconds),
+                    "--speed", str(a.speed), "--alert-every", str(a.alert_every),
+                    "--workdir", str(work)]  # fmt: skip
+            workers.append(_spawn(argv, work / f"tables-{first}.log"))
+            stack.callback(_end, workers[-1], 120)
+        _wait_files(work, "ready", len(workers), 300, workers)
+        if any(p.poll() is not None for p in loggers):
+            raise RuntimeError("a venue logger exited: see logger-*.log in the work directory")
+        groups: dict[str, tuple[list[int], bool]] = {
+            "broker": ([broker.proc.pid] if broker.proc else [], False),
+            "postgres": ([pg.proc.pid] if pg.proc else [], True),
+            **{f"logger-{i}": ([p.pid], False) for i, p in enumerate(loggers)},
+        }
+        if console is not None and driver is not None:
+            groups["console"] = ([console.pid], False)
+            groups["chromium"] = ([driver.service.process.pid], True)
+        start = time.time() + 1.0
+        (work / "go").write_text(repr(start))
+        time.sleep(max(0.0, start - time.time()))
+        cpu0 = {k: _cpu(pids, tree) for k, (pids, tree) in groups.items()}
+        sys0, load0 = psutil.cpu_times(), os.getloadavg()
+        _wait_files(work, "dealt", len(workers), a.seconds + 120, workers)
+        wall = time.time() - start
+        cpu = {k: round((_cpu(pids, tree) - cpu0[k]) / wall, 3) for k, (pids, tree) in
+               groups.items()}  # fmt: skip
+        cpu["tables"] = round(sum(float(p.read_text()) for p in work.glob("dealt-*")) / wall, 3)
+        sys1 = psutil.cpu_times()
+        busy = sum(sys1) - sum(sys0) - (sys1.idle - sys0.idle) - (sys1.iowait - sys0.iowait)
+        for w in workers:
+            w.wait(a.seconds + 180)
+        seen: dict[str, float] = {}
+        if driver is not None:
+            time.sleep(2.0)  # the last alerts on their way to the page
+            seen = driver.execute_script("return window.__seen")
+        sent = dict(clock.seen) if clock is not None else {}
+        alive = [p.poll() is None for p in loggers]
+        results = [json.loads(p.read_text()) for p in work.glob("result-*.json")]
+        with pg.connect(db.rsplit("/", 1)[1]) as con:
+            rows = con.execute("SELECT hand_id, received_at, ended_at FROM hands").fetchall()
+    submitted = {h for r in results for h in r["submitted"]}
+    published = {k: v for r in results for k, v in r["alerts"].items()}
+    lags = [r[1] - r[2] for r in rows]
+    tiles = [seen[k] / 1e3 - t for k, t in published.items() if k in seen]
+    streamed = [sent[k] - t for k, t in published.items() if k in sent]
+    out: dict[str, Any] = {
+        "tables": a.tables, "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
+        "submitted": len(submitted), "stored": len(rows),
+        "lost": len(submitted - {r[0] for r in rows}),
+        "pending_at_end": sum(r["pending"] for r in results),
+        "records_per_s": round(len(submitted) / wall, 2),
+        "states_per_s": round(sum(r["states"] for r in results) / wall, 1),
+        "lag_p50_ms": round(statistics.median(lags) * 1e3, 1) if lags else None,
+        "lag_p99_ms": round(pct(lags, 0.99) * 1e3, 1) if lags else None,
+        "alerts": len(published), "alerts_shown": len(tiles),
+        "alert_tile_p50_ms": round(statistics.median(tiles) * 1e3, 1) if tiles else None,
+        "alert_tile_p99_ms": round(pct(tiles, 0.99) * 1e3, 1) if tiles else None,
+        "alert_stream_p50_ms": round(statistics.median(streamed) * 1e3, 1) if streamed else None,
+        "alert_stream_p99_ms": round(pct(streamed, 0.99) * 1e3, 1) if streamed else None,
+        "loggers_alive_at_end": sum(alive),
+        "cpu_cores": cpu,
+        "machine_busy_cores": round(busy / wall, 2),
+        "cores": os.cpu_count(),
+        "loadavg_before": [round(x, 2) for x in load0],
+        "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+    }  # fmt: skip
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=int, default=500, help="simulated tables (default 500)")
+    ap.add_argument("--seconds", type=float, default=120.0, help="dealing time (default 120)")
+    ap.add_argument("--speed", type=float, default=10.0, help="times human speed (default 10)")
+    ap.add_argument("--loggers", type=int, default=2, help="venue logger processes (default 2)")
+    ap.add_argument("--table-procs", type=int, default=2,
+                    help="worker processes the tables are split over (default 2)")  # fmt: skip
+    ap.add_argument("--alert-every", type=int, default=5,
+                    help="each table raises an alert every N hands (default 5)")  # fmt: skip
+    ap.add_argument("--no-browser", dest="browser", action="store_false",
+                    help="without the console and the browser")  # fmt: skip
+    ap.add_argument("--workdir", type=Path, help="keep the logs here (default: a temp dir)")
+    a = ap.parse_args(argv)
+    if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0:
+        ap.error("--tables, --loggers, --table-procs and --seconds must be positive")
+    a.table_procs = min(a.table_procs, a.tables)
+    if a.workdir is not None:
+        result = festival(a, a.workdir)
+    else:
+        with tempfile.TemporaryDirectory(prefix="railguard-fleet-") as tmp:
+            result = festival(a, Path(tmp))
+    print(json.dumps(result))
+    return 0

@@ -1,0 +1,39 @@
+"""The festival fleet bench end to end, small (``bench/fleet.py --tables 6``): two logger
+processes into a private PostgreSQL, the console in headless chromium, the tables in two
+worker processes. Marked slow (about a minute; the README's test command skips it: run with
+``-m slow``). No timing is asserted; what is asserted is what the bench counts: every hand
+the tables submitted is in the database, every alert they published reached the page, and
+every process's CPU was measured."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_fleet_festival_small_run_counts_everything(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "6", "--seconds", "30",
+         "--alert-every", "1", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=280, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["tables"] == 6 and r["loggers"] == 2
+    assert r["submitted"] > 0 and r["stored"] == r["submitted"] and r["lost"] == 0, r
+    assert r["alerts"] > 0 and r["alerts_shown"] == r["alerts"], r
+    assert r["alert_tile_p50_ms"] <= r["alert_tile_p99_ms"]
+    assert set(r["cpu_cores"]) == {
+        "broker", "postgres", "logger-0", "logger-1", "console", "chromium", "tables",
+    }  # fmt: skip
+    # the hand records came from the table processes' outboxes, the states were published
+    assert r["states_per_s"] > 0
+    assert len(list(tmp_path.glob("t00*.db"))) == 6
