@@ -60,7 +60,10 @@ def test_defect_1_broker_restart_reconnects_on_3_11_2(
                 await until(stored(n), timeout=20, what=f"hand {n} stored")
                 assert not task.done(), task
             assert link.stats.connects == 3 and logger.stats.connects == 3
-            assert first_bdseq is not None and link.bdseq == first_bdseq + 2
+            # a new bdseq for every connection attempt (the will is fixed before connecting):
+            # at least one per restart, more if an attempt found the broker not yet up
+            assert first_bdseq is not None and link.bdseq is not None
+            assert link.bdseq >= first_bdseq + 2
             async with Observer(b.port, ["railguard/v1/t1/status"]) as obs:
                 await until(lambda: bool(obs.on("/status")), what="retained status")
             assert obs.on("/status")[-1]["status"] == "online"
