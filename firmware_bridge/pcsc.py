@@ -159,7 +159,8 @@ class PcscReader:
     """Badge and enrolment reader. ``start()`` on the loop thread; ``close()`` to stop.
 
     ``reader_filter`` picks readers whose name contains it (None: every reader; the first
-    one with a card wins). Callbacks run on the loop thread.
+    one with a card wins). ``dealer``: the dealer already logged in (a restarted daemon's):
+    their next tap logs them out. Callbacks run on the loop thread.
     """
 
     def __init__(
@@ -174,6 +175,7 @@ class PcscReader:
         loop: asyncio.AbstractEventLoop | None = None,
         retry_s: float = 2.0,
         poll_s: float = 0.25,
+        dealer: str = "",
     ) -> None:
         self.badges = badges
         self.reader_filter = reader_filter
@@ -191,7 +193,7 @@ class PcscReader:
         self._state = PcscState(clock(), ReaderStatus.NO_SERVICE, (), "not started")
         self._present: dict[str, tuple[bool, int]] = {}  # reader → (card present, counter)
         self._rstate: dict[str, int] = {}  # reader → last SCardGetStatusChange state
-        self._dealer = ""
+        self._dealer = dealer  # logged in (a restarted daemon's, from its table store)
         self._announced = False  # the first state is always reported
 
     # ------------------------------------------------------------------ public

@@ -85,6 +85,7 @@ class CoreHost(Protocol):
     hand_start: dict[int, datetime]  # hand number -> when it started (the record's start)
     positions_saved: Any  # the button and level state last written (written when changed)
     levels_saved: Any
+    dealer_saved: str  # the dealer on duty last written (written when a badge changed it)
     live: LiveEvents
     tick_interval: float
     # called with every handled event and its step; one that raises is logged and dropped
@@ -238,6 +239,7 @@ def handle(d: CoreHost, item: Item) -> Step:
     for kind, data, hand_no in d.live.after(core, snap, step.decisions):
         d.event(kind, data, hand_no)
     save_positions(d)
+    save_dealer(d)
     d.apply_pending_profile()
     d.publish_state(snap)
     return step
@@ -292,3 +294,11 @@ def save_positions(d: CoreHost) -> None:
     if levels != d.levels_saved:
         d.table_write(lambda st: st.put("levels", levels, durable=True), "level state")
         d.levels_saved = levels
+
+
+def save_dealer(d: CoreHost) -> None:
+    """The dealer on duty, when a badge changed it: a restart keeps them logged in."""
+    dealer = d.core.dealer
+    if dealer != d.dealer_saved:
+        d.table_write(lambda st: st.put("dealer", dealer, durable=True), "dealer on duty")
+        d.dealer_saved = dealer

@@ -131,7 +131,8 @@ async def pcsc_task(d: InputHost) -> None:
 
     d.badge_reader = "starting"
     reader = PcscReader(d.cfg.badges, on_event=lambda e: d.put(e, "pcsc"),
-                        on_status=on_status, reader_filter=d.cfg.pcsc_filter)  # fmt: skip
+                        on_status=on_status, reader_filter=d.cfg.pcsc_filter,
+                        dealer=d.core.dealer)  # fmt: skip
     reader.start()
     try:
         await asyncio.Event().wait()

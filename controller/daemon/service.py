@@ -47,6 +47,7 @@ from typing import Any
 
 from controller.daemon import (
     core_loop,
+    health,
     inputs,
     observe,
     reader,
@@ -166,6 +167,8 @@ class Daemon:
         if self.trace is not None:
             self.link.trace = self.trace.link
         self.link.guard.persist(self.store)  # request ids survive a restart (no replays)
+        self.health = health.Health(self)  # the live state's storage health (health.py)
+        self.dealer_saved = ""  # the dealer on duty as the table store has it (health.py)
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
         self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer
@@ -322,6 +325,8 @@ class Daemon:
         payload = state_payload(snap, names=self.names, **venue_commands.level_fields(self))
         if self.badge_reader is not None:
             payload["badge_reader"] = self.badge_reader
+        payload["dealer"] = self.core.dealer[:64] or None
+        payload["storage"] = self.health.storage
         self.indicators.set_action_seat(snap.to_act or None)
         if payload == self.last_state:
             return

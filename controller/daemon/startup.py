@@ -25,7 +25,7 @@ from controller.link.store import TableStore
 from controller.rules.cards import Card
 from controller.rules.decisions import HandComplete, HandRecord
 from controller.rules.engine import TableCore
-from controller.rules.events import Event, SeatPlayer, SetLevel
+from controller.rules.events import Event, SeatPlayer, SetDealer, SetLevel
 from controller.rules.profile import InterruptedHand, Profile
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 from firmware_bridge.gpio import Indicators
@@ -45,6 +45,7 @@ class StartupHost(LevelHost, Protocol):
     hand_start: dict[int, datetime]
     positions_saved: Any
     levels_saved: Any
+    dealer_saved: str  # the dealer on duty as the table store has it
     pending_profile: Profile | None
     live: LiveEvents
     lost: list[int]  # hands a full disk and a restart lost (flagged once ready)
@@ -95,6 +96,10 @@ def restore(d: StartupHost) -> None:
         _apply(d.core, SeatPlayer(t, seat, rec.player_id, rec.stack))
     d.positions_saved = d.store.get("positions")
     recovery.apply_positions(d.core, d.positions_saved)
+    dealer = d.store.get("dealer")  # logged in by badge before the restart (health.py)
+    if isinstance(dealer, str) and dealer:
+        _apply(d.core, SetDealer(t, dealer))
+        d.dealer_saved = dealer
     restore_hand(d, t)
     restore_level_numbers(d)
     log.info(

@@ -152,11 +152,13 @@ class HandSlot:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.started, self.stored = 0, 0
+        self.error = ""  # the last write's failure ("" once a write worked): storage health
         self._fd: int | None = None
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             log.error("storage: hand slot %s unusable: %s", path, exc)
+            self.error = f"unusable: {exc.strerror or exc}"
             return
         try:
             raw = os.pread(fd, 64, 0)
@@ -182,6 +184,9 @@ class HandSlot:
         except OSError as exc:
             level = logging.WARNING if exc.errno == errno.ENOSPC else logging.ERROR
             log.log(level, "storage: hand slot %s not written: %s", self.path, exc)
+            self.error = f"not written: {exc.strerror or exc}"
+            return
+        self.error = ""
 
     def hand_started(self, hand_no: int) -> None:
         if hand_no > self.started:

@@ -5,7 +5,8 @@ Ready once the reader board is online, the restored core and the table on the bo
 ``cfg.ready_timeout`` seconds whatever the state: then the hands a restart cut are flagged
 (``on_ready``), ``READY=1`` is sent and ``ready`` is set. ``STATUS=`` carries the reader's,
 the broker's and the hand's state when it changes, with the status LED; ``WATCHDOG=1``
-goes out every ``WATCHDOG_USEC``/2 when systemd asks for it (see sdnotify.py).
+goes out every ``WATCHDOG_USEC``/2 when systemd asks for it (see sdnotify.py). Each tick
+also measures the storage health (health.py) and republishes the state when it changed.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 from typing import Protocol
 
 from controller.daemon.config import DaemonConfig
+from controller.daemon.health import Health
 from controller.daemon.recovery import Reconciler
 from controller.daemon.sdnotify import notify, watchdog_interval
 from controller.rules.engine import TableCore
@@ -38,6 +40,7 @@ class WatchdogHost(Protocol):
     reader: ReaderBoard | None
     reconciler: Reconciler
     ready: asyncio.Event
+    health: Health  # storage health, measured here once a second
 
     @property
     def link(self) -> _Link: ...
@@ -49,6 +52,8 @@ class WatchdogHost(Protocol):
     def indicators(self) -> Indicators: ...
 
     def flag_interrupted(self) -> None: ...
+
+    def publish_state(self) -> None: ...
 
 
 async def watchdog_task(d: WatchdogHost) -> None:
@@ -83,6 +88,8 @@ async def watchdog_task(d: WatchdogHost) -> None:
             health = "ok" if reader_ok and d.link.connected else (
                 "offline" if not reader_ok else "degraded")  # fmt: skip
             d.indicators.status(health)
+        if d.health.refresh():  # storage health: the state says it when it changes
+            d.publish_state()
         if interval is not None and now - last_ping >= interval:
             notify("WATCHDOG=1")
             last_ping = now

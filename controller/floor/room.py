@@ -3,7 +3,8 @@ live topics (state, status, alerts, and ``alert_ack`` events), each payload chec
 the contract's schema first (anyone on the venue network may publish anything).
 
 A tile copies a whitelist of fields, never a whole payload: the seats' player, stack, bet,
-status and how many cards they hold, never which.
+status and how many cards they hold, never which; the dealer on duty (a staff id) and the
+table's storage health (``ok`` / ``degraded`` with each reason's code and detail).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from controller.link.errors import SchemaViolation
 _ID = re.compile(r"[A-Za-z0-9-]{1,32}")
 KINDS = {"state": "state", "status": "status", "alerts": "alert", "events": "event"}
 SEAT_FIELDS = ("seat", "player_id", "name", "stack", "bet", "status", "cards_held")
-STATE_FIELDS = ("hand_no", "street", "pot", "button", "to_act", "profile", "badge_reader")
+STATE_FIELDS = ("hand_no", "street", "pot", "button", "to_act", "profile", "badge_reader", "dealer")
 FEED_SIZE = 200
 
 
@@ -63,6 +64,13 @@ def _state_view(body: dict[str, Any]) -> dict[str, Any]:
         level = body.get(key)
         if isinstance(level, dict):
             out[key] = {k: level.get(k) for k in ("level", "small_blind", "big_blind", "ante")}
+    storage = body.get("storage")  # the table's own store; absent from older tables
+    if isinstance(storage, dict):
+        out["storage"] = {"health": storage.get("health"),
+                          "reasons": [{"code": r.get("code"), "detail": r.get("detail")}
+                                      for r in storage.get("reasons", [])]}  # fmt: skip
+    else:
+        out["storage"] = None
     out["board_cards"] = len(body.get("board") or [])
     out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS if k in s}
                     for s in body.get("seats", []) if isinstance(s, dict)]  # fmt: skip

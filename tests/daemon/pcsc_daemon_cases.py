@@ -68,6 +68,8 @@ async def _badges(tmp: Path, port: int, pcscd: Pcscd) -> None:
         await rig.setup()
         await _tap(card, DEALER)
         await wait_for(lambda: d.core.dealer == "D-017", "the dealer logged in")
+        # the venue sees the dealer on duty in the live state (issue 17)
+        await wait_for(lambda: rig.state().get("dealer") == "D-017", "the dealer in the state")
         # hand 1 under the dealer: the record names them
         await rig.to_first_action()
         await _fold(rig, 1)
@@ -79,6 +81,7 @@ async def _badges(tmp: Path, port: int, pcscd: Pcscd) -> None:
         # a second tap logs the dealer out: hand 2 has no dealer
         await _tap(card, DEALER)
         await wait_for(lambda: d.core.dealer == "", "the dealer logged out")
+        await wait_for(lambda: rig.state().get("dealer", "") is None, "no dealer in the state")
         await rig.to_first_action((3, 1, 2))
         await _fold(rig, 2)
         await _fold(rig, 3)

@@ -76,6 +76,11 @@ function renderTile(t) {
   row("level", lvl || "–", "level");
   row("profile", st.profile ?? "–", "profile");
   row("badge reader", st.badge_reader ?? "–", "badge-reader");
+  row("dealer", st.dealer ?? "–", "dealer");
+  const sto = st.storage;
+  const reasons = sto ? sto.reasons.map((r) => `${r.code}: ${r.detail}`).join("; ") : "";
+  row("storage", sto ? sto.health + (reasons ? ` (${reasons})` : "") : "–",
+      `storage${sto && sto.health !== "ok" ? " storage-degraded" : ""}`);
   div.append(dl);
   const ul = el("ul", { class: "alerts" });
   for (const a of t.alerts) ul.append(alertItem(a, true));
