@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import shutil
 import subprocess
@@ -64,8 +65,9 @@ def _storage(rig: Rig) -> dict[str, Any]:
 
 async def _born(rig: Rig) -> None:
     """The state of this run's birth (not the retained one of the run before)."""
-    await wait_for(lambda: [s for s in rig.venue.on("state")
-                            if s["bdseq"] == rig.daemon.link.bdseq], "this run's state")  # fmt: skip
+    bdseq = rig.daemon.link.bdseq
+    await wait_for(lambda: [s for s in rig.venue.on("state") if s["bdseq"] == bdseq],
+                   "this run's state")  # fmt: skip
     await rig.settled()
 
 
@@ -122,8 +124,11 @@ async def _full_disk(tmp: Path, port: int, state: Path) -> None:
         assert _storage(rig) == {"health": "ok", "reasons": []}
         assert d.reserve.held
         await asyncio.to_thread(fill, state)  # to the last byte
-        await wait_for(lambda: "disk_low" in _codes(rig) and "0 MiB free" in
-                       _storage(rig)["reasons"][0]["detail"], "disk_low in the state", 5)  # fmt: skip
+
+        def full() -> bool:
+            return "disk_low" in _codes(rig) and "0 MiB" in _storage(rig)["reasons"][0]["detail"]
+
+        await wait_for(full, "disk_low (0 MiB free) in the state")
         low = _storage(rig)
         assert low["health"] == "degraded" and _codes(rig) == {"disk_low"}, low
         # a hand on the full disk: its first write gives up the reserve and the table
@@ -136,7 +141,7 @@ async def _full_disk(tmp: Path, port: int, state: Path) -> None:
         assert _storage(rig)["health"] == "degraded"
         # no republication per event: a hand's events leave the storage health alone
         said = [s["storage"] for s in rig.venue.on("state")]
-        changes = sum(1 for a, b in zip(said, said[1:], strict=False) if a != b)
+        changes = sum(1 for a, b in itertools.pairwise(said) if a != b)
         assert changes <= 4, said  # ok, disk_low, (write_failing,) no_reserve
         # space again: the reserve is written again and the state is ok
         (state / "filler").unlink()

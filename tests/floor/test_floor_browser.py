@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -106,6 +107,12 @@ def _tile_text(driver: Any, key: str, cls: str) -> str | None:
         return str(tile.find_element(By.CLASS_NAME, cls).text)
     except (NoSuchElementException, StaleElementReferenceException):
         return None
+
+
+def _tile_class(driver: Any, key: str, cls: str) -> str:
+    script = ("const e = document.querySelector(`article[data-table='${arguments[0]}'] "
+              "dd.${arguments[1]}`); return e ? e.className : ''")  # fmt: skip
+    return str(driver.execute_script(script, key, cls))
 
 
 def _click(driver: Any, css: str) -> bool:
@@ -197,6 +204,7 @@ def _store_corpus_hands(tmp: Path) -> dict[str, Any]:
     store = SqliteHandStore(tmp / "table/venue.db")
     try:
         own = next(iter(store.hands(table="t1")))
+        assert own.get("dealer_id") == "D-017"  # the dealer the tile showed on duty
         for env in (
             record(SOURCE, 1, table="t2", dealer="D7", refs={"Gogo": "P-77"}),
             record("pluribus/100/0.phh", 2, table="t2", dealer="D7", inject="exposed"),
@@ -348,6 +356,9 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await asyncio.wait_for(ready.wait(), 10)
         await _in_thread(_login, driver, url, "sam")
         key = "v1/t1"
+        # the dealer taps their badge (as the pcsc task hands it over): on duty on the tile
+        await do_action(rig, Action(0, "badge", text="D-017"))
+        await rig.settled()
         sc = parse_file(SCENARIO)
         steps = iter(sc.steps)
         # up to and including the first hole card, to the wrong seat
@@ -366,6 +377,13 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await _in_thread(
             _wait, driver, lambda d: _tile_text(d, key, "status") == "online", "the table online"
         )
+        # the dealer on duty and storage health, as the table published them
+        assert published["dealer"] == "D-017"
+        assert published["storage"] == {"health": "ok", "reasons": []}
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "dealer") == "D-017",
+                         "the dealer on the tile")  # fmt: skip
+        assert _tile_text(driver, key, "storage") == "ok"
+        assert "storage-degraded" not in _tile_class(driver, key, "storage")
         alert = rig.venue.on("alerts")[-1]
         assert alert["code"] == "WRONG_FIRST_SEAT" and alert["severity"] == "critical"
         aid = alert["alert_id"]
@@ -429,10 +447,39 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await asyncio.sleep(0.2)  # the stream's last writes
         page = await _in_thread(lambda: str(driver.page_source))
         live_stream = len(stream)
-        # everyone folds to the big blind (seat 3): the hand completes and is stored
-        for n, who in enumerate((4, 1, 2)):
-            await do_action(rig, Action(1000 + n, "fold", seat=who))
-            await rig.settled()
+        # everyone folds to the big blind (seat 3): the hand completes and is stored, while
+        # the table store is locked by another connection (a real storage fault: the hand's
+        # writes wait and are retried): the tile shows the degraded storage as a warning
+        locker = sqlite3.connect(rig.daemon.cfg.table_db, isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")
+        try:
+            for n, who in enumerate((4, 1, 2)):
+                await do_action(rig, Action(1000 + n, "fold", seat=who))
+                await rig.settled()
+            await _until(lambda: rig.venue.on("state")[-1]["storage"]["health"] == "degraded",
+                         "the table's storage degraded")  # fmt: skip
+            told = rig.venue.on("state")[-1]["storage"]
+            assert [r["code"] for r in told["reasons"]] == ["write_failing"]
+            assert told["reasons"][0]["detail"].startswith("table lane: ")
+            shown = "degraded ({code}: {detail})".format(**told["reasons"][0])
+            await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "storage") == shown,
+                             "the degraded storage on the tile")  # fmt: skip
+            assert "storage-degraded" in _tile_class(driver, key, "storage")
+            colour = await _in_thread(driver.execute_script, """
+                const dd = document.querySelector(
+                  `article[data-table='${arguments[0]}'] dd.storage`);
+                const probe = document.createElement("span");
+                probe.style.color = "var(--warning)"; document.body.append(probe);
+                const want = getComputedStyle(probe).color; probe.remove();
+                return [getComputedStyle(dd).color, want];""", key)  # fmt: skip
+            assert colour[0] == colour[1], colour  # the warning colour
+            await _in_thread(driver.save_screenshot, str(shots / "room-storage.png"))
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        await _in_thread(_wait, driver, lambda d: _tile_text(d, key, "storage") == "ok",
+                         "storage ok again on the tile")  # fmt: skip
+        assert rig.venue.on("state")[-1]["storage"] == {"health": "ok", "reasons": []}
         await _until(lambda: _stored_ids(tmp) != [], "the hand stored by the venue logger")
         stored = _stored_ids(tmp)
         await _in_thread(_search_hands, driver, "t1")
