@@ -7,7 +7,9 @@ seat: a critical WRONG_FIRST_SEAT misdeal, 000 SECTION 3 [L115]).
 What the browser shows is checked against what the table itself published (the venue
 subscriber of the simulated table), the daemon's open alerts and the venue logger's own
 database; the live stream and the page are checked for every live hole card (its card code
-and its tag UID). Then the hand is folded to the big blind, looked up in the hand search,
+and its tag UID). The tile shows the dealer whose badge was tapped and the table's storage
+health (degraded, in the warning colour, while another connection locks the table store).
+Then the hand is folded to the big blind, looked up in the hand search,
 a player is seated from the console's form, moved to another seat and unseated from the
 table actions, the director sets the room's level (the table's answer in the page, the
 pending level on the tile and in the table's state) and pastes a house profile (the
