@@ -78,8 +78,10 @@ class Health:
         self.backlog = 0
         self._counted = -BACKLOG_EVERY  # when the outbox was last counted
 
-    def refresh(self) -> bool:
-        """Measure again; True if what the state says changed."""
+    def refresh(self, *, refill: bool = True) -> bool:
+        """Measure again; True if what the state says changed. ``refill``: write the
+        reserve again (on the table lane: a running loop) if it is missing and the space
+        is there."""
         h = self.host
         reasons: list[dict[str, str]] = []
         kept = f"; {h.unstored} hand records kept in memory" if h.unstored else ""
@@ -97,8 +99,8 @@ class Health:
         except OSError as exc:
             reasons.append(_reason("disk_low", f"free space unknown: {exc.strerror}"))
         if h.reserve.size > 0 and not h.reserve.held:
-            if free is not None and free >= 2 * h.reserve.size and not h.alarm.failing \
-                    and not h.table_writer.pending:  # fmt: skip
+            if refill and free is not None and free >= 2 * h.reserve.size \
+                    and not h.alarm.failing and not h.table_writer.pending:  # fmt: skip
                 h.table_writer.submit(h.reserve.fill, "storage reserve")  # space again
             reasons.append(_reason("no_reserve", f"no {h.reserve.size >> 20} MiB reserve "
                                    "held for a full disk"))  # fmt: skip

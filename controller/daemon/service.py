@@ -200,6 +200,7 @@ class Daemon:
             antennas=cfg.zones.antennas, period=self.scan_period, hold=self.tracker_changes,
             patience=(refresh + cfg.debounce_cycles + 2) * self.scan_period,
         )  # fmt: skip
+        self.health.refresh(refill=False)  # the first state says it already (no loop yet)
 
     @property
     def indicators(self) -> Indicators:

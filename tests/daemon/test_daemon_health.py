@@ -8,7 +8,9 @@ real mosquitto (the venue subscriber reads what the table published):
   says ``disk_low``, the first write on the full disk uses up the reserve (``no_reserve``)
   and the table plays on; once space is freed the reserve is written again and the state
   is ``ok``. Storage health is never published per event: a hand dealt while it holds
-  changes nothing in it.
+  changes nothing in it;
+- a record no venue logger acknowledged is a ``backlog`` (the threshold lowered to 0 here)
+  until a real venue logger comes online and acknowledges it.
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ from typing import Any
 
 import pytest
 
+from controller.daemon import health
 from controller.demo.table import MUCK, card_uid
 from controller.rules.cards import Card
 from controller.rules.events import BadgeTap, SetDealer
+from controller.venuelog import SqliteHandStore, VenueLogger
 from tests.brokers import plain_broker
 from tests.daemon.daemon_rig import Rig, running, wait_for
+from tests.faults.harness import plain
 from tests.faults.test_disk_full_crash import fill
 
 pytestmark = pytest.mark.timeout(200)
@@ -152,3 +157,30 @@ async def _full_disk(tmp: Path, port: int, state: Path) -> None:
 def test_storage_health_on_a_full_filesystem(tmp_path: Path, mqtt_port: int) -> None:
     with _tmpfs(tmp_path / "state", "96m") as state:
         asyncio.run(asyncio.wait_for(_full_disk(tmp_path, mqtt_port, state), 150))
+
+
+async def _backlog(tmp: Path, port: int) -> None:
+    async with running(tmp, port, storage=tmp / "state") as rig:
+        await rig.setup()
+        await _hand(rig)  # no venue logger on the broker: the record waits in the outbox
+        assert rig.daemon.link.outbox.pending_count() == 1
+        await wait_for(lambda: "backlog" in _codes(rig), "backlog in the state", 8)
+        assert _storage(rig)["reasons"] == [
+            {"code": "backlog", "detail": "1 hand records wait for a venue logger's "
+                                          "acknowledgement"}]  # fmt: skip
+        # a logger comes online and acknowledges it: the backlog is gone
+        store = SqliteHandStore(tmp / "venue.db")
+        logger = VenueLogger(plain(port), store, backoff=(0.05, 0.5))
+        logger.start()
+        try:
+            await wait_for(lambda: store.count() == 1, "the record at the logger", 10)
+            await wait_for(lambda: _storage(rig).get("health") == "ok", "storage ok", 8)
+        finally:
+            await logger.stop()
+            store.close()
+
+
+def test_backlog_of_unacknowledged_records(tmp_path: Path, mqtt_port: int,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setattr(health, "BACKLOG", 0)  # one record is a backlog here (50 at a table)
+    asyncio.run(asyncio.wait_for(_backlog(tmp_path, mqtt_port), 120))
