@@ -59,7 +59,7 @@ function renderTile(t) {
   const blinds = (l) => `${l.small_blind}/${l.big_blind}${l.ante ? ` ante ${l.ante}` : ""}`;
   const lvl = st.level ? blinds(st.level) + (st.pending_level
     ? ` (next hand: ${blinds(st.pending_level)})` : "") : "";
-  const dealer = (st.seats || []).filter((s) => s.status !== "empty").length;
+  const players = (st.seats || []).filter((s) => s.status !== "empty").length;
   const div = el("article", { class: `tile ${t.status}${t.alerts.length ? " has-alert" : ""}`,
                               "data-table": t.key },
     el("h3", {}, el("span", { class: "name" }, t.key),
@@ -72,7 +72,7 @@ function renderTile(t) {
   row("pot", st.pot ?? "–", "pot");
   row("to act", st.to_act ? `seat ${st.to_act}` : "–", "to-act");
   row("button", st.button ? `seat ${st.button}` : "–", "button-seat");
-  row("players", dealer, "players");
+  row("players", players, "players");
   row("level", lvl || "–", "level");
   row("profile", st.profile ?? "–", "profile");
   row("badge reader", st.badge_reader ?? "–", "badge-reader");
