@@ -44,63 +44,38 @@ def test_library_names_each_scenario_after_its_clause() -> None:
 
 
 JOBS = 4  # tables at once: a scenario mostly waits on the table's scan timing
-CHUNK = 20  # scenarios a worker plays together under xdist (scripts/test.sh: -n 3)
-
-
-def chunk_of(path: Path) -> str:
-    """The xdist group of a scenario: the library in chunks of ``CHUNK`` files, so that the
-    workers share it (every worker collects the same sorted ``FILES``)."""
-    return f"scenario-library-{FILES.index(path) // CHUNK}"
-
-
-class Library:
-    """The scenarios this run selected, played on first use ``JOBS`` tables at a time (board
-    fault scenarios alone afterwards), as ``railguard scenario --jobs`` plays them: all of
-    them at once in one process; under xdist, the chunk of the scenario asked for (its
-    worker runs that chunk's tests, tests/parallel.py)."""
-
-    def __init__(self, broker: Broker, session: pytest.Session) -> None:
-        self.broker = broker
-        self.wanted: list[Path] = [
-            item.callspec.params["path"]
-            for item in session.items
-            if getattr(item, "originalname", "") == "test_scenario" and hasattr(item, "callspec")
-        ]
-        self.by_chunk = hasattr(session.config, "workerinput")
-        self.results: dict[str, Result] = {}
-        self.broken: dict[str, BaseException] = {}  # chunk: why it could not be played
-
-    def result(self, path: Path) -> Result:
-        key = chunk_of(path) if self.by_chunk else "all"
-        if key in self.broken:  # as a failed fixture: the same error again, not a replay
-            raise self.broken[key]
-        if str(path) not in self.results:
-            play = [p for p in self.wanted if not self.by_chunk or chunk_of(p) == key]
-            budget = 60 + 8 * len(play)
-            run = run_paths([str(p) for p in play], "127.0.0.1", self.broker.port, jobs=JOBS)
-            try:
-                results = asyncio.run(asyncio.wait_for(run, budget))
-            except Exception as exc:
-                self.broken[key] = exc
-                raise
-            self.results.update({r.path: r for r in results})
-        return self.results[str(path)]
 
 
 @pytest.fixture(scope="module")
-def played(broker: Broker, request: pytest.FixtureRequest) -> Library:
-    return Library(broker, request.session)
+def played(broker: Broker, request: pytest.FixtureRequest) -> dict[str, Result]:
+    """Every scenario this run selected, played once, ``JOBS`` tables at a time (board-fault
+    scenarios alone afterwards), as ``railguard scenario --jobs`` plays them. Under xdist
+    every scenario test is in one group (below), so the worker that plays them runs them
+    all."""
+    wanted = [item.callspec.params["path"] for item in request.session.items
+              if item.originalname == "test_scenario" and hasattr(item, "callspec")]  # fmt: skip
+    budget = 60 + 8 * len(wanted)
+    play = run_paths([str(p) for p in wanted], "127.0.0.1", broker.port, jobs=JOBS)
+    results = asyncio.run(asyncio.wait_for(play, budget))
+    return {r.path: r for r in results}
 
 
-@pytest.mark.timeout(1800)  # the first one of a chunk plays the chunk (all: the whole selection)
+# Under xdist (scripts/test.sh) the library is one group: one worker plays it, JOBS tables at
+# once as in one process, while the others run the rest of the suite. Split over workers
+# (chunks of 20, one group each) it had three times as many tables playing at once, and on
+# a loaded machine a dozen scenarios timed out (docs/performance.md, the suite's wall time).
+LIBRARY_GROUP = pytest.mark.xdist_group("scenario-library")
+
+
+@pytest.mark.timeout(1800)  # the first one plays the whole selection (the fixture)
 @pytest.mark.parametrize(
     "path",
-    [pytest.param(f, marks=pytest.mark.xdist_group(chunk_of(f))) for f in FILES],
+    [pytest.param(f, marks=LIBRARY_GROUP) for f in FILES],
     ids=[str(f.relative_to(LIBRARY)) for f in FILES],
 )
-def test_scenario(path: Path, played: Library, request: pytest.FixtureRequest) -> None:
+def test_scenario(path: Path, played: dict[str, Result], request: pytest.FixtureRequest) -> None:
     sc = parse_file(path)
-    r = played.result(path)
+    r = played[str(path)]
     # credited only if the scenario passes (the plugin reads the marker afterwards), and not
     # while one of its expectations is a known failure (xfail)
     if sc.clauses and not r.xfails:
