@@ -44,4 +44,4 @@ def pg_url(pg_server: PgServer) -> str:
 # ---------------------------------------------------------------- clause coverage (issue 16)
 # The clause marker's bookkeeping and the end-of-run check (tests/coverage_plugin.py).
 sys.path.insert(0, str(Path(__file__).parent))
-pytest_plugins = ["coverage_plugin", "parallel"]  # parallel: the xdist groups (tests/parallel.py)
+pytest_plugins = ["coverage_plugin"]

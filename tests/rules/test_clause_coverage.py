@@ -237,12 +237,12 @@ def test_under_xdist_a_marker_added_at_run_time_counts(xdist_project: pytest.Pyt
     (root / "tests" / "test_added.py").write_text(ADDED)
     rules = RULES + "| 001-X-3 001-X-5 | not decided by the core: a test of the doc |\n"
     (root / "docs" / "rules.md").write_text(rules)
-    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "loadgroup")
+    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "loadfile")
     res.assert_outcomes(passed=5, skipped=1)
     assert res.ret == pytest.ExitCode.OK, res.stdout.str()
     assert "clause coverage: 4 clauses asserted by passed tests" in res.stdout.str()
     (root / "tests" / "test_added.py").write_text(ADDED.replace("add_marker", "iter_markers"))
-    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "loadgroup")
+    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "loadfile")
     res.assert_outcomes(passed=5, skipped=1)
     assert res.ret == pytest.ExitCode.TESTS_FAILED
     listed = [line.split()[0] for line in res.stdout.lines if line.startswith("  001-X-")]

@@ -50,8 +50,9 @@ JOBS = 4  # tables at once: a scenario mostly waits on the table's scan timing
 def played(broker: Broker, request: pytest.FixtureRequest) -> dict[str, Result]:
     """Every scenario this run selected, played once, ``JOBS`` tables at a time (board-fault
     scenarios alone afterwards), as ``railguard scenario --jobs`` plays them. Under xdist
-    every scenario test is in one group (below), so the worker that plays them runs them
-    all."""
+    (scripts/test.sh) ``--dist loadfile`` sends this whole module to one worker, which
+    plays them all, as one process does: spread over three workers, each played the whole
+    library (its own ``session.items`` lists them all), and a dozen timed out."""
     wanted = [item.callspec.params["path"] for item in request.session.items
               if item.originalname == "test_scenario" and hasattr(item, "callspec")]  # fmt: skip
     budget = 60 + 8 * len(wanted)
@@ -60,19 +61,8 @@ def played(broker: Broker, request: pytest.FixtureRequest) -> dict[str, Result]:
     return {r.path: r for r in results}
 
 
-# Under xdist (scripts/test.sh) the library is one group: one worker plays it, JOBS tables at
-# once as in one process, while the others run the rest of the suite. Split over workers
-# (chunks of 20, one group each) it had three times as many tables playing at once, and on
-# a loaded machine a dozen scenarios timed out (docs/performance.md, the suite's wall time).
-LIBRARY_GROUP = pytest.mark.xdist_group("scenario-library")
-
-
 @pytest.mark.timeout(1800)  # the first one plays the whole selection (the fixture)
-@pytest.mark.parametrize(
-    "path",
-    [pytest.param(f, marks=LIBRARY_GROUP) for f in FILES],
-    ids=[str(f.relative_to(LIBRARY)) for f in FILES],
-)
+@pytest.mark.parametrize("path", FILES, ids=[str(f.relative_to(LIBRARY)) for f in FILES])
 def test_scenario(path: Path, played: dict[str, Result], request: pytest.FixtureRequest) -> None:
     sc = parse_file(path)
     r = played[str(path)]
