@@ -12,6 +12,11 @@ no ``-m`` beyond the default ``not slow``, no ``--deselect``, ``--lf``), every r
 E or A or flagged ``$`` must have such a passed test, unless docs/rules.md lists it as not
 enforced with a reason; V rows must be covered or listed too. A missing inventory is a
 failure. The problems are printed and the run fails (exit status 1).
+
+Under pytest-xdist (``-n``, as scripts/test.sh runs the suite) the tests run in worker
+processes, where a scenario's marker is added too: each call-phase report carries its
+test's claims (``clause_claims``, serialized with the report to the controller), and only
+the controller, which sees every worker's reports, credits them and checks the run.
 """
 
 from __future__ import annotations
@@ -170,7 +175,10 @@ def check(
     return problems(rows, executed, listed)
 
 
-@dataclass
+CLAIMS = "clause_claims"  # the call report's attribute: [[id, profile], ...]
+
+
+@dataclass(eq=False)  # hashable: registered as a plugin
 class Recorder:
     """The passed tests' clause claims of this run: id -> {"nodeid [profile]"}."""
 
@@ -183,8 +191,18 @@ class Recorder:
         for cid, prof in self.claims.get(nodeid, []):
             self.executed.setdefault(cid, set()).add(f"{nodeid} [{prof}]")
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Every report: in the process that ran the test and, under xdist, in the
+        controller, which gets each worker's reports (with their ``clause_claims``)."""
+        claims = getattr(report, CLAIMS, None)
+        if report.when != "call" or claims is None:
+            return
+        self.claims[report.nodeid] = [(str(c), str(p)) for c, p in claims]
+        if report.passed:
+            self.passed(report.nodeid)
 
-def whole_suite(config: pytest.Config, session: pytest.Session) -> bool:
+
+def whole_suite(config: pytest.Config) -> bool:
     """The run collected all of tests/ with only the default narrowing."""
     opt = config.option
     if getattr(opt, "keyword", "") or getattr(opt, "deselect", None):
@@ -198,38 +216,37 @@ def whole_suite(config: pytest.Config, session: pytest.Session) -> bool:
     testpaths = config.args_source is pytest.Config.ArgsSource.TESTPATHS
     base = config.rootpath if testpaths else config.invocation_params.dir
     args = [(base / str(a).split("::", 1)[0]).resolve() for a in config.args]
-    return any(a in (TESTS, ROOT) for a in args) and not session.config.getoption(
-        "exitfirst", False
-    )
+    return any(a in (TESTS, ROOT) for a in args) and not config.getoption("exitfirst", False)
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """An xdist worker: it runs tests but sees only its share; the controller checks."""
+    return hasattr(config, "workerinput")
 
 
 _KEY = pytest.StashKey[Recorder]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_KEY] = Recorder()
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    rec = session.config.stash[_KEY]
-    rec.whole = whole_suite(session.config, session)
+    rec = config.stash[_KEY] = Recorder()
+    config.pluginmanager.register(rec, f"clause-coverage-{id(config)}")  # its logreport hook
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     if call.when == "call":
-        rec = item.config.stash[_KEY]
-        rec.claims[item.nodeid] = marker_clauses(item)  # after the test added its own
-        if report.passed:
-            rec.passed(item.nodeid)
+        # read after the test ran: a scenario adds its own marker; lists survive xdist's
+        # serialization of the report (execnet), tuples come back as lists anyway
+        setattr(report, CLAIMS, [[c, p] for c, p in marker_clauses(item)])
     return report
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     rec = session.config.stash[_KEY]
     rec.whole = (
-        rec.whole
+        not is_worker(session.config)
+        and whole_suite(session.config)
         and not session.shouldstop
         and exitstatus
         in (

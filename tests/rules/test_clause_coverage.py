@@ -186,3 +186,72 @@ def test_a_marker_naming_an_unknown_profile_is_an_error(project: pytest.Pytester
     )
     res = project.runpytest_inprocess("tests/test_bad.py")
     assert "unknown profiles ['tda-2042']" in res.stdout.str() + res.stderr.str()
+
+
+# ------------------------------------------------------------------ under pytest-xdist
+# scripts/test.sh runs the suite on worker processes (-n): the workers run the tests, the
+# controller must see every claim and give the same verdict as a run in one process.
+
+ADDED = '''\
+import pytest
+
+def test_adds_its_marker_while_running(request):
+    """As a scenario does (tests/scenario/test_library.py): the marker comes at run time."""
+    request.node.add_marker(pytest.mark.clause("001-X-2", profiles=("tda-2024",)))
+'''
+
+
+@pytest.fixture
+def xdist_project(project: pytest.Pytester) -> pytest.Pytester:
+    """The small checkout, its workers able to import the plugin: they are new processes
+    (xdist gives them the controller's sys.path as it was at start-up, before any conftest
+    ran), so the project's conftest puts the plugin's folder on the path as ours does. The
+    controller's monkeypatched paths do not reach the workers, nor need to: only the
+    controller checks."""
+    checkout = Path(cp.__file__).resolve().parents[1]
+    (project.path / "tests" / "conftest.py").write_text(
+        f"import sys\nsys.path[:0] = [{str(checkout / 'tests')!r}, {str(checkout)!r}]\n"
+        'pytest_plugins = ["coverage_plugin"]\n'
+    )
+    return project
+
+
+def test_under_xdist_the_same_rows_are_missing(xdist_project: pytest.Pytester) -> None:
+    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "load")
+    res.assert_outcomes(passed=3, failed=1, skipped=1)
+    assert res.ret == pytest.ExitCode.TESTS_FAILED
+    out = res.stdout.str()
+    assert "2 workers" in out, out  # it did run on workers
+    assert "clause coverage by execution: FAILED" in out
+    listed = sorted(line.split()[0] for line in res.stdout.lines if line.startswith("  001-X-"))
+    assert listed == ["001-X-2", "001-X-3", "001-X-4", "001-X-5"], out
+    assert out.count("clause coverage") == 1, out  # the controller's verdict only
+
+
+def test_under_xdist_a_marker_added_at_run_time_counts(xdist_project: pytest.Pytester) -> None:
+    """Every row accounted for: one by a marker the test added on a worker while it ran,
+    the other unasserted ones listed; the run passes. Without the added marker's test it
+    fails naming that row."""
+    root = xdist_project.path
+    (root / "tests" / "test_rows.py").write_text(TESTS.replace("== [2, 1]", "== [1, 2]"))
+    (root / "tests" / "test_added.py").write_text(ADDED)
+    rules = RULES + "| 001-X-3 001-X-5 | not decided by the core: a test of the doc |\n"
+    (root / "docs" / "rules.md").write_text(rules)
+    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "loadfile")
+    res.assert_outcomes(passed=5, skipped=1)
+    assert res.ret == pytest.ExitCode.OK, res.stdout.str()
+    assert "clause coverage: 4 clauses asserted by passed tests" in res.stdout.str()
+    (root / "tests" / "test_added.py").write_text(ADDED.replace("add_marker", "iter_markers"))
+    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "--dist", "loadfile")
+    res.assert_outcomes(passed=5, skipped=1)
+    assert res.ret == pytest.ExitCode.TESTS_FAILED
+    listed = [line.split()[0] for line in res.stdout.lines if line.startswith("  001-X-")]
+    assert listed == ["001-X-2"], res.stdout.str()
+
+
+def test_under_xdist_a_stopped_run_does_not_check(xdist_project: pytest.Pytester) -> None:
+    """-x stops the workers at the first failure (the rows the tests not run assert would be
+    missing): no verdict."""
+    res = xdist_project.runpytest_inprocess("tests", "-n", "2", "-x")
+    assert res.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)
+    assert "clause coverage" not in res.stdout.str(), res.stdout.str()

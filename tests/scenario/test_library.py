@@ -49,7 +49,10 @@ JOBS = 4  # tables at once: a scenario mostly waits on the table's scan timing
 @pytest.fixture(scope="module")
 def played(broker: Broker, request: pytest.FixtureRequest) -> dict[str, Result]:
     """Every scenario this run selected, played once, ``JOBS`` tables at a time (board-fault
-    scenarios alone afterwards), as ``railguard scenario --jobs`` plays them."""
+    scenarios alone afterwards), as ``railguard scenario --jobs`` plays them. Under xdist
+    (scripts/test.sh) ``--dist loadfile`` sends this whole module to one worker, which
+    plays them all, as one process does: spread over three workers, each played the whole
+    library (its own ``session.items`` lists them all), and a dozen timed out."""
     wanted = [item.callspec.params["path"] for item in request.session.items
               if item.originalname == "test_scenario" and hasattr(item, "callspec")]  # fmt: skip
     budget = 60 + 8 * len(wanted)
