@@ -111,7 +111,7 @@ class Venue:
         # a command's response waits on the table's durable store write (an fsync): give it
         # longer than a sensed step when several tables share a slow disk
         await wait_until(
-            lambda: key in self.responses, what or f"the response to {rid}", 15, poll=0.002
+            lambda: key in self.responses, what or f"the response to {rid}", 30, poll=0.002
         )
         return self.responses.pop(key)
 
