@@ -23,8 +23,8 @@ import json
 from collections import deque
 from typing import Any
 
-FRAME_S = 0.05
-MAX_BEHIND = 400  # frames: 20 s of a busy room
+FRAME_S = 1.0  # a tile changes at most once a second; an alert goes at once
+MAX_BEHIND = 400  # frames, with the alerts' own: a minute of a busy room
 KEEPALIVE = b": keep-alive\n\n"
 
 

@@ -18,8 +18,10 @@ import aiomqtt
 from bench.fleet_tables import scripts
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
-from controller.floor.link import AlertsFirst, shown_event
+from controller.floor.link import AlertsFirst, FloorLink, shown_event
+from controller.floor.room import Room
 from controller.floor.stream import KEEPALIVE, MAX_BEHIND, Frames
+from controller.link import schemas
 from controller.link.config import BrokerConfig
 from tests.brokers import free_port, plain_broker
 
@@ -175,3 +177,21 @@ def test_the_console_streams_every_alert_and_never_an_older_state(tmp_path: Path
     alert = next(e["alert"] for e in events if e["type"] == "alert")
     assert alert["alert_id"] == "a1" and alert["table"] == "t1"
     assert not next(e for e in reversed(events) if e["type"] == "tile")["tile"]["alerts"]
+
+
+def test_floats_the_parser_saw_are_judged_as_jsonschema_judges_them() -> None:
+    """The link tells the schema check whether the parser met a float like 3.0 (instead of
+    a walk of the payload): a payload with one is still judged by jsonschema, the authority."""
+    pool, _ = scripts(n=1)
+    state = next(body for s in pool for what, body in s.steps if what == "state")
+    base = {**state, "seq": 1, "bdseq": 1, "ts": 1.5, "hand_no": 1}
+    cases = [base, {**base, "ts": 2.0}, {**base, "pot": 300.0}, {**base, "pot": 300},
+             {**base, "hand_no": 1e0}, {**base, "pot": 1.5}]  # fmt: skip
+    for body in cases:
+        room = Room()
+        link = FloorLink(BrokerConfig(tls=False, allow_plaintext=True), room)  # not started
+        link._handle("railguard/v1/t1/state", json.dumps(body).encode())
+        valid = not schemas.errors("state", json.loads(json.dumps(body)))
+        assert (room.refused, len(room.tiles)) == ((0, 1) if valid else (1, 0)), body
+    assert [not schemas.errors("state", c) for c in cases] == [True, True, False, True, False,
+                                                               False]  # fmt: skip
