@@ -25,10 +25,10 @@ from controller.link.config import BrokerConfig
 
 log = logging.getLogger("railguard.floor")
 #: (topic filter, QoS). The live state and events are displayed and superseded within a second
-#: at a busy table: QoS 0, no acknowledgement per message (at 500 tables the PUBACKs were
-#: most of the console's work), and a broker whose queue to a console that fell 1000 messages
-#: behind drops them instead of letting the console lag. The alerts, the tables' status and
-#: the commands' responses keep QoS 1.
+#: at a busy table: QoS 0, no acknowledgement per message (a fifth of the receiving side's CPU,
+#: bench/console_link.py). The alerts, the tables' status and the commands' responses keep
+#: QoS 1. What a console that falls a thousand messages behind then loses: docs/performance.md
+#: "The festival fleet".
 TOPICS = (("railguard/+/+/state", 0), ("railguard/+/+/status", 1), ("railguard/+/+/alerts", 1),
           ("railguard/+/+/events", 0), ("railguard/+/+/cmd/response", 1))  # fmt: skip
 RESPONSE_TIMEOUT = 5.0

@@ -1,9 +1,10 @@
 """The console's live stream (``/api/stream``): the room's changes sent in frames.
 
 Each change was one server-sent event written to each open page as it came; at 500 tables
-(thousands of messages a second) those writes were most of the console's work and it fell
-tens of seconds behind (docs/performance.md, "The festival fleet"). Now the changes wait at
-most :data:`FRAME_S` and go out together: one write a frame to each page, each change
+(thousands of messages a second) the console fell tens of seconds behind, those writes a
+part of its work, and the browser drew up to three tiles a second a table
+(docs/performance.md, "The festival fleet"). Now the changes wait at most :data:`FRAME_S`
+and go out together: one write a frame to each page, each change
 encoded once for all pages, and of a table's tile only the latest within a frame (a tile is
 the whole tile, so the latest supersedes the ones before). An alert or an ACK is never
 dropped nor moved before an earlier change, and an alert is sent at once, with whatever
