@@ -3,7 +3,10 @@
 
 The console handles every table's state and events in one Python process
 (``controller.floor.link.FloorLink._handle``: JSON, the contract's schema, ``Room.apply``,
-one JSON text per change for the live stream). Here the same work runs in a loop on the
+one JSON text per change for the live stream). This times that room logic for every message
+as before issue 17's work; the console now drops the events it does not show from their
+bytes and sends the stream in frames: bench/console_link.py measures the whole receiving
+side, MQTT client included, before and after. Here the same work runs in a loop on the
 fleet's own messages (bench/fleet_tables.py: the daemon's state payloads and live events of
 generated hands), beside a baseline measured in the same run: ``json.loads`` of the same
 payloads alone. Prints one JSON object: µs per message, the ratio to the baseline, and how

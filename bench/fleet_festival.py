@@ -20,6 +20,11 @@ Measured:
   alerts never shown (target p99 under 1 s);
 - alert to stream: the same, to the moment a second client of the console's live stream
   (``/api/stream``, logged in as the page is) read the alert: the console's share;
+- alert to broker: the same, to the moment a subscriber of the alerts alone (paho, QoS 1,
+  in this process) received it from mosquitto: the tables' own share (a simulated table's
+  link publishes from a queue, on a loop shared with hundreds of tables) and the broker's;
+  and broker to stream, alert by alert (the stream's time minus the broker's): the console's
+  own share;
 - CPU per process over the dealing window (psutil, user + system; PostgreSQL and chromium
   with all their processes), in cores (CPU-s per s), beside the machine's total: the
   process at or near 1.0 core (or the machine at its core count) is where the limit is.
@@ -194,6 +199,31 @@ class StreamClock(threading.Thread):
                 self._conn.close()
 
 
+class BrokerClock:
+    """A subscriber of the tables' alerts alone: the wall time each reached the broker's
+    subscribers, to tell the tables' share of the alert-to-stream time from the console's."""
+
+    def __init__(self, port: int) -> None:
+        import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+
+        self.seen: dict[str, float] = {}
+        self._c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="fleet-alert-clock")
+        self._c.on_message = self._on_message
+        self._c.connect("127.0.0.1", port)
+        self._c.subscribe("railguard/+/+/alerts", qos=1)
+        self._c.loop_start()
+
+    def _on_message(self, _c: Any, _u: Any, m: Any) -> None:
+        now = time.time()
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            self.seen.setdefault(str(json.loads(m.payload)["alert_id"]), now)
+
+    def close(self) -> None:
+        self._c.disconnect()
+        self._c.loop_stop()
+
+
 def _wait_files(work: Path, prefix: str, n: int, timeout: float, procs: list[Any]) -> None:
     deadline = time.monotonic() + timeout
     while len(list(work.glob(f"{prefix}-*"))) < n:
@@ -231,6 +261,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         driver = None
         console = None
         clock = None
+        alert_clock = BrokerClock(broker.port)
+        stack.callback(alert_clock.close)
         if a.browser:
             console, url = stack.enter_context(_console(work, broker.port, db))
             driver = _browser(work / "chromium")
@@ -279,6 +311,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
             time.sleep(2.0)  # the last alerts on their way to the page
             seen = driver.execute_script("return window.__seen")
         sent = dict(clock.seen) if clock is not None else {}
+        at_broker = dict(alert_clock.seen)
         alive = [p.poll() is None for p in loggers]
         results = [json.loads(p.read_text()) for p in work.glob("result-*.json")]
         with pg.connect(db.rsplit("/", 1)[1]) as con:
@@ -288,6 +321,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     lags = [r[1] - r[2] for r in rows]
     tiles = [seen[k] / 1e3 - t for k, t in published.items() if k in seen]
     streamed = [sent[k] - t for k, t in published.items() if k in sent]
+    brokered = [at_broker[k] - t for k, t in published.items() if k in at_broker]
+    consoled = [sent[k] - at_broker[k] for k in published if k in sent and k in at_broker]
     out: dict[str, Any] = {
         "tables": a.tables, "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
         "submitted": len(submitted), "stored": len(rows),
@@ -302,6 +337,10 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "alert_tile_p99_ms": round(pct(tiles, 0.99) * 1e3, 1) if tiles else None,
         "alert_stream_p50_ms": round(statistics.median(streamed) * 1e3, 1) if streamed else None,
         "alert_stream_p99_ms": round(pct(streamed, 0.99) * 1e3, 1) if streamed else None,
+        "alert_broker_p50_ms": round(statistics.median(brokered) * 1e3, 1) if brokered else None,
+        "alert_broker_p99_ms": round(pct(brokered, 0.99) * 1e3, 1) if brokered else None,
+        "broker_stream_p50_ms": round(statistics.median(consoled) * 1e3, 1) if consoled else None,
+        "broker_stream_p99_ms": round(pct(consoled, 0.99) * 1e3, 1) if consoled else None,
         "loggers_alive_at_end": sum(alive),
         "cpu_cores": cpu,
         "machine_busy_cores": round(busy / wall, 2),

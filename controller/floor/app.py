@@ -5,7 +5,6 @@ the venue commands, and a search of completed hands in the venue logger's store.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import secrets
 import time
@@ -27,6 +26,7 @@ from controller.floor.auth import (
 )
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
+from controller.floor.stream import Frames
 from controller.link.errors import StoreError
 from controller.venuelog.query import HandQuery
 from controller.venuelog.store import open_for_export
@@ -56,16 +56,12 @@ class Console:
     ) -> None:
         self.users, self.sessions, self.room, self.link = users, sessions, room, link
         self.db, self.secure_cookie = db, secure_cookie
-        self.clients: set[asyncio.Queue[str]] = set()
+        self.frames = Frames()  # the open live streams and what waits for their next frame
         self.decoy = hash_password(secrets.token_urlsafe(16))  # for unknown user names
         link.on_change = self.broadcast
 
     def broadcast(self, changes: list[dict[str, Any]]) -> None:
-        for c in changes:
-            text = json.dumps(c)
-            for q in self.clients:
-                with contextlib.suppress(asyncio.QueueFull):
-                    q.put_nowait(text)
+        self.frames.add(changes)
 
     def session(self, request: web.Request) -> tuple[Session, User]:
         s = self.sessions.read(request.cookies.get(COOKIE), time.time())
@@ -187,22 +183,17 @@ def make_app(console: Console) -> web.Application:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "Cache-Control": "no-cache"})  # fmt: skip
         await resp.prepare(request)
-        q: asyncio.Queue[str] = asyncio.Queue(maxsize=1000)
-        console.clients.add(q)
+        client = console.frames.open()
         try:
             snap = json.dumps({"type": "snapshot", **console.room.snapshot()})
             await resp.write(f"data: {snap}\n\n".encode())
-            while True:
-                try:
-                    text = await asyncio.wait_for(q.get(), 15)
-                except TimeoutError:
-                    await resp.write(b": keep-alive\n\n")
-                    continue
-                await resp.write(f"data: {text}\n\n".encode())
+            while (frame := await client.take(15)) is not None:
+                await resp.write(frame)
+            # too far behind: the page's EventSource connects again and reads a snapshot
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            console.clients.discard(q)
+            console.frames.close(client)
         return resp
 
     @routes.post("/api/ack")

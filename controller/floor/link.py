@@ -6,23 +6,86 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
+import itertools
 import json
 import logging
+import select
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
+from paho.mqtt.enums import MQTTErrorCode
 
 from controller.floor.room import Room, parse_topic
 from controller.link.commands import sign
 from controller.link.config import BrokerConfig
 
 log = logging.getLogger("railguard.floor")
-TOPICS = ("railguard/+/+/state", "railguard/+/+/status", "railguard/+/+/alerts",
-          "railguard/+/+/events", "railguard/+/+/cmd/response")  # fmt: skip
+#: (topic filter, QoS). The live state and events are displayed and superseded within a second
+#: at a busy table: QoS 0, no acknowledgement per message (a fifth of the receiving side's CPU,
+#: bench/console_link.py). The alerts, the tables' status and the commands' responses keep
+#: QoS 1. What a console that falls a thousand messages behind then loses: docs/performance.md
+#: "The festival fleet".
+TOPICS = (("railguard/+/+/state", 0), ("railguard/+/+/status", 1), ("railguard/+/+/alerts", 1),
+          ("railguard/+/+/events", 0), ("railguard/+/+/cmd/response", 1))  # fmt: skip
 RESPONSE_TIMEOUT = 5.0
+#: topics the client hands over before anything queued before them (an alert overtakes the
+#: states waiting behind it; its ACK event does not: an ACK never overtakes its alert)
+URGENT = ("/alerts", "/cmd/response")
+
+
+def shown_event(raw: bytes) -> bool:
+    """Whether a live event may be one the console shows (``alert_ack``), decided from the
+    bytes before any parsing: a JSON text holding the string ``"alert_ack"`` has those
+    letters in it, or writes some of them as ``\\u`` escapes."""
+    return b"alert_ack" in raw or b"\\u" in raw
+
+
+class AlertsFirst(asyncio.Queue[aiomqtt.Message]):
+    """The client's incoming queue: alerts and command responses first, the rest in order."""
+
+    # asyncio.Queue's storage hooks, as asyncio.PriorityQueue overrides them (qsize and empty
+    # read self._queue)
+    def _init(self, maxsize: int) -> None:
+        self._queue: list[tuple[int, int, aiomqtt.Message]] = []
+        self._order = itertools.count()
+
+    def _put(self, item: aiomqtt.Message) -> None:
+        urgent = item.topic.value.endswith(URGENT)
+        heapq.heappush(self._queue, (0 if urgent else 1, next(self._order), item))
+
+    def _get(self) -> aiomqtt.Message:
+        return heapq.heappop(self._queue)[2]
+
+
+#: packets read from the socket, at most, each time it is readable
+READ_BATCH = 256
+
+
+def read_what_is_there(client: aiomqtt.Client, limit: int | None = None) -> None:
+    """Make the client read every packet waiting on its socket (up to ``limit``) each time
+    it is readable, instead of one: aiomqtt's reader calls the paho client's
+    ``loop_read()``, which reads one packet and ignores its ``max_packets``. With the
+    backlog in the client's queue, not in the socket, an alert overtakes it (AlertsFirst)."""
+    paho = client._client  # as controller/link/config.py sets the will
+    read = paho.loop_read
+    batch = READ_BATCH if limit is None else limit
+
+    def batched(max_packets: int = 1) -> MQTTErrorCode:
+        rc = read()
+        for _ in range(batch - 1):
+            sock = paho.socket()
+            if rc != MQTTErrorCode.MQTT_ERR_SUCCESS or sock is None:
+                break
+            if not select.select([sock], [], [], 0)[0]:
+                break
+            rc = read()
+        return rc
+
+    setattr(paho, "loop_read", batched)  # noqa: B010
 
 
 class FloorLink:
@@ -53,16 +116,25 @@ class FloorLink:
     async def _run(self) -> None:
         delay = 0.2
         while True:
-            client = self.broker.make_client(f"railguard-floor-{uuid.uuid4().hex[:8]}")
+            client = self.broker.make_client(
+                f"railguard-floor-{uuid.uuid4().hex[:8]}", queue_type=AlertsFirst
+            )
+            read_what_is_there(client)
             try:
                 async with client:
-                    for t in TOPICS:
-                        await client.subscribe(t, qos=1)
+                    for t, qos in TOPICS:
+                        await client.subscribe(t, qos=qos)
                     self._client, delay = client, 0.2
                     self.connected.set()
                     log.info("floor: subscribed on %s", self.broker.host)
+                    queue = client._queue  # an AlertsFirst, see below
                     async for m in client.messages:
                         self._handle(m.topic.value, m.payload)
+                        # and what the reader queued meanwhile, without aiomqtt's iterator
+                        # (a task and an asyncio.wait a message)
+                        while not queue.empty():
+                            more = queue.get_nowait()
+                            self._handle(more.topic.value, more.payload)
             except aiomqtt.MqttError as exc:
                 log.warning("floor: broker: %s; retrying in %.1f s", exc, delay)
             finally:
@@ -73,8 +145,18 @@ class FloorLink:
 
     def _handle(self, topic: str, payload: Any) -> None:
         raw = payload if isinstance(payload, bytes) else str(payload).encode()
+        if topic.endswith("/events") and not shown_event(raw):
+            return  # 40 % of the messages: no JSON, no schema (bench/console_cost.py)
+        integral: list[bool] = []  # the parser tells whether a float like 3.0 came by
+
+        def parse_float(text: str) -> float:
+            x = float(text)
+            if x.is_integer():
+                integral.append(True)
+            return x
+
         try:
-            body = json.loads(raw)
+            body = json.loads(raw, parse_float=parse_float)
         except (ValueError, RecursionError):
             self.room.refused += 1
             return
@@ -84,7 +166,7 @@ class FloorLink:
                 if fut is not None and not fut.done():
                     fut.set_result(body)
             return
-        changes = self.room.apply(topic, body, time.time())
+        changes = self.room.apply(topic, body, time.time(), integral_floats=bool(integral))
         if changes and self.on_change is not None:
             self.on_change(changes)
 

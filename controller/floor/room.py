@@ -96,13 +96,17 @@ class Room:
         return {"tiles": [t.view() for t in sorted(self.tiles.values(), key=lambda t: t.key)],
                 "feed": list(self.feed)}  # fmt: skip
 
-    def apply(self, topic: str, body: object, now: float) -> list[dict[str, Any]]:
+    def apply(
+        self, topic: str, body: object, now: float, *, integral_floats: bool | None = None
+    ) -> list[dict[str, Any]]:
+        """``integral_floats``: whether ``body`` holds a float like 3.0, when the caller's
+        parser saw (None: looked for; see controller/link/schemas.py)."""
         where = parse_topic(topic)
         if where is None:
             return []
         venue, table, kind = where
         try:
-            schemas.validate(KINDS[kind], body)
+            schemas.validate(KINDS[kind], body, integral_floats=integral_floats)
         except SchemaViolation:
             self.refused += 1
             return []

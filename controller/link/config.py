@@ -6,6 +6,7 @@ unless the configuration says ``allow_plaintext = true`` explicitly (a lab or lo
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 from collections.abc import Mapping
@@ -90,8 +91,14 @@ class BrokerConfig:
             raise ConfigError(f"mqtt TLS files: {exc}") from exc
         return ctx
 
-    def make_client(self, identifier: str, will: aiomqtt.Will | None = None) -> aiomqtt.Client:
-        """One aiomqtt client (reusable across reconnects) with TCP_NODELAY set."""
+    def make_client(
+        self,
+        identifier: str,
+        will: aiomqtt.Will | None = None,
+        queue_type: type[asyncio.Queue[aiomqtt.Message]] | None = None,
+    ) -> aiomqtt.Client:
+        """One aiomqtt client (reusable across reconnects) with TCP_NODELAY set;
+        ``queue_type``: its incoming messages' queue (aiomqtt's default: first in, first out)."""
         return aiomqtt.Client(
             self.host,
             self.effective_port,
@@ -104,6 +111,7 @@ class BrokerConfig:
             timeout=self.connect_timeout,
             tls_context=self.make_ssl_context(),
             socket_options=NODELAY,
+            queue_type=queue_type,
         )
 
 

@@ -88,14 +88,18 @@ def integral_float(payload: object) -> bool:
     return False
 
 
-def fast_valid(kind: str, payload: object) -> bool:
+def fast_valid(kind: str, payload: object, integral_floats: bool | None = None) -> bool:
     """True only if ``payload`` is certainly valid for ``kind`` (see the module docstring);
-    False means "ask jsonschema", not "invalid"."""
+    False means "ask jsonschema", not "invalid". ``integral_floats``: whether the payload
+    holds a float with an integral value, if the caller knows (its JSON parser saw the
+    floats); None: walk the payload to find out."""
     try:
         ok = _fast(kind).is_valid(payload)
     except (ValueError, TypeError, OverflowError, RecursionError):
         return False  # a value jsonschema-rs cannot read: jsonschema decides
-    return ok and not integral_float(payload)
+    if integral_floats is None:
+        integral_floats = integral_float(payload)
+    return ok and not integral_floats
 
 
 def errors(kind: str, payload: object) -> list[str]:
@@ -107,12 +111,15 @@ def errors(kind: str, payload: object) -> list[str]:
     return out
 
 
-def validate(kind: str, payload: object, validator: Any = None) -> None:
+def validate(
+    kind: str, payload: object, validator: Any = None, integral_floats: bool | None = None
+) -> None:
     """Raise :class:`SchemaViolation` naming the most relevant violation, if any.
 
     With ``kind``'s own schema (no ``validator``) a payload the fast validator accepts
-    returns at once; everything else is judged by ``jsonschema``."""
-    if validator is None and fast_valid(kind, payload):
+    returns at once; everything else is judged by ``jsonschema``. ``integral_floats``: as
+    for :func:`fast_valid`."""
+    if validator is None and fast_valid(kind, payload, integral_floats):
         return
     v = _validator(kind) if validator is None else validator
     if v.is_valid(payload):
