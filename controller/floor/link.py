@@ -80,7 +80,9 @@ def read_what_is_there(client: aiomqtt.Client, limit: int | None = None) -> None
             sock = paho.socket()
             if rc != MQTTErrorCode.MQTT_ERR_SUCCESS or sock is None:
                 break
-            if not select.select([sock], [], [], 0)[0]:
+            ready = select.poll()  # not select(): it fails for a descriptor past 1023
+            ready.register(sock, select.POLLIN)
+            if not ready.poll(0):
                 break
             rc = read()
         return rc
