@@ -172,8 +172,9 @@ def plan_hand(hh: HandHistory, profile: Profile, seed: int = 0) -> PlannedHand:
                 street_bet[i] += amt
                 committed[i] += amt
                 ev.append(ChipsIn(clock.tick(), seats[i], amt))
-            elif board_count == 5:
-                # a river check: no burn follows to close the round, the dealer confirms it
+            elif board_count == 5 or (board_count == 0 and profile.bb_option_ack):
+                # a river check: no burn follows to close the round, the dealer confirms it;
+                # so does the big blind's pre-flop check where the profile waits for it (003)
                 ev.append(ButtonPress(clock.tick(), ConsoleButton.ACK))
         elif isinstance(a, BetRaise):
             i = a.player

@@ -170,6 +170,10 @@ REMEDY: dict[tuple[str, str], str] = {
     ("chips_in_turn_stay", "true"): "chips taken back from a wager made in turn, during the "
     "round: CHIPS_TAKEN_BACK, they still count",
     ("chips_in_turn_stay", "false"): "not checked",
+    ("bb_option_ack", "true"): "pre-flop with no raise the big blind's option waits for the "
+    "dealer's ACK (his check) or his raise; a flop dealt before it is a PREMATURE_FLOP",
+    ("bb_option_ack", "false"): "the dealer moving on (sweep, burn, flop) is the big blind's "
+    "check (a check is not sensed, L2)",
     ("nonstandard_fold_alert", "true"): "a fold facing no bet is binding and flagged "
     "(NONSTANDARD_FOLD)",
     ("nonstandard_fold_alert", "false"): "a fold facing no bet is a plain fold",

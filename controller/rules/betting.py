@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 # dealing and misdeal import this module: the cycle is resolved at call time (both are fully
 # imported before any event is handled), not by importing inside the functions on the
 # action path, which costs an import-system lookup per call.
-from controller.rules import clock, dealing, floor, misdeal, posting, showdown, wagers
+from controller.rules import clock, dealing, floor, misdeal, oot_limits, posting, showdown, wagers
 
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
@@ -317,7 +317,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         h.clock_seat = 0
     if e.amount is None:
         act_presence(core, h, p)
-    else:
+    elif not (w.limited and p.seat in w.limited and oot_limits.limited(core, h, p, e)):
         act(core, h, p, e.amount, e.chips, n)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, misdeal
+from controller.rules import bb_option, betting, misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import BadgeTap, CardPlaced
 from controller.rules.hand import Hand, Street
@@ -34,7 +34,9 @@ def _coming(h: Hand) -> Street:
 def _provably_pending(core: TableCore) -> bool:
     if core.phase is Phase.DEALING:
         return True
-    return core.phase is Phase.BETTING and betting.pending_bet(core) != 0
+    if core.phase is not Phase.BETTING:
+        return False
+    return betting.pending_bet(core) != 0 or bb_option.open_seat(core) != 0
 
 
 def on_burn(core: TableCore, e: CardPlaced) -> None:
@@ -123,7 +125,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         return
     if core.phase is Phase.BETTING:
         if _provably_pending(core):
-            seat = betting.pending_bet(core)
+            seat = betting.pending_bet(core) or bb_option.open_seat(core)
             core.alert(
                 AlertCode.ACTION_PENDING,
                 Severity.WARNING,
@@ -418,7 +420,7 @@ def _premature(core: TableCore, h: Hand, e: CardPlaced) -> None:
         return
     h.premature.add(int(coming))
     prof = core.profile
-    seat = betting.pending_bet(core) if core.phase is Phase.BETTING else 0
+    seat = betting.pending_bet(core) or bb_option.open_seat(core)
     if coming is Street.FLOP:
         if h.street_burns or h.burn_credit:
             h.no_burn.add(int(Street.FLOP))

@@ -66,8 +66,8 @@ class Wager:
     consecutive motions, chips owed back, a wrong opener, a floor ruling
     awaited, and what a "not a check" would undo. Exported as a tuple (``tabledata``)."""
 
-    __slots__ = ("declared", "floor_seat", "held", "last_mover", "motions", "owed", "undo",
-                 "wrong")  # fmt: skip
+    __slots__ = ("declared", "floor_seat", "held", "last_mover", "limited", "motions", "owed",
+                 "undo", "wrong")  # fmt: skip
 
     def __init__(self) -> None:
         self.declared: dict[int, str] = {}  # seat -> declaration word (this street)
@@ -78,17 +78,21 @@ class Wager:
         self.wrong: tuple[int, int, int] = (0, 0, 0)  # (seat, amount, next seat): AR-13
         self.floor_seat = 0  # a seat whose action out of turn awaits the floor (ACK)
         self.undo: object = None  # wagers.Undo: inferred checks that NOT_A_CHECK may undo
+        # seat -> (bet seen, "check" | "call"): 000 [L157]-[L158], an action out of turn
+        # taken back still limits the seat at its turn (oot_limits.py)
+        self.limited: dict[int, tuple[int, str]] = {}
 
     def export(self) -> tuple[object, ...]:
         return (tuple(self.declared.items()), self.last_mover, self.motions,
                 tuple(self.owed.items()), self.wrong, self.floor_seat, self.undo,
-                tuple(self.held.items()))  # fmt: skip
+                tuple(self.held.items()), tuple(self.limited.items()))  # fmt: skip
 
     @classmethod
     def restored(cls, data: tuple[Any, ...]) -> Wager:
         w = cls()
-        declared, w.last_mover, w.motions, owed, w.wrong, w.floor_seat, w.undo, held = data
+        declared, w.last_mover, w.motions, owed, w.wrong, w.floor_seat, w.undo, held = data[:8]
         w.declared, w.owed, w.held = dict(declared), dict(owed), dict(held)
+        w.limited = dict(data[8]) if len(data) > 8 else {}
         return w
 
     def clear_street(self) -> None:
@@ -97,6 +101,7 @@ class Wager:
         self.wrong = (0, 0, 0)
         self.undo = None
         self.held.clear()
+        self.limited.clear()
 
 
 @dataclass(init=False, slots=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from controller.rules import (
+    bb_option,
     betting,
     board,
     dealing,
@@ -299,7 +300,8 @@ def tick(core: TableCore, e: Tick) -> None:
 
 
 def sweep(core: TableCore, e: Sweep) -> None:
-    betting.sweep(core, e)
+    if not bb_option.sweep_held(core):  # 003 [L89]: the big blind's option is still open
+        betting.sweep(core, e)
 
 
 def interrupted(core: TableCore, e: Interrupted) -> None:

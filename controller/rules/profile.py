@@ -177,6 +177,9 @@ class Profile:
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision
+    # 003 Opening Deal [L89]: pre-flop, with no raise, the big blind's option is open until
+    # the dealer ACKs his check (or he raises); a burn, board or sweep does not check for him
+    bb_option_ack: bool = False
     interrupted_hand: InterruptedHand = InterruptedHand.MISDEAL  # after a controller restart
     # wagers as players make them (issue 14, wagers.py; docs/rules.md "Wagers")
     out_of_turn: OutOfTurnRule = OutOfTurnRule.BINDING_IF_UNCHANGED

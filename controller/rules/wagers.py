@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting
+from controller.rules import betting, oot_limits
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Declaration, Declare
@@ -379,6 +379,8 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         w.floor_seat = 0  # the floor ruled it returned: all options
         h.oot.pop(seat, None)
         core.instruct(f"Seat {seat}: the action out of turn was returned; all options", seat)
+    if not w.owed.get(seat) and oot_limits.taken_back(core, h, seat, e.amount):
+        return  # 000 [L157]-[L158]: withdrawn, its limit kept
     if e.amount is None:
         return
     owed = w.owed.get(seat, 0)
