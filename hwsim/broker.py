@@ -41,6 +41,11 @@ def _wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 5
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
             s.settimeout(0.2)
             if s.connect_ex(("127.0.0.1", port)) == 0:
+                # the port answers, but it may be another process's listener that took the
+                # port first: mosquitto then exits at once (address in use)
+                time.sleep(0.05)
+                if proc.poll() is not None:
+                    raise RuntimeError(f"mosquitto exited with {proc.returncode}")
                 return
         time.sleep(0.02)
     raise RuntimeError(f"mosquitto did not listen on {port} within {timeout} s")
@@ -141,8 +146,20 @@ def broker_with_config(
 
 @contextlib.contextmanager
 def plain_broker() -> Iterator[Broker]:
-    """Anonymous plain-TCP broker on a free loopback port."""
-    port = free_port()
-    body = f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-    with broker_with_config(body, [port]) as b:
-        yield b
+    """Anonymous plain-TCP broker on a free loopback port. The port is free when chosen and
+    bound by mosquitto a moment later: if another process (a parallel test worker) took it in
+    between, mosquitto exits, and another port is tried."""
+    for attempt in range(5):
+        port = free_port()
+        body = f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+        stack = contextlib.ExitStack()
+        try:
+            b = stack.enter_context(broker_with_config(body, [port]))
+        except RuntimeError as exc:
+            stack.close()
+            if attempt == 4 or "exited" not in str(exc):
+                raise
+            continue
+        with stack:
+            yield b
+        return
