@@ -180,12 +180,28 @@ async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
     if taken is not None:
         undo = partial(d.store.seat_player, taken.seat, taken.player_id, taken.name,
                        taken.stack, update=True)  # fmt: skip
-    step = await _submit(d, SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), "seat", undo)
-    if step.rejected is not None:
-        return CommandResult.error(str(step.rejected))
+    # the name is in place before the core seats the player: the state the core loop
+    # publishes for the seating carries it (not the player id for a moment)
+    had = cmd.seat in d.names
+    before = d.names.get(cmd.seat, "")
     d.names[cmd.seat] = cmd.name
+    try:
+        step = await _submit(d, SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), "seat", undo)
+    except BaseException:
+        _restore_name(d, cmd.seat, had, before)
+        raise
+    if step.rejected is not None:
+        _restore_name(d, cmd.seat, had, before)
+        return CommandResult.error(str(step.rejected))
     d.publish_state()
     return CommandResult.success(seat=cmd.seat)
+
+
+def _restore_name(d: CommandHost, seat: int, had: bool, name: str) -> None:
+    if had:
+        d.names[seat] = name
+    else:
+        d.names.pop(seat, None)
 
 
 async def _unseat(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandResult:
@@ -358,16 +374,19 @@ async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
             d.store.move_player(cmd.from_seat, cmd.to_seat)
         except RailguardError as exc:
             return CommandResult.error(f"not moved: {exc}")
+    name = d.names.get(cmd.from_seat, seat.player)
     step = await d.submit(UnseatPlayer(t, cmd.from_seat))
     if step.rejected is None:
+        d.names[cmd.to_seat] = name  # in the state published for the new seat already
         step2 = await d.submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack))
         if step2.rejected is not None:
+            d.names.pop(cmd.to_seat, None)
             await d.submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
             step = step2
     if step.rejected is not None:
         if stored:
             _undo("move", lambda: d.store.move_player(cmd.to_seat, cmd.from_seat))
         return CommandResult.error(str(step.rejected))
-    d.names[cmd.to_seat] = d.names.pop(cmd.from_seat, seat.player)
+    d.names.pop(cmd.from_seat, None)
     d.publish_state()
     return CommandResult.success(seat=cmd.to_seat)

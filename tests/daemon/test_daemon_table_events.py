@@ -174,3 +174,25 @@ async def _console_ack(tmp: Path, port: int) -> None:
         await gpio.press(ConsoleButton.ACK, 0.06)
         await asyncio.sleep(0.3)
         assert len(rig.events("alert_ack")) == 2
+
+
+# ---------------------------------------------------------------- names in the live state
+
+
+def test_every_published_state_names_a_seated_player_by_the_name_sent(tmp_path: Path) -> None:
+    """A seat or a move is published with the player's name in the very first state that
+    shows the seat, never the player id for a moment (a floor tile flickered "p1")."""
+
+    async def go(tmp: Path, port: int) -> None:
+        async with running(tmp, port) as rig:
+            await rig.setup(seats=(1, 2, 3), button=None, deck=False)
+            await rig.venue.do("move", from_seat=3, to_seat=5)
+            await rig.settled()
+            await wait_for(lambda: 5 in {s["seat"] for s in rig.state()["seats"]}, "seat 5")
+            await asyncio.sleep(0.3)  # every state of the move is in
+            shown = [(s["seat"], s["name"]) for st in rig.venue.on("state") for s in st["seats"]]
+            assert shown, "no seat in any state"
+            assert {n for _, n in shown} == {"Player 1", "Player 2", "Player 3"}, shown
+            assert {seat for seat, n in shown if n == "Player 3"} == {3, 5}
+
+    _run(tmp_path, go)
