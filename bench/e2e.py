@@ -102,16 +102,18 @@ class StampingBoard(SimBoard):
     cycle_end: dict[int, float]
 
     def _send(self, message: Message) -> None:
+        # stamped just before the write: once written, the daemon may read the frame before
+        # this thread runs again, so a stamp taken after the write could follow the read
+        if isinstance(message, AntennaSnapshot):
+            w = self.watch
+            now = time.perf_counter()
+            if (w is not None and message.antenna == w[0]
+                    and any(t.uid == w[1] for t in message.tags)):  # fmt: skip
+                self.stamps.append((now, message.cycle))
+            if message.antenna == self.last_antenna:
+                self.cycle_end[message.cycle] = now
+                self.cycle_end.pop(message.cycle - 100, None)
         super()._send(message)
-        if not isinstance(message, AntennaSnapshot):
-            return
-        w = self.watch
-        if (w is not None and message.antenna == w[0]
-                and any(t.uid == w[1] for t in message.tags)):  # fmt: skip
-            self.stamps.append((time.perf_counter(), message.cycle))
-        if message.antenna == self.last_antenna:
-            self.cycle_end[message.cycle] = time.perf_counter()
-            self.cycle_end.pop(message.cycle - 100, None)
 
 
 class PtyHop:
