@@ -24,6 +24,7 @@ from typing import Any, Final, Protocol
 from aiohttp import web
 
 from controller.floor.auth import Role, Session, User
+from controller.floor.body import integer, json_object, text
 from controller.floor.link import FloorLink
 from controller.floor.room import Room, Tile
 from controller.link.commands import MAX_COMMAND_BYTES
@@ -74,36 +75,11 @@ def _allowed(host: ActionHost, request: web.Request, action: str) -> User:
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > MAX_COMMAND_BYTES:
-        raise web.HTTPRequestEntityTooLarge(max_size=MAX_COMMAND_BYTES,
-                                            actual_size=request.content_length)  # fmt: skip
-    try:
-        body = await request.json()
-    except (ValueError, UnicodeDecodeError):
-        raise web.HTTPBadRequest(text="the request body is not JSON") from None
-    if not isinstance(body, dict):
-        raise web.HTTPBadRequest(text="the request body is not a JSON object")
-    return body
-
-
-def _str(body: dict[str, Any], key: str) -> str:
-    v = body.get(key)
-    if not isinstance(v, str) or not v:
-        raise web.HTTPBadRequest(text=f"{key}: expected a non-empty string")
-    return v
-
-
-def _int(body: dict[str, Any], key: str, low: int, high: int) -> int:
-    v = body.get(key)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise web.HTTPBadRequest(text=f"{key}: expected an integer")
-    if not low <= v <= high:
-        raise web.HTTPBadRequest(text=f"{key}: {v} is not {low}..{high}")
-    return v
+    return await json_object(request, MAX_COMMAND_BYTES)
 
 
 def _seat(body: dict[str, Any], key: str) -> int:
-    return _int(body, key, 1, 10)
+    return integer(body, key, 1, 10)
 
 
 def _seat_of(tile: Tile | None, seat: int) -> dict[str, Any] | None:
@@ -139,7 +115,7 @@ def register(app: web.Application, host: ActionHost) -> None:
     async def unseat(request: web.Request) -> web.Response:
         user = _allowed(host, request, "unseat")
         body = await _body(request)
-        venue, table, seat = _str(body, "venue"), _str(body, "table"), _seat(body, "seat")
+        venue, table, seat = text(body, "venue"), text(body, "table"), _seat(body, "seat")
         resp = await send(user, venue, table, "unseat", {"seat": seat})
         return _logged(user, "unseat", f"{venue}/{table} seat {seat}", resp)
 
@@ -147,7 +123,7 @@ def register(app: web.Application, host: ActionHost) -> None:
     async def move(request: web.Request) -> web.Response:
         user = _allowed(host, request, "move")
         body = await _body(request)
-        venue, table = _str(body, "venue"), _str(body, "table")
+        venue, table = text(body, "venue"), text(body, "table")
         src, dst = _seat(body, "from_seat"), _seat(body, "to_seat")
         to_venue = body.get("to_venue") or venue
         to_table = body.get("to_table") or table
@@ -167,10 +143,10 @@ def register(app: web.Application, host: ActionHost) -> None:
         user = _allowed(host, request, "room_level")
         body = await _body(request)
         args: dict[str, Any] = {
-            "level": _int(body, "level", 1, 1000),
-            "small_blind": _int(body, "small_blind", 0, 10**12),
-            "big_blind": _int(body, "big_blind", 1, 10**12),
-            "ante": _int(body, "ante", 0, 10**12),
+            "level": integer(body, "level", 1, 1000),
+            "small_blind": integer(body, "small_blind", 0, 10**12),
+            "big_blind": integer(body, "big_blind", 1, 10**12),
+            "ante": integer(body, "ante", 0, 10**12),
         }
         if args["small_blind"] > args["big_blind"]:
             raise web.HTTPBadRequest(text="small_blind is larger than big_blind")
@@ -219,12 +195,12 @@ def register(app: web.Application, host: ActionHost) -> None:
     async def profile(request: web.Request) -> web.Response:
         user = _allowed(host, request, "profile")
         body = await _body(request)
-        venue, table = _str(body, "venue"), _str(body, "table")
+        venue, table = text(body, "venue"), text(body, "table")
         if ("profile" in body) == ("document" in body):
             raise web.HTTPBadRequest(text="give profile (a packaged name) or document (a house"
                                           " profile's TOML text)")  # fmt: skip
         if "profile" in body:
-            name = _str(body, "profile")
+            name = text(body, "profile")
             known = ", ".join(builtin_profile_names())
             if name not in builtin_profile_names():
                 raise web.HTTPBadRequest(text=f"profile {name!r} is not a packaged profile"
@@ -244,7 +220,7 @@ def register(app: web.Application, host: ActionHost) -> None:
     async def button_draw(request: web.Request) -> web.Response:
         user = _allowed(host, request, "button_draw")
         body = await _body(request)
-        venue, table = _str(body, "venue"), _str(body, "table")
+        venue, table = text(body, "venue"), text(body, "table")
         resp = await send(user, venue, table, "button_draw", {})
         return _logged(user, "button draw", f"{venue}/{table}", resp)
 

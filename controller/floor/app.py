@@ -24,6 +24,7 @@ from controller.floor.auth import (
     hash_password,
     verify_password,
 )
+from controller.floor.body import integer, json_object, text
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
 from controller.floor.stream import Frames
@@ -86,29 +87,7 @@ def _asset(name: str) -> str:
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:
-    if request.content_length is not None and request.content_length > 16 * 1024:
-        raise web.HTTPRequestEntityTooLarge(max_size=16 * 1024, actual_size=request.content_length)
-    try:
-        body = await request.json()
-    except (ValueError, UnicodeDecodeError):
-        raise web.HTTPBadRequest(text="the request body is not JSON") from None
-    if not isinstance(body, dict):
-        raise web.HTTPBadRequest(text="the request body is not a JSON object")
-    return body
-
-
-def _str(body: dict[str, Any], key: str) -> str:
-    v = body.get(key)
-    if not isinstance(v, str) or not v:
-        raise web.HTTPBadRequest(text=f"{key}: expected a non-empty string")
-    return v
-
-
-def _int(body: dict[str, Any], key: str) -> int:
-    v = body.get(key)
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise web.HTTPBadRequest(text=f"{key}: expected an integer")
-    return v
+    return await json_object(request, 16 * 1024)
 
 
 @web.middleware
@@ -200,7 +179,7 @@ def make_app(console: Console) -> web.Application:
     async def ack(request: web.Request) -> web.Response:
         _, user = console.acting(request)
         body = await _json_body(request)
-        venue, table, aid = _str(body, "venue"), _str(body, "table"), _str(body, "alert_id")
+        venue, table, aid = text(body, "venue"), text(body, "table"), text(body, "alert_id")
         resp = await console.link.command(
             venue, table, "ack_alert", {"alert_id": aid, "by": user.name}, user.name
         )
@@ -210,9 +189,9 @@ def make_app(console: Console) -> web.Application:
     async def seat(request: web.Request) -> web.Response:
         _, user = console.acting(request)
         body = await _json_body(request)
-        args = {"seat": _int(body, "seat"), "player_id": _str(body, "player_id"),
-                "name": _str(body, "name"), "stack": _int(body, "stack")}  # fmt: skip
-        resp = await console.link.command(_str(body, "venue"), _str(body, "table"), "seat",
+        args = {"seat": integer(body, "seat"), "player_id": text(body, "player_id"),
+                "name": text(body, "name"), "stack": integer(body, "stack")}  # fmt: skip
+        resp = await console.link.command(text(body, "venue"), text(body, "table"), "seat",
                                           args, user.name)  # fmt: skip
         return web.json_response(resp)
 

@@ -20,6 +20,7 @@ from controller.rules.profile import (
     WrongFirstSeat,
 )
 from controller.rules.seating import SeatStatus, deal_order, waits_for_button
+from controller.rules.spots import spot, spot_of
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -282,27 +283,6 @@ def _purge_old_deal(core: TableCore, keep: str) -> None:
         del core.where[tag]
 
 
-_ORDINAL: Final = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh")
-
-
-def _spot(core: TableCore, zone: ZoneKind, seat: int, tag: str) -> str:
-    """Where a card is, for an alert's text: "seat 3's second card", "the board" (never
-    which card: a hole card's identity, as a card or as its tag UID, stays on the table)."""
-    if zone is not ZoneKind.HOLE:
-        return f"the {zone.value}"
-    h = core.hand
-    p = h.players.get(seat) if h is not None else None
-    if p is None:
-        return f"a card at seat {seat}"
-    n = p.cards.index(tag) if tag in p.cards else len(p.cards)
-    return f"seat {seat}'s {_ORDINAL[n] if n < len(_ORDINAL) else 'next'} card"
-
-
-def _spot_of(core: TableCore, tag: str) -> str:
-    where = core.where.get(tag)
-    return "a card dealt earlier" if where is None else _spot(core, where[0], where[1], tag)
-
-
 def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     """Foreign and duplicate cards void the hand (000-S3-irreg-4/5); a joker is handled by
     the profile (003 joker-a, TDA 35-A). Returns True when the event was fully handled."""
@@ -327,7 +307,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             core,
             AlertCode.FOREIGN_CARD,
             "000 SECTION 3 IRREGULARITIES 4 [L136]",
-            f"Foreign card (no registered deck): {_spot(core, e.zone, e.seat, e.tag)}",
+            f"Foreign card (no registered deck): {spot(core, e.zone, e.seat, e.tag)}",
             e.seat,
             e.tag,
         )
@@ -366,8 +346,8 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             core,
             AlertCode.DUPLICATE_CARD,
             "000 SECTION 3 IRREGULARITIES 5 [L137]",
-            f"Two cards of one identity ({_spot_of(core, other)} and "
-            f"{_spot(core, e.zone, e.seat, e.tag)}): replace the deck",
+            f"Two cards of one identity ({spot_of(core, other)} and "
+            f"{spot(core, e.zone, e.seat, e.tag)}): replace the deck",
             e.seat,
             e.tag,
         )
