@@ -1,19 +1,9 @@
 // railguard floor console: the room live over server-sent events. No framework, no build
 // step; every value from the network goes into the page as text, never as HTML.
 "use strict";
+// el(): pages.js, loaded first
 
 const S = { me: null, tiles: new Map(), feed: [], stream: null };
-
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v; else e.setAttribute(k, v);
-  }
-  for (const c of children) {
-    e.append(c instanceof Node ? c : (c === null || c === undefined ? "" : String(c)));
-  }
-  return e;
-}
 
 async function api(method, path, body) {
   const headers = { "Content-Type": "application/json" };

@@ -1,4 +1,4 @@
-// railguard floor console: what the hand-history and hand pages share. No framework, no
+// railguard floor console: what every page shares (the room, the hand history, a hand). No framework, no
 // build step; every value from the network goes into the page as text, never as HTML.
 "use strict";
 
