@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.daemon import config
+from controller.link.connect import cancel_if_asked
 from controller.rules.cards import STANDARD_DECK, Card
 from controller.rules.events import CardPlaced, ZoneKind
 from firmware_bridge.zones import MAX_SEATS
@@ -212,8 +213,16 @@ def config_mapping(
 async def wait_until(
     cond: Callable[[], bool], what: str, timeout: float = STEP_TIMEOUT, poll: float = 0.01
 ) -> None:
+    """Poll ``cond`` until it holds; TableFailure naming ``what`` after ``timeout`` s.
+
+    A cancellation that an await before this one swallowed (on Python 3.11, asyncio.wait_for
+    returns the result when its future completes as the cancel arrives, CPython gh-86296;
+    aiomqtt's publish and subscribe await it) is raised here: the task's cancel request is
+    still counted, and a stop (Ctrl-C in ``railguard sim`` or the demo) must not be lost."""
     deadline = time.monotonic() + timeout
+    task = asyncio.current_task()
     while not cond():
+        cancel_if_asked(task)
         if time.monotonic() > deadline:
             raise TableFailure(f"timed out waiting for {what}")
         await asyncio.sleep(poll)

@@ -186,7 +186,10 @@ class Rig:
             seen = d.observe()
             return not seen.records_pending and len(v.on("hands")) >= seen.records
 
-        await wait_until(records_out, "hand records over MQTT", timeout)
+        try:
+            await wait_until(records_out, "hand records over MQTT", timeout)
+        except TableFailure as exc:
+            raise TableFailure(f"{exc} ({self._records_detail()})") from None
 
         def state_current() -> bool:
             states = v.on("state")
@@ -197,6 +200,18 @@ class Rig:
             return all(got.get(k) == val for k, val in _nameless(dict(want)).items())
 
         await wait_until(state_current, "the state over MQTT", timeout)
+
+    def _records_detail(self) -> str:
+        """Where the hand records stand, for a wait that timed out."""
+        d, seen = self.daemon, self.daemon.observe()
+        st = d.link.stats
+        return (f"daemon: {seen.records} records made, queue "
+                f"{'not ' if seen.records_pending else ''}empty, {d.unstored} not yet in the "
+                f"outbox; link: {'connected' if d.link.connected else 'down'}, logger "
+                f"{'online' if d.link.logger_online else 'not online'}, {st.records_sent} "
+                f"sent, {st.records_acked} acked, {st.connects} connects"
+                f"{', last error ' + st.last_error if st.last_error else ''}; venue: "
+                f"{len(self.venue.on('hands'))} received")  # fmt: skip
 
     # ------------------------------------------------------------------ tags
 
