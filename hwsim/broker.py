@@ -15,12 +15,19 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Broker", "broker_with_config", "free_port", "mosquitto_path", "plain_broker"]
+__all__ = [
+    "Broker",
+    "broker_on_free_ports",
+    "broker_with_config",
+    "free_port",
+    "mosquitto_path",
+    "plain_broker",
+]
 
 
 def mosquitto_path() -> str:
@@ -145,16 +152,18 @@ def broker_with_config(
 
 
 @contextlib.contextmanager
-def plain_broker() -> Iterator[Broker]:
-    """Anonymous plain-TCP broker on a free loopback port. The port is free when chosen and
-    bound by mosquitto a moment later: if another process (a parallel test worker) took it in
-    between, mosquitto exits, and another port is tried."""
+def broker_on_free_ports(
+    count: int, body_for: Callable[[list[int]], str], files: Mapping[str, str] | None = None
+) -> Iterator[Broker]:
+    """:func:`broker_with_config` on ``count`` free loopback ports, ``body_for(ports)`` its
+    config. A port is free when chosen and bound by mosquitto a moment later: if another
+    process (a parallel test worker) took one in between, mosquitto exits, and other ports
+    are tried (five times in all)."""
     for attempt in range(5):
-        port = free_port()
-        body = f"listener {port} 127.0.0.1\nallow_anonymous true\n"
+        ports = [free_port() for _ in range(count)]
         stack = contextlib.ExitStack()
         try:
-            b = stack.enter_context(broker_with_config(body, [port]))
+            b = stack.enter_context(broker_with_config(body_for(ports), ports, files))
         except RuntimeError as exc:
             stack.close()
             if attempt == 4 or "exited" not in str(exc):
@@ -163,3 +172,12 @@ def plain_broker() -> Iterator[Broker]:
         with stack:
             yield b
         return
+
+
+@contextlib.contextmanager
+def plain_broker() -> Iterator[Broker]:
+    """Anonymous plain-TCP broker on a free loopback port (another if the port is taken)."""
+    with broker_on_free_ports(
+        1, lambda ports: f"listener {ports[0]} 127.0.0.1\nallow_anonymous true\n"
+    ) as b:
+        yield b

@@ -24,10 +24,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from hwsim.broker import Broker, broker_with_config, free_port, plain_broker
+from hwsim.broker import Broker, broker_on_free_ports, broker_with_config, free_port, plain_broker
 
 __all__ = [
     "Broker",
+    "broker_on_free_ports",
     "broker_with_config",
     "documented_broker",
     "free_port",
@@ -74,27 +75,29 @@ def secure_broker(
     """Password file (``mosquitto_passwd -b -c``), ACL file and a TLS listener with certs
     from a trustme CA; ``plaintext_listener`` adds a plain-TCP listener with the same
     authentication (``b.info['plain_port']``). ``b.info['tls_port']``, ``b.info['cafile']``."""
-    tls_port = free_port()
-    plain_port = free_port() if plaintext_listener else None
     with tempfile.TemporaryDirectory(prefix="rg-mosq-sec-") as tmp:
         d = Path(tmp)
         pw = d / "passwd"
         _password_file(users, pw)
         tls = write_tls_files(ca, d)
-        body = (
-            "per_listener_settings false\n"
-            "allow_anonymous false\n"
-            f"password_file {pw}\n"
-            "acl_file {dir}/acl\n"
-            f"listener {tls_port} 127.0.0.1\n"
-            f"cafile {tls['cafile']}\ncertfile {tls['certfile']}\nkeyfile {tls['keyfile']}\n"
-            "tls_version tlsv1.2\n"
-        )
-        if plain_port is not None:
-            body += f"listener {plain_port} 127.0.0.1\n"
-        ports = [tls_port] + ([plain_port] if plain_port is not None else [])
-        with broker_with_config(body, ports, {"acl": acl}) as b:
-            b.info.update(tls_port=tls_port, plain_port=plain_port, **tls)
+
+        def body(ports: list[int]) -> str:
+            text = (
+                "per_listener_settings false\n"
+                "allow_anonymous false\n"
+                f"password_file {pw}\n"
+                "acl_file {dir}/acl\n"
+                f"listener {ports[0]} 127.0.0.1\n"
+                f"cafile {tls['cafile']}\ncertfile {tls['certfile']}\nkeyfile {tls['keyfile']}\n"
+                "tls_version tlsv1.2\n"
+            )
+            if plaintext_listener:
+                text += f"listener {ports[1]} 127.0.0.1\n"
+            return text
+
+        with broker_on_free_ports(2 if plaintext_listener else 1, body, {"acl": acl}) as b:
+            plain_port = b.ports[1] if plaintext_listener else None
+            b.info.update(tls_port=b.ports[0], plain_port=plain_port, **tls)
             yield b
 
 
@@ -112,7 +115,6 @@ def documented_broker(
     and its ``listener 8883`` are replaced by temporary ones on a free loopback port, each
     exactly once; every other line is kept verbatim. ``without`` drops the lines of those
     directives (a control run). ``b.info['tls_port']``, ``b.info['cafile']``."""
-    port = free_port()
     with tempfile.TemporaryDirectory(prefix="rg-mosq-doc-") as tmp:
         d = Path(tmp)
         _password_file(users, d / "passwd")
@@ -124,25 +126,29 @@ def documented_broker(
             "certfile": tls["certfile"],
             "keyfile": tls["keyfile"],
         }
-        seen: list[str] = []
-        lines = []
-        for text in conf.splitlines():
-            m = re.match(r"(\w+)\s+(\S+)\s*$", text)
-            key = m.group(1) if m else ""
-            if key in without:
-                seen.append(key)
-                continue
-            out = text
-            if key in swap:
-                out = f"{key} {swap[key]}"
-                seen.append(key)
-            elif key == "listener":
-                assert m is not None and m.group(2) == "8883", text
-                out = f"listener {port} 127.0.0.1"
-                seen.append(key)
-            lines.append(out)
-        want = sorted([*swap, "listener", *without])
-        assert sorted(seen) == want, f"documented config: expected one each of {want}: {seen}"
-        with broker_with_config("\n".join(lines) + "\n", [port], {"acl": acl}) as b:
-            b.info.update(tls_port=port, **tls)
+
+        def body(ports: list[int]) -> str:
+            seen: list[str] = []
+            lines = []
+            for text in conf.splitlines():
+                m = re.match(r"(\w+)\s+(\S+)\s*$", text)
+                key = m.group(1) if m else ""
+                if key in without:
+                    seen.append(key)
+                    continue
+                out = text
+                if key in swap:
+                    out = f"{key} {swap[key]}"
+                    seen.append(key)
+                elif key == "listener":
+                    assert m is not None and m.group(2) == "8883", text
+                    out = f"listener {ports[0]} 127.0.0.1"
+                    seen.append(key)
+                lines.append(out)
+            want = sorted([*swap, "listener", *without])
+            assert sorted(seen) == want, f"documented config: expected one each of {want}: {seen}"
+            return "\n".join(lines) + "\n"
+
+        with broker_on_free_ports(1, body, {"acl": acl}) as b:
+            b.info.update(tls_port=b.port, **tls)
             yield b

@@ -76,12 +76,11 @@ def broker_for(
         host, port = _parse_broker(url)
         yield host, port, f"demo-{uuid.uuid4().hex[:8]}"
         return
-    from hwsim.broker import broker_with_config, free_port, plain_broker
+    from hwsim.broker import broker_on_free_ports, plain_broker
 
     if nodelay:
-        port = free_port()
-        body = f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
-        with broker_with_config(body, [port]) as b:
+        with broker_on_free_ports(1, lambda ports: f"listener {ports[0]} 127.0.0.1\n"
+                                  "allow_anonymous true\nset_tcp_nodelay true\n") as b:  # fmt: skip
             yield b.host, b.port, "t1"
         return
     with plain_broker() as b:

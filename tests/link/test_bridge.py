@@ -27,7 +27,7 @@ from controller.floor.room import Room
 from controller.link import BrokerConfig, CommandResult, SeatPlayer, VenueLink
 from controller.link.commands import Command
 from controller.venuelog import SqliteHandStore, VenueLogger
-from tests.brokers import broker_with_config, documented_broker, free_port
+from tests.brokers import broker_on_free_ports, documented_broker
 from tests.link import samples
 from tests.link.mqtt_helpers import Observer, until
 
@@ -149,12 +149,12 @@ def test_room_broker_bridged_to_the_central_one(tmp_path: Path) -> None:
             hands.close()
 
     with documented_broker(conf, users=USERS, acl=acl, ca=ca) as central:
-        room_port = free_port()
-        body = f"listener {room_port} 127.0.0.1\nallow_anonymous true\n"
-        body += room_bridge(central.info["tls_port"], central.info["cafile"])
-        with broker_with_config(body, [room_port]) as room_broker:
+        bridge = room_bridge(central.info["tls_port"], central.info["cafile"])
+        with broker_on_free_ports(
+            1, lambda ports: f"listener {ports[0]} 127.0.0.1\nallow_anonymous true\n{bridge}"
+        ) as room_broker:
             try:
-                asyncio.run(main(central, room_port))
+                asyncio.run(main(central, room_broker.port))
             except BaseException:
                 print("room broker log:\n", room_broker.log[-3000:])
                 print("central broker log:\n", central.log[-3000:])
