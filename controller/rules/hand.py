@@ -174,6 +174,9 @@ class Hand:
     void_street: bool  # 003 [L195]: the street's board cards go back; none of them stands
     floor_hold: str  # floor.py: the hand is held for the floor (the kind of hold), or ""
     floor_badge: str  # the supervisor's badge tapped for the floor's decision
+    # chips the floor ruled given back mid-hand, seat -> chips (retrieve.py: 002's killed
+    # hand, its uncalled bet): the record's uncalled bets returned, with showdown.award's
+    given_back: dict[int, int]
     # G9 (designate.py): the press waiting for a designation (kind, tag, seat), and a card
     # laid on the burn antenna during the deal since the last hole card
     mark: tuple[str, str, int]
@@ -252,6 +255,7 @@ class Hand:
         self.burn_debt = 0
         self.refill = self.floor_ok = self.void_street = False
         self.floor_hold = self.floor_badge = ""
+        self.given_back = {}
         self.mark = ("", "", 0)
         self.loose_burn = ""
 

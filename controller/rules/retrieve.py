@@ -177,6 +177,7 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
         p.total -= back
         p.stack += back
         p.all_in = False
+        h.given_back[p.seat] = h.given_back.get(p.seat, 0) + back
         h.current_bet = max(q.street_bet for q in h.players.values())
         h.last_raise = _last_raise(h, p.seat)
         text += f"; return the uncalled {back} to seat {p.seat}"

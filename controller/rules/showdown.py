@@ -244,11 +244,11 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
                 contrib[a.seat] -= a.amount
                 dead += a.amount
     back, excess = uncalled(contrib, live)
-    returned: tuple[tuple[int, int], ...] = ()
+    given = dict(h.given_back)  # returned by a floor ruling during the hand (retrieve.py)
     if excess:
         contrib[back] -= excess
         h.players[back].stack += excess
-        returned = ((back, excess),)
+        given[back] = given.get(back, 0) + excess
         if len(live) > 1:  # a fold-out's winner takes everything back anyway
             core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
     pots = build_pots(contrib, live)
@@ -285,4 +285,4 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
         for s, chips in shares:
             h.players[s].stack += chips
         out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
-    return out, returned
+    return out, tuple(sorted(given.items()))

@@ -128,6 +128,7 @@ class HandData:
     void_street: bool = False
     floor_hold: str = ""
     floor_badge: str = ""
+    given_back: tuple[tuple[int, int], ...] = ()  # retrieve.py
     mark: tuple[str, str, int] = ("", "", 0)  # designate.py (G9)
     loose_burn: str = ""
 
@@ -242,6 +243,7 @@ def hand_data(h: Hand) -> HandData:
         void_street=h.void_street,
         floor_hold=h.floor_hold,
         floor_badge=h.floor_badge,
+        given_back=tuple(sorted(h.given_back.items())),
         mark=h.mark,
         loose_burn=h.loose_burn,
     )
@@ -302,6 +304,7 @@ def hand_of(d: HandData) -> Hand:
     if d.wager:
         h.wager = Wager.restored(d.wager)
     h.floor_hold, h.floor_badge = d.floor_hold, d.floor_badge
+    h.given_back = dict(d.given_back)
     h.mark, h.loose_burn = d.mark, d.loose_burn
     h.burn_debt, h.refill, h.floor_ok, h.void_street = (
         d.burn_debt,

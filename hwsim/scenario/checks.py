@@ -13,7 +13,7 @@ from typing import Any
 from controller.rules.decisions import Alert, HandComplete, HandRecord, Instruction
 from controller.rules.engine import Step as CoreStep
 from controller.rules.events import Event
-from hwsim.layout import wait_until
+from hwsim.layout import ohh_stacks, wait_until
 from hwsim.scenario.model import Expect
 from hwsim.scenario.rig import DemoFailure, Rig
 
@@ -194,3 +194,23 @@ def _observed(rig: Rig, e: Expect) -> Any:
     if e.what == "phase":
         return snap.phase.value
     raise AssertionError(e.what)  # pragma: no cover
+
+
+def records_add_up(rig: Rig, watch: Watch) -> str:
+    """'' when every hand record the venue received, read as an outside reader reads it
+    (starting stack - chips put in + pots won + uncalled bets returned:
+    :func:`hwsim.layout.ohh_stacks`), gives each seat the finishing stack of the core's
+    record; else which hand and seats do not. Checked at the end of every scenario."""
+    for rec in watch.records:
+        if rec.voided:
+            continue  # all action void, chips returned: no pots to add up
+        sent = [h for h in rig.venue.on("hands") if h.get("hand_no") == rec.hand_no]
+        if not sent:
+            continue
+        got = ohh_stacks(sent[-1]["ohh"])
+        want = {str(s.seat): s.end_stack for s in rec.seats}
+        if got != want:
+            wrong = ", ".join(f"seat {k}: record {got.get(k)}, table {v}"
+                              for k, v in sorted(want.items()) if got.get(k) != v)  # fmt: skip
+            return f"hand {rec.hand_no}'s record does not add up to the finishing stacks ({wrong})"
+    return ""

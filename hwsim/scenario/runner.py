@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hwsim.scenario.checks import Seen, Watch, check
+from hwsim.scenario.checks import Seen, Watch, check, records_add_up
 from hwsim.scenario.model import Expect, Scenario, ScenarioError
 from hwsim.scenario.parse import parse_file, scenario_files
 from hwsim.scenario.rig import DemoFailure, Rig, close_rig, open_rig, transport_for
@@ -125,6 +125,8 @@ async def play(sc: Scenario, host: str, port: int, workdir: Path) -> Result:
             history.append(Seen(rig.venue.on("alerts")[n_alerts:], watch.instructions[n_instr:],
                                 watch.alerts[n_core:], refused))  # fmt: skip
             await _expectations(rig, step.expects, history, watch, res)
+        if problem := records_add_up(rig, watch):
+            res.fail(_line, problem)
         res.ok = not res.failures
     except StepFailed as exc:
         res.fail(exc.line, exc.reason)
