@@ -58,8 +58,8 @@ def test_a_tls_broker_also_moves_off_a_taken_port(first_port_taken: list[socket.
         assert first_port_taken[0].getsockname()[1] not in b.ports
         assert b.info["tls_port"] == b.ports[0] and b.info["plain_port"] == b.ports[1]
         ctx = ssl.create_default_context(cafile=b.info["cafile"])
-        with socket.create_connection(("127.0.0.1", b.info["tls_port"]), timeout=2) as raw:
-            with ctx.wrap_socket(raw, server_hostname="localhost") as c:  # the broker's TLS
-                c.sendall(bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 2, 0, 10, 0, 0]))
-                c.settimeout(2)
-                assert c.recv(4)[:1] == b"\x20"  # CONNACK (refused: no password, still MQTT)
+        raw = socket.create_connection(("127.0.0.1", b.info["tls_port"]), timeout=2)
+        with ctx.wrap_socket(raw, server_hostname="localhost") as c:  # the broker's TLS
+            c.sendall(bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 2, 0, 10, 0, 0]))
+            c.settimeout(2)
+            assert c.recv(4)[:1] == b"\x20"  # CONNACK (refused: no password, still MQTT)
