@@ -186,8 +186,8 @@ class Rig:
             seen = d.observe()
             return not seen.records_pending and len(v.on("hands")) >= seen.records
 
-        try:
-            await wait_until(records_out, "hand records over MQTT", timeout)
+        try:  # a record goes through the outbox's fsync first: as long as a command's answer
+            await wait_until(records_out, "hand records over MQTT", max(timeout, 30.0))
         except TableFailure as exc:
             raise TableFailure(f"{exc} ({self._records_detail()})") from None
 
