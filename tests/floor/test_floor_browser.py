@@ -18,7 +18,8 @@ none of the action forms and the server refuses their unseat. Last, the hand his
 recorded hands of the shared corpus (dealt through the rules core as a table deals them, one
 with an exposed card) are stored beside the table's; a hand is looked up by player, its page
 stepped through street by street (keyboard and buttons) against what pokerkit makes of the
-source file, and the dealer-quality table checked against a count made by hand."""
+source file, and the dealer-quality table checked against a count made by hand; then the
+shift presets ("yesterday" finds none, "last 8 hours" the table's own hand)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -307,6 +309,35 @@ async def _history(tmp: Path, driver: Any, url: str, shots: Path) -> None:
     )
     await _in_thread(driver.save_screenshot, str(shots / "quality.png"))
     assert seen == names
+    await _in_thread(_shift_presets, driver, own)
+
+
+def _shift_presets(driver: Any, own: dict[str, Any]) -> None:
+    """A shift preset fills From and To in the browser's local time and searches: the
+    table's own hand ended minutes ago, the corpus hands on the records' fixed 2024 date."""
+    from selenium.webdriver.support.ui import Select
+
+    driver.find_element("id", "q-player").clear()  # the player looked up before
+    shift = Select(driver.find_element("id", "q-shift"))
+    shift.select_by_value("yesterday")
+    _wait(driver, lambda d: d.find_element("id", "found").text == "no hand matches",
+          "no hand yesterday")  # fmt: skip
+    midnight = datetime.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    since = driver.find_element("id", "q-since").get_attribute("value")
+    until = driver.find_element("id", "q-until").get_attribute("value")
+    assert (since, until) == ((midnight - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M"),
+                              midnight.strftime("%Y-%m-%dT%H:%M"))  # fmt: skip
+    shift.select_by_value("8")
+    _wait(driver, lambda d: _texts(d, "#results tbody tr", "data-hand-id") == [own["hand_id"]],
+          "the table's own hand, of the last 8 hours")  # fmt: skip
+    assert driver.find_element("id", "q-until").get_attribute("value") == ""
+    driver.find_element("id", "quality-button").click()  # the shift's dealer quality
+    _wait(driver, lambda d: _texts(d, "#quality tbody tr[data-dealer]", "data-dealer")
+          == [own.get("dealer_id") or "(none)"], "the shift's dealers")  # fmt: skip
+    driver.execute_script("const i = document.getElementById('q-since');"  # typed in:
+                          " i.value = '2024-05-01T18:00';"  # the preset is dropped
+                          " i.dispatchEvent(new Event('input', {bubbles: true}))")  # fmt: skip
+    assert Select(driver.find_element("id", "q-shift")).first_selected_option.text == "as set"
 
 
 async def _collect_stream(url: str, into: list[str], ready: asyncio.Event) -> None:

@@ -12,6 +12,40 @@ function seconds(id) {
   return Number.isNaN(t) ? null : String(t / 1000);
 }
 
+// a Date as a datetime-local input's value: the browser's local time, to the minute
+function localValue(d) {
+  const p = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}` +
+    `T${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+// a shift preset's [from, to] (to: null, up to now); null for "as set"
+function shiftRange(kind, now) {
+  const midnight = new Date(now);
+  midnight.setHours(0, 0, 0, 0);
+  if (kind === "8" || kind === "12") {
+    return [new Date(now.getTime() - Number(kind) * 3600 * 1000), null];
+  }
+  if (kind === "today") return [midnight, null];
+  if (kind === "yesterday") {
+    const before = new Date(midnight);
+    before.setDate(before.getDate() - 1);
+    return [before, midnight];
+  }
+  return null;
+}
+
+// a preset fills From and To and searches; the quality button then counts the same shift
+function applyShift() {
+  const range = shiftRange(document.getElementById("q-shift").value, new Date());
+  if (!range) return;
+  document.getElementById("q-since").value = localValue(range[0]);
+  document.getElementById("q-until").value = range[1] ? localValue(range[1]) : "";
+  H.filters = readFilters();
+  H.offset = 0;
+  search();
+}
+
 function readFilters() {
   const f = new URLSearchParams();
   for (const k of ["table", "dealer", "player", "alert"]) {
@@ -100,6 +134,12 @@ async function start() {
     H.offset += H.limit; search();
   });
   document.getElementById("quality-button").addEventListener("click", showQuality);
+  document.getElementById("q-shift").addEventListener("change", applyShift);
+  for (const id of ["q-since", "q-until"]) {  // a time typed in: the preset no longer holds
+    document.getElementById(id).addEventListener("input", () => {
+      document.getElementById("q-shift").value = "";
+    });
+  }
   H.filters = readFilters();
   search();
 }
