@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import aiomqtt
 
+from controller.link.mqtt_client import Client
 from hwsim.layout import TableFailure, wait_until
 
 
@@ -56,7 +57,7 @@ class Venue:
 
     async def _run(self) -> None:
         ident = f"sim-venue-{uuid.uuid4().hex[:6]}"
-        async with aiomqtt.Client(self.host, self.port, identifier=ident) as c:
+        async with Client(self.host, self.port, identifier=ident) as c:
             self.client = c
             for t in self.topics:
                 await c.subscribe(f"{self.base}/{t}", qos=1)

@@ -16,6 +16,7 @@ from typing import Any
 import aiomqtt
 
 from controller.link.errors import ConfigError
+from controller.link.mqtt_client import Client
 
 # Nagle + delayed ACK stalls small QoS 0 publishes by ~40 ms on loopback (mqtt-notes.md).
 NODELAY: list[tuple[int, int, int]] = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
@@ -99,7 +100,7 @@ class BrokerConfig:
     ) -> aiomqtt.Client:
         """One aiomqtt client (reusable across reconnects) with TCP_NODELAY set;
         ``queue_type``: its incoming messages' queue (aiomqtt's default: first in, first out)."""
-        return aiomqtt.Client(
+        return Client(
             self.host,
             self.effective_port,
             identifier=identifier,
