@@ -189,7 +189,8 @@ class FloorLink:
         self._waiting[rid] = fut
         try:
             await client.publish(f"railguard/{venue}/{table}/cmd", json.dumps(body), qos=1)
-            return await asyncio.wait_for(fut, RESPONSE_TIMEOUT)
+            async with asyncio.timeout(RESPONSE_TIMEOUT):  # not wait_for: gh-86296
+                return await fut
         except TimeoutError:
             return {"ok": False, "reason": f"no response from {venue}/{table} in"
                     f" {RESPONSE_TIMEOUT:.0f} s (offline?)"}  # fmt: skip

@@ -49,8 +49,11 @@ class StreamClient:
         seconds without a change; None once the client fell too far behind."""
         if not self.frames and not self.overflowed:
             self._ready.clear()
+            # asyncio.timeout, not wait_for: 3.11's wait_for can swallow the stop of a
+            # stream that ends as a frame arrives (gh-86296; controller/link/mqtt_client.py)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._ready.wait(), keepalive)
+                async with asyncio.timeout(keepalive):
+                    await self._ready.wait()
         if self.overflowed:
             return None
         if not self.frames:

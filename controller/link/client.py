@@ -496,8 +496,9 @@ class VenueLink:
                             self.stats.records_sent += 1
                     except StoreError as exc:
                         self.stats.last_error = str(exc)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._sender_wake.wait(), self.ack_timeout / 2)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.ack_timeout / 2):
+                    await self._sender_wake.wait()
 
     # -- commands ------------------------------------------------------------------------
     def _respond(
@@ -522,7 +523,9 @@ class VenueLink:
         return msg
 
     async def _commands(self, commands: asyncio.Queue[bytes]) -> None:
+        task = asyncio.current_task()
         while True:
+            cancel_if_asked(task)  # a stop swallowed inside a command's handler (gh-86296)
             await self.handle_command(await commands.get())
 
     async def handle_command(self, payload: bytes) -> dict[str, Any]:
@@ -565,7 +568,8 @@ class VenueLink:
         if self.on_command is None:
             return CommandResult.error("no handler for this command on this table")
         try:
-            return await asyncio.wait_for(self.on_command(cmd), self.command_timeout)
+            async with asyncio.timeout(self.command_timeout):  # not wait_for: gh-86296
+                return await self.on_command(cmd)
         except TimeoutError:
             return CommandResult.error("handler timed out")
         except Exception as exc:  # the daemon's error: answer, keep serving

@@ -104,7 +104,8 @@ async def _serve(conn: Connection, spec: TableSpec) -> None:
     try:
         while True:
             try:  # a record still on its way after a while: wait for it, or fail its hand
-                item = await asyncio.wait_for(inbox.get(), spec.timeout)
+                async with asyncio.timeout(spec.timeout):  # not wait_for: gh-86296
+                    item = await inbox.get()
             except TimeoutError:
                 if table is not None and table.pending:
                     await table.drain()
