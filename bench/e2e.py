@@ -61,6 +61,7 @@ from controller.daemon.trace import ENV as TRACE_ENV
 from controller.daemon.trace import STAMPS
 from controller.demo.table import HOLE
 from controller.link.config import NODELAY
+from controller.link.mqtt_client import Client
 from firmware_bridge.protocol import Message, SetConfig
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
@@ -164,7 +165,7 @@ class BrokerHop:
 
     async def start(self) -> None:
         await self.sub.start()
-        self.pub = aiomqtt.Client("127.0.0.1", self.port, socket_options=NODELAY,
+        self.pub = Client("127.0.0.1", self.port, socket_options=NODELAY,
                                   identifier=f"bench-pub-{self.topic[-8:]}")  # fmt: skip
         await self.pub.__aenter__()
 

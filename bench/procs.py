@@ -23,6 +23,7 @@ from typing import Any
 import aiomqtt
 
 from controller.demo import table as demo_table
+from controller.link.mqtt_client import Client
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,7 +155,7 @@ class Subscriber:
         from controller.link.config import NODELAY
 
         ident = f"bench-sub-{uuid.uuid4().hex[:8]}"
-        async with aiomqtt.Client(self.host, self.port, identifier=ident,
+        async with Client(self.host, self.port, identifier=ident,
                                   socket_options=NODELAY) as c:  # fmt: skip
             self.client = c
             for f in self.filters:
