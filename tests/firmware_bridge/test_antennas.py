@@ -1,107 +1,57 @@
-"""SnapshotTracker: debounce, flicker, crosstalk, collisions, moves, foreign tags, chips."""
+"""SnapshotTracker: debounce, flicker, crosstalk, collisions, moves, foreign tags, chips,
+frames, and the property tests against a true timeline."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.cards import Card
 from controller.rules.errors import LocalError
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, ZoneKind
 from firmware_bridge.antennas import (
-    BURST_GAP_FLOOR,
     Collision,
     CollisionCleared,
     SnapshotTracker,
     StrayTag,
     TrackerOutput,
-    burst_gap,
 )
-from firmware_bridge.decks import Deck, DeckRegistry, tag_hex
+from firmware_bridge.decks import tag_hex
 from firmware_bridge.snapshots import AntennaSnapshot, TagRead
-from firmware_bridge.zones import BOARD, MUCK, Zone, ZoneMap
-
-HOLE1, HOLE2, BOARD_A, BURN_A, MUCK_A, BET1, BET2 = 0, 1, 2, 3, 4, 10, 11
-ZONES = ZoneMap.from_dict(
-    {"hole": {"1": HOLE1, "2": HOLE2}, "board": BOARD_A, "burn": BURN_A, "muck": MUCK_A,
-     "bet": {"1": BET1, "2": BET2}}
-)  # fmt: skip
-ANTENNAS = ZONES.antennas
-CHIP100, CHIP500, CHIP25 = b"\xc1\x00", b"\xc5\x00", b"\xc0\x25"
-
-
-def card_uid(i: int) -> bytes:
-    return bytes([0x04, 0xAA, i])
-
-
-def registry() -> DeckRegistry:
-    reg = DeckRegistry()
-    reg.put_deck(Deck("red", "red", {card_uid(i): c for i, c in enumerate(STANDARD_DECK)}))
-    reg.add_chip(CHIP100, 100)
-    reg.add_chip(CHIP500, 500)
-    reg.add_chip(CHIP25, 25)
-    return reg
-
-
-AS = card_uid(51)  # As
-KD = card_uid(24)  # Kd
-C2 = card_uid(0)  # 2c
-FOREIGN = b"\xde\xad\xbe\xef"
-
-
-def T(n: int) -> float:
-    return 1000.0 + 0.05 * n
-
-
-Reads = Mapping[int, Iterable[bytes | tuple[bytes, int]]]
-
-
-def snaps(n: int, reads: Reads, collision: Iterable[int] = ()) -> list[AntennaSnapshot]:
-    coll = set(collision)
-    out = []
-    for a in ANTENNAS:
-        tags = tuple(
-            TagRead(r[0], r[1]) if isinstance(r, tuple) else TagRead(r) for r in reads.get(a, ())
-        )
-        out.append(AntennaSnapshot(T(n) + 0.001 * a, a, n, tags, a in coll))
-    return out
-
-
-class Table:
-    """Drives a tracker cycle by cycle and keeps what it said, per cycle."""
-
-    def __init__(self, debounce: int = 2, removal: int = 3) -> None:
-        self.tracker = SnapshotTracker(
-            ZONES, registry(), debounce_cycles=debounce, removal_cycles=removal
-        )
-        self.n = 0
-        self.log: list[list[TrackerOutput]] = []
-
-    def run(
-        self, reads: Reads, cycles: int = 1, collision: Iterable[int] = ()
-    ) -> list[TrackerOutput]:
-        out: list[TrackerOutput] = []
-        for _ in range(cycles):
-            got = self.tracker.feed_cycle(snaps(self.n, reads, collision))
-            self.log.append(got)
-            out.extend(got)
-            self.n += 1
-        return out
-
-
-def placed(t: float, zone: ZoneKind, uid: bytes, seat: int = 0) -> CardPlaced:
-    hit = registry().lookup(uid)
-    card, deck = (hit[1], hit[0]) if hit else (None, "")
-    return CardPlaced(t, zone, tag_hex(uid), card, seat, deck)
-
-
-def removed(t: float, zone: ZoneKind, uid: bytes, seat: int = 0) -> CardRemoved:
-    return CardRemoved(t, zone, tag_hex(uid), seat)
-
+from firmware_bridge.zones import BOARD, MUCK, Zone
+from tests.firmware_bridge.tracking import (
+    ANTENNAS,
+    AS,
+    BET1,
+    BET2,
+    BOARD_A,
+    BURN_A,
+    C2,
+    CHIP25,
+    CHIP100,
+    CHIP500,
+    CO_BASE,
+    FOREIGN,
+    GAP,
+    HOLE1,
+    HOLE2,
+    KD,
+    MUCK_A,
+    ZONES,
+    P,
+    T,
+    Table,
+    cycle_of,
+    frame,
+    placed,
+    registry,
+    removed,
+    settle_until,
+    snaps,
+)
 
 # ---------------------------------------------------------------- debounce
 
@@ -413,10 +363,6 @@ def test_tick_closes_a_cycle_with_a_lost_frame() -> None:
     assert tr.present() == {AS: Zone.hole(1)}
 
 
-def frame(n: int, antenna: int, *tags: bytes) -> AntennaSnapshot:
-    return AntennaSnapshot(T(n), antenna, n, tuple(TagRead(u) for u in tags))
-
-
 def test_changes_only_quiet_table_completes_by_tick() -> None:
     tr = SnapshotTracker(ZONES, registry(), changes_only=True)
     tr.feed_cycle(snaps(0, {}))  # the full refresh
@@ -450,225 +396,6 @@ def test_without_changes_only_an_unreported_antenna_is_no_information() -> None:
     tr.feed_cycle([frame(10, HOLE1, AS)])
     assert tr.feed_cycle([frame(30, MUCK_A)]) == []
     assert tr.present() == {}
-
-
-# ---------------------------------------------------------------- changes_only: the burst gap
-
-GAP = burst_gap(115200)  # 6.25 ms
-P = 0.05  # the trackers' scan period (T(n) steps by it)
-
-
-def at(n: int, antenna: int, dt: float, *tags: bytes) -> AntennaSnapshot:
-    """A frame of cycle ``n`` for ``antenna`` received ``dt`` after T(n)."""
-    return AntennaSnapshot(T(n) + dt, antenna, n, tuple(TagRead(u) for u in tags))
-
-
-def co_tracker(debounce: int = 2, removal: int = 3) -> SnapshotTracker:
-    tr = SnapshotTracker(ZONES, registry(), debounce_cycles=debounce, removal_cycles=removal,
-                         changes_only=True, scan_period=P)  # fmt: skip
-    tr.feed_cycle(snaps(0, {}))  # the board's first full report
-    return tr
-
-
-def settle_until(tr: SnapshotTracker, end: float) -> list[tuple[float, TrackerOutput]]:
-    """Call settle at every time settle_due names, up to ``end``: what the daemon's timer does.
-    Returns each output with the time it came out (to the microsecond)."""
-    got: list[tuple[float, TrackerOutput]] = []
-    due = tr.settle_due(GAP)
-    while due is not None and due <= end:
-        got.extend((round(due, 6), o) for o in tr.settle(due, GAP))
-        nxt = tr.settle_due(GAP)
-        assert nxt is None or nxt > due, "settle_due must move on once settled"
-        due = nxt
-    return got
-
-
-def test_burst_gap_is_a_few_frames_of_uart_time_with_a_floor() -> None:
-    assert burst_gap(115200) == pytest.approx(3 * 24 * 10 / 115200)  # 6.25 ms
-    assert burst_gap(921600) == BURST_GAP_FLOOR == 0.002  # 0.78 ms of UART time: the floor
-    assert burst_gap(9600) > burst_gap(115200)
-    with pytest.raises(LocalError):
-        burst_gap(0)
-
-
-def test_burst_closes_once_after_the_gap() -> None:
-    tr = co_tracker(debounce=1)
-    burst = [at(1, HOLE1, 0.0, AS), at(1, BOARD_A, 0.0005, KD), at(1, MUCK_A, 0.0011, C2)]
-    for s in burst:
-        assert tr.feed(s) == []
-    cycles = tr.cycles
-    last = burst[-1].t
-    assert tr.settle_due(GAP) == last + GAP
-    assert tr.settle(last + GAP * 0.9, GAP) == []  # the line may still be busy
-    assert tr.cycles == cycles
-    out = tr.settle(last + GAP, GAP)
-    assert tr.cycles == cycles + 1  # one cycle, with every frame of the burst
-    assert {e.tag for e in out if isinstance(e, CardPlaced)} == {tag_hex(AS), tag_hex(KD),
-                                                                 tag_hex(C2)}  # fmt: skip
-    assert {e.t for e in out} == {T(1)}  # the cycle's time: its first frame
-    assert tr.settle(last + GAP, GAP) == []
-    assert tr.cycles == cycles + 1
-    assert tr.settle_due(GAP) == pytest.approx(T(1) + 1.5 * P)  # next: a quiet period
-
-
-def test_a_frame_within_the_gap_keeps_the_cycle_open() -> None:
-    tr = co_tracker(debounce=1)
-    tr.feed(at(10, HOLE1, 0.0, AS))
-    tr.feed(at(10, HOLE2, GAP * 0.8, KD))  # the line was quiet for less than the gap
-    assert tr.settle(GAP * 1.2 + T(10), GAP) == []  # the gap counts from the newest frame
-    out = tr.settle(T(10) + GAP * 1.8, GAP)
-    assert [e.t for e in out] == [T(10), T(10)]
-
-
-def test_settle_is_for_changes_only() -> None:
-    tr = SnapshotTracker(ZONES, registry())
-    tr.feed(frame(10, HOLE1, AS))
-    assert tr.settle_due(GAP) is None
-    assert tr.settle(T(10) + 1, GAP) == []
-    assert tr.cycles == 0  # left to the last antenna, the next cycle or tick
-
-
-def test_quiet_periods_still_confirm_and_remove() -> None:
-    tr = co_tracker(debounce=2, removal=3)
-    tr.feed(at(10, HOLE1, 0.0, AS))
-    got = settle_until(tr, T(30))
-    # read in cycle 10 (closed by the gap), confirmed by the quiet cycle 11: counted half a
-    # period after the board would have sent it; t is the first read
-    assert got == [(round(T(10) + 1.5 * P, 6), placed(T(10), ZoneKind.HOLE, AS, 1))]
-    assert tr.settle_due(GAP) is None  # nothing left that a quiet period could change
-    tr.feed(at(40, HOLE1, 0.0))  # taken away
-    got = settle_until(tr, T(60))
-    # missed in 40 (the gap), 41 and 42 (quiet): removed, t the first miss
-    assert got == [(round(T(40) + 2.5 * P, 6), removed(T(40), ZoneKind.HOLE, AS, 1))]
-
-
-def test_settled_once_every_tag_is_confirmed_and_read() -> None:
-    tr = co_tracker(debounce=2, removal=3)
-    assert tr.settled  # an empty table: a quiet period changes nothing
-    tr.feed(at(10, HOLE1, 0.0, AS))
-    assert not tr.settled and tr.pending_cycle == 10
-    tr.settle(T(10) + GAP, GAP)
-    assert tr.pending_cycle is None
-    assert not tr.settled  # read once: the next quiet period confirms it
-    settle_until(tr, T(11) + P)
-    assert tr.present() == {AS: Zone.hole(1)} and tr.settled
-    tr.feed(at(20, HOLE1, 0.0))  # taken away: quiet periods count its misses
-    tr.settle(T(20) + GAP, GAP)
-    assert not tr.settled
-    settle_until(tr, T(30))
-    assert tr.present() == {} and tr.settled
-    assert not SnapshotTracker(ZONES, registry()).settled  # every-scan: no quiet periods
-
-
-def settle_unless_settled(tr: SnapshotTracker, end: float) -> list[TrackerOutput]:
-    """What the daemon's timer does: settle when due, but not for quiet periods once the
-    tracker is settled (the next frame's flush counts them from the cycle numbers)."""
-    got: list[TrackerOutput] = []
-    due = tr.settle_due(GAP)
-    while due is not None and due <= end and not tr.settled:
-        got.extend(tr.settle(due, GAP))
-        due = tr.settle_due(GAP)
-    if due is not None and due <= end and tr.pending_cycle is not None:
-        got.extend(tr.settle(due, GAP))  # (a pending cycle is never settled)
-    return got
-
-
-def test_skipping_quiet_periods_once_settled_changes_no_output() -> None:
-    """The same frames, one tracker settled at every due time, the other skipping quiet
-    periods while settled: the same events with the same times."""
-    frames = [
-        at(10, HOLE1, 0.0, AS), at(40, BOARD_A, 0.001, KD), at(41, BOARD_A, 0.0, KD, C2),
-        at(70, HOLE1, 0.0), at(71, MUCK_A, 0.002, AS), at(100, BOARD_A, 0.0, C2),
-        at(101, HOLE2, 0.0, KD), at(130, MUCK_A, 0.0), at(131, HOLE2, 0.0),
-    ]  # fmt: skip
-    every, skipping = co_tracker(), co_tracker()
-    out_every: list[TrackerOutput] = []
-    out_skipping: list[TrackerOutput] = []
-    for i, f in enumerate(frames):
-        end = frames[i + 1].t - 1e-6 if i + 1 < len(frames) else T(200)
-        out_every += every.feed(f) + [o for _, o in settle_until(every, end)]
-        out_skipping += skipping.feed(f) + settle_unless_settled(skipping, end)
-    assert out_skipping == out_every
-    assert len(out_every) >= 8
-    assert skipping.present() == every.present() == {C2: BOARD}
-
-
-def test_frame_after_the_close_goes_into_the_next_cycle() -> None:
-    tr = co_tracker(debounce=2)
-    tr.feed(at(10, BOARD_A, 0.0, KD))
-    settle_until(tr, T(10) + GAP)  # cycle 10 closed: the burst looked over
-    cycles = tr.cycles
-    late = at(10, HOLE1, 0.02, AS)  # the same cycle's frame, after the gap
-    assert tr.feed(late) == []
-    assert tr.late_frames == 1
-    assert tr.cycles == cycles  # no extra cycle: a cycle is counted once
-    # the next cycle is a quiet one: it holds KD (confirmed) and takes AS (first read)
-    assert settle_until(tr, T(11) + 0.5 * P) == [
-        (round(T(11) + 0.5 * P, 6), placed(T(10), ZoneKind.BOARD, KD))
-    ]
-    assert tr.cycles == cycles + 1
-    # AS's t is the late frame's arrival; its second read is the next quiet cycle
-    assert settle_until(tr, T(12) + 0.5 * P) == [
-        (round(T(12) + 0.5 * P, 6), placed(late.t, ZoneKind.HOLE, AS, 1))
-    ]
-
-
-def test_late_frame_joins_the_next_cycle_with_frames() -> None:
-    tr = co_tracker(debounce=1)
-    tr.feed(at(10, BOARD_A, 0.0, KD))
-    tr.settle(T(10) + GAP, GAP)
-    late = at(10, HOLE1, 0.01, AS)
-    tr.feed(late)
-    tr.feed(at(11, MUCK_A, 0.0, C2))  # the board's next burst
-    out = tr.settle(T(11) + GAP, GAP)
-    # one cycle: its reads share its time, the earliest frame's (order unknown: by tag)
-    assert out == [placed(late.t, ZoneKind.MUCK, C2), placed(late.t, ZoneKind.HOLE, AS, 1)]
-    assert tr.present() == {KD: BOARD, AS: Zone.hole(1), C2: MUCK}
-
-
-def test_late_frame_is_not_lost_when_the_quiet_cycles_are_done() -> None:
-    tr = co_tracker(debounce=1)
-    tr.feed(at(10, BOARD_A, 0.0, KD))
-    settle_until(tr, T(30))
-    assert tr.settle_due(GAP) is None  # quiet: waiting for a frame
-    late = at(12, HOLE1, 0.0, AS)  # e.g. the answer to a GET_SNAPSHOT, numbered as a past cycle
-    assert tr.feed(late) == []
-    assert tr.late_frames == 1
-    due = tr.settle_due(GAP)
-    assert due is not None
-    out = tr.settle(max(due, late.t), GAP)
-    assert out == [placed(late.t, ZoneKind.HOLE, AS, 1)]  # its own time, not a stale one
-
-
-def test_no_quiet_cycle_is_counted_while_a_cycle_is_pending() -> None:
-    tr = co_tracker(debounce=3)
-    tr.feed(at(10, HOLE1, 0.0, AS))
-    tr.settle(T(10) + GAP, GAP)
-    cycles = tr.cycles
-    tr.feed(at(11, HOLE1, 0.012, AS, KD))  # cycle 11 came late (jitter) ...
-    assert tr.tick(T(10) + 1.5 * P + 0.001) == []  # ... the quiet cycle 11 was due now
-    assert tr.cycles == cycles  # pending 11 is not counted twice
-    tr.settle(T(11) + 0.012 + GAP, GAP)
-    assert tr.cycles == cycles + 1
-
-
-def test_tick_does_not_cut_a_long_changes_only_burst() -> None:
-    tr = co_tracker(debounce=1)
-    sent = ANTENNAS[:-1]  # (a frame lost: with all of them the cycle closes at the last)
-    for i, a in enumerate(sent):  # a long burst at a slow baud rate: 20 ms a frame
-        assert tr.tick(T(1) + 0.02 * i) == []
-        tr.feed(at(1, a, 0.02 * i, *([AS] if a == HOLE1 else [])))
-    assert tr.cycles == 1  # still open, though its first frame is long past half a period
-    end = T(1) + 0.02 * (len(sent) - 1)
-    assert tr.tick(end + 0.4 * P) == []
-    assert tr.tick(end + 0.5 * P) == [placed(T(1), ZoneKind.HOLE, AS, 1)]
-
-
-CO_BASE = 1000.0
-
-
-def cycle_of(t: float) -> int:
-    return round((t - CO_BASE) / P)
 
 
 # ---------------------------------------------------------------- property
