@@ -48,6 +48,15 @@ Transport = Literal["inprocess", "pty"]
 __all__ = ["SIX", "TEN", "Layout", "SimTable", "TableFailure", "Transport"]
 
 
+def link_detail(daemon: Daemon, venue: Venue) -> str:
+    """Where the venue link stands, for a command or record wait that timed out."""
+    link, st = daemon.link, daemon.link.stats
+    return (f"daemon link: {'connected' if link.connected else 'down'}, {st.connects} "
+            f"connects, {st.commands_ok} commands answered ok, {st.commands_refused} refused"
+            f"{', last error ' + st.last_error if st.last_error else ''}; venue: "
+            f"{len(venue.responses)} responses unclaimed")  # fmt: skip
+
+
 class SimTable:
     """A running simulated table (see the module docstring). Build it with :meth:`open`."""
 
@@ -115,8 +124,14 @@ class SimTable:
         try:
             await venue.start()
             await asyncio.wait_for(daemon.ready.wait(), 15)
+            # ready may come without the venue link (reader.ready_timeout_s): commands need it
+            await wait_until(lambda: daemon.link.connected, "the daemon's venue link", 15)
             for deck in decks if enrol else ():
                 await venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
+        except TableFailure as exc:
+            detail = link_detail(daemon, venue)
+            await table.close()
+            raise TableFailure(f"{exc} ({detail})") from None
         except BaseException:
             await table.close()
             raise
