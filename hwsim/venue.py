@@ -87,7 +87,7 @@ class Venue:
         self._up.clear()  # restartable: wait for the new connection, not the old one
         self._task = asyncio.create_task(self._run())
         done, _ = await asyncio.wait(
-            [self._task, asyncio.create_task(self._up.wait())], timeout=5,
+            [self._task, asyncio.create_task(self._up.wait())], timeout=15,
             return_when=asyncio.FIRST_COMPLETED,
         )  # fmt: skip
         if self._task in done:
