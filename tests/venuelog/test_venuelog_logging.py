@@ -45,7 +45,12 @@ def test_venue_log_run_says_it_connected_to_broker_group_and_store(pg_url: str) 
                     break
         finally:
             proc.send_signal(signal.SIGINT)
-            out, _ = proc.communicate(timeout=20)
+            try:
+                out, _ = proc.communicate(timeout=20)
+            except subprocess.TimeoutExpired:  # not stopped: fail, and leave no process behind
+                proc.kill()
+                proc.communicate()
+                raise
         lines.append(out)
     text = "".join(lines)
     want = f"venue logger desk: connected to 127.0.0.1:{b.port} (plain TCP); group g1"
