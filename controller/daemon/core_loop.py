@@ -29,6 +29,7 @@ from controller.daemon.storage import HandSlot
 from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import alert_payload, scrub
 from controller.link.store import TableStore
+from controller.rules.catalogue import CATALOGUE
 from controller.rules.decisions import (
     SEVERITY_NAMES,
     Alert,
@@ -37,7 +38,6 @@ from controller.rules.decisions import (
     HandRecord,
     Instruction,
 )
-from controller.rules.decisions import Severity as CoreSeverity
 from controller.rules.engine import Step, TableCore
 from controller.rules.events import (
     BadgeTap,
@@ -193,7 +193,8 @@ def handle(d: CoreHost, item: Item) -> Step:
         d.stats.rejected += 1
         what = f"event={type(ev).__name__} source={item.source} rejected={step.rejected.code}"
         if isinstance(ev, PHYSICAL):  # one log line, the alert's (bench/e2e.py)
-            alert(d, Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
+            refused = CATALOGUE[AlertCode.REJECTED]  # its severity and clause
+            alert(d, Alert(refused.code, max(refused.severities), refused.clauses[0],
                            f"Not accepted now: {step.rejected}", 0, None, ev.t),
                   what)  # fmt: skip
         else:

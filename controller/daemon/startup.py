@@ -20,9 +20,11 @@ from typing import Any, Protocol
 from controller.daemon import house_profiles, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
+from controller.daemon.translate import system_alert
 from controller.daemon.venue_commands import LevelHost, restore_level_numbers
 from controller.link.store import TableStore
 from controller.rules.cards import Card
+from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import HandComplete, HandRecord
 from controller.rules.engine import TableCore
 from controller.rules.events import Event, SeatPlayer, SetDealer, SetLevel
@@ -181,10 +183,7 @@ def flag_interrupted(d: StartupHost) -> None:
         log.error("hand=%s interrupted by a restart; outcome=%s", hid, outcome)
         d.indicators.alert("critical")
         remedy = recovery.interrupted_remedy(hand_no, outcome)
-        d.publish_alert({
-            "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
-            "remedy": remedy, "seat": None, "hand_no": hand_no or None,
-        })  # fmt: skip
+        d.publish_alert(system_alert(AlertCode.HAND_INTERRUPTED, remedy, hand_no=hand_no or None))
         d.event("hand_interrupted", {"hand_id": hid, "outcome": outcome}, hand_no)
     d.interrupted = []
     d.publish_state()

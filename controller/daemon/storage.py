@@ -50,10 +50,12 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from controller.daemon.config import DaemonConfig
 from controller.daemon.house_profiles import resolve as resolve_profile
 from controller.daemon.recovery import START, replay_hand
+from controller.daemon.translate import system_alert
 from controller.link.client import VenueLink
 from controller.link.errors import StoreError, StoreFull
 from controller.link.outbox import Outbox
 from controller.ohh import to_ohh
+from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import HandComplete, HandRecord
 from controller.rules.engine import TableCore
 from controller.rules.errors import BadInput, RailguardError
@@ -65,7 +67,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("railguard.daemon")
 T = TypeVar("T")
 
-CODE = "STORAGE_FAULT"
 REMEDY = (
     "Storage on the table computer is failing ({detail}). Free space on the SD card and "
     "check the database ({path}); the table plays on and every hand record is kept in "
@@ -74,7 +75,6 @@ REMEDY = (
 
 
 RESERVE_BYTES = 8 << 20  # a few hundred hands' events and records
-LOST_CODE = "HAND_RECORD_LOST"
 LOST_REMEDY = (
     "Hand {n} was dealt while the table computer's disk was full and the controller "
     "restarted before its record could be stored: the hand cannot be rebuilt. Record its "
@@ -301,11 +301,8 @@ class StorageAlarm:
         detail = type(exc).__name__.replace("Store", "store ").lower()
         d.indicators.alert("critical")
         before = list(d.open_alerts)
-        d.publish_alert({
-            "code": CODE, "severity": "critical", "clause": "railguard storage",
-            "remedy": REMEDY.format(detail=detail, path=d.cfg.storage)[:500],
-            "message": str(exc)[:500], "seat": None, "hand_no": None,
-        })  # fmt: skip
+        remedy = REMEDY.format(detail=detail, path=d.cfg.storage)[:500]
+        d.publish_alert(system_alert(AlertCode.STORAGE_FAULT, remedy, message=str(exc)[:500]))
         new = [a for a in d.open_alerts if a not in before]
         self.alert_id = new[0] if new else ""
         d.event("storage_fault", {"lane": lane, "error": str(exc)[:300]})
@@ -514,8 +511,5 @@ def flag_lost(d: _LostHost, lost: list[int]) -> None:
                   "(disk full); it cannot be rebuilt", hid)  # fmt: skip
         d.indicators.alert("critical")
         remedy = LOST_REMEDY.format(n=hand_no, next=hand_no + 1)
-        d.publish_alert({
-            "code": LOST_CODE, "severity": "critical", "clause": "railguard storage",
-            "remedy": remedy, "seat": None, "hand_no": hand_no,
-        })  # fmt: skip
+        d.publish_alert(system_alert(AlertCode.HAND_RECORD_LOST, remedy, hand_no=hand_no))
         d.hand_slot.hand_stored(hand_no)  # accounted for
