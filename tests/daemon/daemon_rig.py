@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.daemon import Daemon, config
+from controller.daemon import config
+from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, PUCK, SEATS, Venue, card_uid
 from controller.rules.cards import STANDARD_DECK, Card

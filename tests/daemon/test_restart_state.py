@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon import Daemon, config, recovery
+from controller.daemon import config, recovery
+from controller.daemon.service import Daemon
 from controller.daemon.translate import encode_event
 from controller.link import LevelRecord
 from controller.rules.cards import Card
