@@ -26,9 +26,9 @@ from typing import Any, Protocol
 from controller.daemon import recovery
 from controller.daemon.live import LiveEvents, hole_secrets
 from controller.daemon.storage import HandSlot
+from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import alert_payload, scrub
-from controller.link.store import TableStore
 from controller.rules.catalogue import CATALOGUE
 from controller.rules.decisions import (
     SEVERITY_NAMES,

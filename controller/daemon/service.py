@@ -63,9 +63,10 @@ from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
+from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace
 from controller.daemon.translate import ReaderInput, state_payload
-from controller.link import Command, CommandResult, TableStore, VenueLink
+from controller.link import Command, CommandResult, VenueLink
 from controller.link.errors import LinkError, RedactionError
 from controller.link.outbox import Outbox
 from controller.rules.decisions import HandRecord

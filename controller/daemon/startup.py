@@ -20,9 +20,9 @@ from typing import Any, Protocol
 from controller.daemon import house_profiles, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
+from controller.daemon.table_store import TableStore
 from controller.daemon.translate import system_alert
 from controller.daemon.venue_commands import LevelHost, restore_level_numbers
-from controller.link.store import TableStore
 from controller.rules.cards import Card
 from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import HandComplete, HandRecord

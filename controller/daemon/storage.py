@@ -62,7 +62,7 @@ from controller.rules.errors import BadInput, RailguardError
 from firmware_bridge.gpio import Indicators
 
 if TYPE_CHECKING:
-    from controller.link.store import TableStore
+    from controller.daemon.table_store import TableStore
 
 log = logging.getLogger("railguard.daemon")
 T = TypeVar("T")

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from controller.daemon import house_profiles
 from controller.daemon.config import DaemonConfig
+from controller.daemon.table_store import LevelRecord, TableStore
 from controller.link import (
     AckAlert,
     Command,
@@ -37,7 +38,6 @@ from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
 from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
-from controller.link.store import LevelRecord, TableStore
 from controller.rules.cards import Card
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
