@@ -68,6 +68,10 @@ class Item:
     source: str
     reply: asyncio.Future[Step] | None = None
     stamps: list[int] | None = None  # RAILGUARD_STAGE_TRACE only (trace.py)
+    # a venue command's own writes (the table store, the seat's name), run once the core has
+    # accepted the event and before the state is published: nothing is written for an event
+    # the core refuses, so nothing is undone
+    accepted: Callable[[], None] | None = None
 
 
 class _Counts(Protocol):
@@ -205,6 +209,8 @@ def handle(d: CoreHost, item: Item) -> Step:
         # the time that passed ran a clock out before the rejected event: the ruling
         # stands (logged as a Tick so that a restart replays it)
         ev = Tick(ev.t)
+    elif item.accepted is not None:
+        item.accepted()
     if isinstance(ev, Tick):
         if not step.decisions:
             return step

@@ -346,9 +346,9 @@ class Daemon:
 
     # ------------------------------------------------------------------ commands
 
-    async def submit(self, ev: Event) -> Step:
+    async def submit(self, ev: Event, accepted: Callable[[], None] | None = None) -> Step:
         fut: asyncio.Future[Step] = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait(Item(ev, "venue", fut))
+        self.queue.put_nowait(Item(ev, "venue", fut, accepted=accepted))
         return await fut
 
     async def on_command(self, cmd: Command) -> CommandResult:
