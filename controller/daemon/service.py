@@ -63,6 +63,7 @@ from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
+from controller.daemon.names import PlayerNames
 from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace
 from controller.daemon.translate import ReaderInput, state_payload
@@ -144,7 +145,7 @@ class Daemon:
         counter = max(self.store.hand_counter(), self.hand_slot.started)
         profile = startup.stored_profile(self.store, cfg)
         self.core: TableCore = TableCore(profile, cfg.table, hand_no=counter)
-        self.names: dict[int, str] = {}
+        self.names = PlayerNames()  # the seated players' names (names.py)
         self.level_no: int = 1  # the level in force; pending_level_no: set for the next hand
         self.pending_level_no: int | None = None
         self.queue: asyncio.Queue[Item] = asyncio.Queue()

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from controller.daemon import house_profiles, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
+from controller.daemon.names import PlayerNames
 from controller.daemon.table_store import TableStore
 from controller.daemon.translate import system_alert
 from controller.daemon.venue_commands import LevelHost, restore_level_numbers
@@ -41,7 +42,7 @@ class StartupHost(LevelHost, Protocol):
     cfg: DaemonConfig
     store: TableStore
     registry: DeckRegistry
-    names: dict[int, str]
+    names: PlayerNames
     hand_slot: storage.HandSlot
     hands: asyncio.Queue[tuple[HandRecord, datetime]]
     hand_start: dict[int, datetime]
@@ -94,7 +95,7 @@ def restore(d: StartupHost) -> None:
     if not recovery.apply_levels(d.core, d.levels_saved, last) and lvl is not None:
         _apply(d.core, SetLevel(t, lvl.small_blind, lvl.big_blind, lvl.ante))
     for seat, rec in d.store.seating().items():
-        d.names[seat] = rec.name
+        d.names.seated(seat, rec.name)
         _apply(d.core, SeatPlayer(t, seat, rec.player_id, rec.stack))
     d.positions_saved = d.store.get("positions")
     recovery.apply_positions(d.core, d.positions_saved)

@@ -39,7 +39,6 @@ import contextlib
 import errno
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -49,6 +48,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from controller.daemon.config import DaemonConfig
 from controller.daemon.house_profiles import resolve as resolve_profile
+from controller.daemon.names import PlayerNames
 from controller.daemon.recovery import START, replay_hand
 from controller.daemon.translate import system_alert
 from controller.link.client import VenueLink
@@ -228,6 +228,7 @@ class StorageHost(Protocol):
     alarm: StorageAlarm
     hand_slot: HandSlot
     unstored: int  # completed records not yet in the outbox
+    names: PlayerNames  # read only: the names of a hand record's players
     hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, from the core
     records: list[dict[str, Any]]
     open_alerts: list[str]
@@ -432,12 +433,8 @@ async def outbox_task(d: StorageHost) -> None:
 
 
 def seated_names(d: StorageHost) -> dict[str, str]:
-    """Player id -> name of the seated players (the table store), for hand records."""
-    try:
-        return {r.player_id: r.name for r in d.store.seating().values() if r.name}
-    except (StoreError, sqlite3.Error) as exc:
-        log.warning("player names unreadable for a hand record (%s): ids stand for names", exc)
-        return {}
+    """Player id -> name of the seated players (the daemon's names), for hand records."""
+    return d.names.by_player({s: seat.player for s, seat in d.core.seats.items()})
 
 
 async def live_sent(d: StorageHost, limit: float = 1.0) -> None:

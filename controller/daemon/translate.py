@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from controller.link.redact import NO_SECRETS, HoleSecrets, scrub_text
@@ -43,7 +44,7 @@ def street_name(state: TableState) -> str:
 def state_payload(
     state: TableState,
     *,
-    names: dict[int, str] | None = None,
+    names: Mapping[int, str] | None = None,
     level: int = 1,
     pending_level: tuple[int, int, int, int] | None = None,
 ) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from controller.daemon import house_profiles
 from controller.daemon.config import DaemonConfig
+from controller.daemon.names import PlayerNames
 from controller.daemon.table_store import LevelRecord, TableStore, check_text
 from controller.link import (
     AckAlert,
@@ -75,7 +76,7 @@ class CommandHost(LevelHost, Protocol):
 
     cfg: DaemonConfig
     registry: DeckRegistry
-    names: dict[int, str]
+    names: PlayerNames
     open_alerts: list[str]
     pending_profile: Profile | None
 
@@ -158,7 +159,7 @@ async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
 
     def accepted() -> None:
         # the name is in place before the core loop publishes the state of the seating
-        d.names[cmd.seat] = cmd.name
+        d.names.seated(cmd.seat, cmd.name)
         d.table_write(
             lambda st: st.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True),
             f"seat {cmd.seat}",
@@ -175,7 +176,7 @@ def _forget_seat(d: CommandHost, seat: int) -> Callable[[], None]:
     """What the core's accepting an ``UnseatPlayer`` writes: the name and the stored seat."""
 
     def accepted() -> None:
-        d.names.pop(seat, None)
+        d.names.left(seat)
         d.table_write(lambda st: st.unseat_player(seat, missing_ok=True), f"unseat {seat}")
 
     return accepted
@@ -329,12 +330,10 @@ async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
         return CommandResult.error(f"seat {cmd.to_seat} is not 1..{d.core.max_seats}")
     if d.core.hand is not None and d.core.phase is not Phase.COMPLETE:
         return CommandResult.error("players move between hands")
-    name = d.names.get(cmd.from_seat, seat.player)
 
     def moved() -> None:
         # written once the core seated the player at the new seat (in the state it publishes)
-        d.names.pop(cmd.from_seat, None)
-        d.names[cmd.to_seat] = name
+        d.names.moved(cmd.from_seat, cmd.to_seat, seat.player)
 
         def store(st: TableStore) -> None:
             if cmd.from_seat in st.seating():

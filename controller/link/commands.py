@@ -359,7 +359,8 @@ _NAMES: dict[type, str] = {
 
 
 class RequestIdStore(Protocol):
-    """Where a guard keeps request ids durably (the daemon's :class:`controller.daemon.table_store.TableStore`)."""
+    """Where a guard keeps request ids durably (the daemon's table store,
+    :class:`controller.daemon.table_store.TableStore`)."""
 
     def remember_command(self, request_id: str, seen_at: float, horizon: float) -> bool: ...
 
