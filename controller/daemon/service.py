@@ -61,9 +61,9 @@ from controller.daemon.config import DaemonConfig
 from controller.daemon.core_loop import Item
 from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
+from controller.daemon.names import PlayerNames
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
-from controller.daemon.names import PlayerNames
 from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace
 from controller.daemon.translate import ReaderInput, state_payload
@@ -80,6 +80,7 @@ from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import DeckRegistry
 from firmware_bridge.gpio import Indicators
+from firmware_bridge.pcsc import BadgeFactory
 from firmware_bridge.serial_link import BoardFactory, ReaderBoard
 
 log = logging.getLogger("railguard.daemon")
@@ -113,9 +114,12 @@ class Daemon:
         *,
         pin_factory: Any = None,
         board_factory: BoardFactory | None = None,
+        badge_factory: BadgeFactory | None = None,
     ) -> None:
         self.cfg = cfg
         self.pin_factory = pin_factory
+        # the badge reader (when pcsc.enabled): a PcscReader over pcscd unless given
+        self.badge_factory = badge_factory
         # the reader board: a SerialReaderLink over cfg.reader_ports unless given (hwsim's
         # in-process board), as gpiozero takes a pin factory
         self.board_factory = board_factory
@@ -366,7 +370,10 @@ async def run_daemon(
     *,
     pin_factory: Any = None,
     board_factory: BoardFactory | None = None,
+    badge_factory: BadgeFactory | None = None,
     stop: asyncio.Event | None = None,
 ) -> None:
     """Run the daemon until ``stop`` is set (or forever)."""
-    await Daemon(cfg, pin_factory=pin_factory, board_factory=board_factory).run(stop)
+    await Daemon(
+        cfg, pin_factory=pin_factory, board_factory=board_factory, badge_factory=badge_factory
+    ).run(stop)
