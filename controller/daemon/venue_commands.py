@@ -32,7 +32,6 @@ from typing import Any, Protocol
 
 from controller.daemon import house_profiles
 from controller.daemon.config import DaemonConfig
-from controller.link import command_checks as checks
 from controller.link import (
     AckAlert,
     Command,
@@ -44,6 +43,7 @@ from controller.link import (
 from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
+from controller.link import command_checks as checks
 from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
 from controller.link.store import LevelRecord, TableStore
 from controller.rules.cards import Card

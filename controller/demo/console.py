@@ -17,9 +17,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from controller.floor.app import Console
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
+from controller.floor.console import Console
 from controller.link.config import BrokerConfig
 
 USER = "demo"

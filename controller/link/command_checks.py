@@ -90,6 +90,20 @@ def check_seat(seat: int, player_id: str, seats: Iterable[int],
     return None
 
 
+PLAYER_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")  # command.json's pattern
+
+
+def check_player(player_id: str, name: str, stack: int) -> str | None:
+    """A seat command's player as the contract takes it (command.json), in words."""
+    if not PLAYER_ID.fullmatch(player_id):
+        return f"The player id {player_id!r} is not usable: use {ID_CHARS}."
+    if not 1 <= len(name) <= 64:
+        return "The player's name must be 1 to 64 characters."
+    if not 1 <= stack <= MAX_CHIPS:
+        return f"The stack must be a whole number of chips from 1 to {_chips(MAX_CHIPS)}."
+    return None
+
+
 def check_unseat(seat: int, seats: Iterable[int], occupied: Mapping[int, str]) -> str | None:
     problem = no_such_seat(seat, seats)
     if problem is not None:
@@ -145,7 +159,7 @@ def plain_field_error(args: Any, path: str, rule: str, message: str) -> str:
     """A schema violation in a command's ``args`` (``path``: "seat", "player_id" ...;
     ``rule``: the JSON Schema keyword that failed) as a sentence; the schema's own text for
     a field this module does not know."""
-    field = path.split("/")[0] if path else ""
+    field = path.split("/", maxsplit=1)[0] if path else ""
     value = args.get(field) if isinstance(args, dict) else None
     what = FIELD_NAMES.get(field)
     if rule == "required":

@@ -99,8 +99,9 @@ async def _refusals(tmp: Path, port: int) -> None:
         assert rig.venue.on("alerts") == [], rig.venue.on("alerts")
         assert len(rig.venue.on("state")) > states
         # and a sensible command of each kind still goes through
-        assert (await send(rig, "set_level", {"level": 2, "small_blind": 100, "big_blind": 200,
-                                              "ante": 200, "big_blind_ante": True}))["ok"]  # fmt: skip
+        level = {"level": 2, "small_blind": 100, "big_blind": 200, "ante": 200,
+                 "big_blind_ante": True}  # fmt: skip
+        assert (await send(rig, "set_level", level))["ok"]
         assert (await send(rig, "seat", {"seat": 6, "player_id": "p6", "name": "Fay",
                                          "stack": 5000}))["ok"]  # fmt: skip
         await wait_for(lambda: any(s["seat"] == 6 for s in rig.state()["seats"]), "seat 6")

@@ -155,11 +155,14 @@ async def _refusals(room: Room) -> None:
         assert (status, text) == (403, f"sam is a supervisor: {action} needs a director"
                                   " (tournament director)")  # fmt: skip
     bad = [
-        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": 11}, "seat: 11 is not 1..10"),
-        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": "1"}, "seat: expected an"),
-        ("sam", "/api/move", {**ACTIONS["/api/move"], "to_seat": 1}, "the same seat"),
+        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": 11},
+         "Seat 11 does not exist: seats are numbered 1 to 10 at most."),
+        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": "1"},
+         "The seat must be a seat number (1 to 10)."),
+        ("sam", "/api/move", {**ACTIONS["/api/move"], "to_seat": 1},
+         "Seat 1 is both the seat to move from and the seat to move to."),
         ("dan", "/api/room/level", {**ACTIONS["/api/room/level"], "small_blind": 300},
-         "small_blind is larger than big_blind"),
+         "The small blind (300) may not be larger than the big blind (200)."),
         ("dan", "/api/profile", {"venue": "v1", "table": "t1", "profile": "wsop"},
          "'wsop' is not a packaged profile"),
         ("dan", "/api/profile", {"venue": "v1", "table": "t1"}, "give profile"),
@@ -186,8 +189,10 @@ async def _supervisor(room: Room) -> None:
     assert status == 200 and resp["ok"], resp
     assert resp["data"] == {"seat": 2, "player_id": "t1p2", "name": "t1 player 2", "stack": 5002}
     await _until(lambda: sorted(room.seats("t1")) == [1], "seat 2 empty at t1")
+    before = room.commands()  # the console sees the seat empty: nothing is sent
     status, resp = await room.post("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": 5})
-    assert status == 200 and resp == {**resp, "ok": False, "reason": "seat 5 is empty"}
+    assert (status, resp) == (400, "Seat 5 is empty: there is nobody to unseat.")
+    assert room.commands() == before
 
     # a move within the table: the table's own move
     body = {"venue": "v1", "table": "t1", "from_seat": 1, "to_seat": 4}
@@ -225,8 +230,8 @@ async def _supervisor(room: Room) -> None:
     assert status == 200 and not resp["ok"], resp
     assert [(s["table"], s["command"], s["ok"]) for s in resp["steps"]] == [
         ("v1/t2", "unseat", True), ("v1/t1", "seat", False), ("v1/t2", "seat", True)]  # fmt: skip
-    assert resp["reason"] == ("v1/t1: player t1p1 already sits in seat 9; t1 player 1 is back"
-                              " in v1/t2 seat 7")  # fmt: skip
+    assert resp["reason"] == ("v1/t1: Player t1p1 already sits in seat 9: move them instead;"
+                              " t1 player 1 is back in v1/t2 seat 7")  # fmt: skip
     await _until(lambda: 7 in room.seats("t2"), "the player back at t2")
     assert t2.core.seats[7].stack == 5001 and 5 not in t1.core.seats
 

@@ -64,5 +64,6 @@ def test_seat_unseat_and_move_against_who_sits_where() -> None:
     assert check_move(1, 1, seats, occ) is not None
     assert check_move(1, 3, seats, occ) is None
     assert check_move(1, 2, seats, occ) == "Seat 2 is taken by p2: choose a free seat."
-    assert occupied_of([{"seat": 1, "player_id": "p1", "status": "active"},
-                        {"seat": 2, "player_id": None, "status": "empty"}]) == {1: "p1"}  # fmt: skip
+    published = [{"seat": 1, "player_id": "p1", "status": "active"},
+                 {"seat": 2, "player_id": None, "status": "empty"}]  # fmt: skip
+    assert occupied_of(published) == {1: "p1"}
