@@ -131,7 +131,8 @@ def sense(d: CommandHost, cmd: Command) -> str | None:
     if isinstance(cmd, LevelCmd):
         prof = d.core.profile
         return checks.check_level(cmd.small_blind, cmd.big_blind, cmd.ante, cmd.big_blind_ante,
-                                  ante_style=prof.ante_style.value, profile=prof.name)  # fmt: skip
+                                  ante_style=prof.ante_style.value, profile=prof.name,
+                                  max_ante_bb=prof.max_ante_big_blinds)  # fmt: skip
     return None
 
 

@@ -84,12 +84,14 @@ def _facts(tile: Tile | None) -> tuple[tuple[int, ...], dict[int, str]]:
     )
 
 
-def _ante_style(tile: Tile) -> tuple[str | None, str]:
-    """(the ante style of the table's profile if it is a packaged one, else None; its name)."""
+def _ante_rules(tile: Tile) -> tuple[str | None, str, float | None]:
+    """(the ante style and ``max_ante_big_blinds`` of the table's profile if it is a packaged
+    one, else None and None: the table checks its house profile itself; its name)."""
     name = tile.state.get("profile")
     if not isinstance(name, str) or name not in builtin_profile_names():
-        return None, name if isinstance(name, str) else ""
-    return builtin_profile(name).ante_style.value, name
+        return None, name if isinstance(name, str) else "", None
+    prof = builtin_profile(name)
+    return prof.ante_style.value, name, prof.max_ante_big_blinds
 
 
 def _seat_of(tile: Tile | None, seat: int) -> dict[str, Any] | None:
@@ -189,9 +191,13 @@ async def room_level(c: Console, request: web.Request, user: User | None) -> web
         if not isinstance(bba, bool):
             raise web.HTTPBadRequest(text="Big blind ante must be true or false.")
         args["big_blind_ante"] = bba
-    _refuse(checks.check_level(args["small_blind"], args["big_blind"], args["ante"],
-                               bool(bba)))  # fmt: skip
     tiles = sorted(c.room.tiles.values(), key=lambda t: t.key)
+    # the room's ante cap: the largest of its tables' profiles (unknown, a house profile's:
+    # not capped here, the table checks it); each table's own below
+    caps = [_ante_rules(t)[2] for t in tiles]
+    cap = None if not caps or None in caps else max(x for x in caps if x is not None)
+    _refuse(checks.check_level(args["small_blind"], args["big_blind"], args["ante"],
+                               bool(bba), max_ante_bb=cap if caps else 1.0))  # fmt: skip
     if not tiles:
         return _logged(who, "room level", "the room", {
             "ok": False, "reason": "the room knows no table yet", "results": []})  # fmt: skip
@@ -203,9 +209,10 @@ async def room_level(c: Console, request: web.Request, user: User | None) -> web
     results: dict[str, dict[str, Any]] = {}
     send_to = []
     for t in live:
-        style, name = _ante_style(t)
+        style, name, most = _ante_rules(t)
         problem = checks.check_level(args["small_blind"], args["big_blind"], args["ante"],
-                                     bool(bba), ante_style=style, profile=name)  # fmt: skip
+                                     bool(bba), ante_style=style, profile=name,
+                                     max_ante_bb=most)  # fmt: skip
         if problem is None:
             send_to.append(t)
         else:

@@ -131,9 +131,11 @@ def check_move(from_seat: int, to_seat: int, seats: Iterable[int],
 
 
 def check_level(small_blind: int, big_blind: int, ante: int, big_blind_ante: bool = False,
-                *, ante_style: str | None = None, profile: str = "") -> str | None:  # fmt: skip
+                *, ante_style: str | None = None, profile: str = "",
+                max_ante_bb: float | None = 1.0) -> str | None:  # fmt: skip
     """A level's blinds and ante make sense. ``ante_style``: the table's profile's
-    (``"each"`` or ``"big-blind"``; None: not known, not checked), named by ``profile``."""
+    (``"each"`` or ``"big-blind"``; None: not known, not checked), named by ``profile``;
+    ``max_ante_bb``: its ``max_ante_big_blinds`` (None: not known, the ante not capped)."""
     if big_blind < 1:
         return f"The big blind must be at least 1 (got {_chips(big_blind)})."
     if small_blind < 1:
@@ -143,9 +145,13 @@ def check_level(small_blind: int, big_blind: int, ante: int, big_blind_ante: boo
                 f" ({_chips(big_blind)}).")  # fmt: skip
     if ante < 0:
         return f"The ante may not be negative (got {_chips(ante)})."
-    if ante > big_blind:
-        return (f"The ante ({_chips(ante)}) may not be larger than the big blind"
-                f" ({_chips(big_blind)}).")  # fmt: skip
+    if max_ante_bb is not None and ante > big_blind * max_ante_bb:
+        if max_ante_bb == 1:
+            return (f"The ante ({_chips(ante)}) may not be larger than the big blind"
+                    f" ({_chips(big_blind)}).")  # fmt: skip
+        cap = int(big_blind * max_ante_bb)
+        return (f"The ante ({_chips(ante)}) may not be larger than {max_ante_bb:g} big blinds"
+                f" ({_chips(cap)}) at this table's profile {profile}.")  # fmt: skip
     if big_blind_ante and ante == 0:
         return "A big blind ante needs an ante above zero: give the ante, or untick big blind ante."
     if big_blind_ante and ante_style == "each":

@@ -305,8 +305,9 @@ def parse_command(payload: bytes | str) -> Command:
                                  " seat to move to.", rid)  # fmt: skip
         return MovePlayer(meta, a["from_seat"], a["to_seat"])
     if name == "set_level":
+        # the ante's cap is the table's profile's: the daemon checks it (venue_commands)
         problem = check_level(a["small_blind"], a["big_blind"], a["ante"],
-                              bool(a.get("big_blind_ante", False)))  # fmt: skip
+                              bool(a.get("big_blind_ante", False)), max_ante_bb=None)  # fmt: skip
         if problem is not None:
             raise CommandRefused(problem, rid)
         return SetLevel(
