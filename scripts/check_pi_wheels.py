@@ -12,10 +12,10 @@ For each requirement of ``[project] dependencies`` and of the runtime extras (``
 (every manylinux aarch64 tag up to glibc 2.36, Debian 12's, is named: pip does not expand
 ``manylinux_2_36`` to the tags below it; ``py3-none-any`` and ``cp3x-abi3`` wheels count
 too). A musllinux wheel does not: Raspberry Pi OS is glibc. A requirement with no such
-wheel passes only if it is in :data:`DEBIAN_BUILD` (it builds from source on the Pi with the Debian packages
-named there) and those packages are installed by ``scripts/install-pi.sh``, and pip can
-fetch its source distribution. ``--deps`` then resolves the whole runtime set with its
-transitive dependencies the same way (binaries only, except the DEBIAN_BUILD ones).
+wheel passes only if it is in :data:`DEBIAN_BUILD` (it builds from source on the Pi with
+the Debian packages named there), ``scripts/install-pi.sh`` installs those packages, and
+pip can fetch its source distribution. ``--deps`` then resolves the whole runtime set with
+its transitive dependencies the same way (binaries only, except the DEBIAN_BUILD ones).
 
     .venv/bin/python scripts/check_pi_wheels.py [--deps] [--extras pi,pcsc,postgres]
 
