@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.daemon import Daemon
+from controller.daemon.service import Daemon
 from controller.demo.hands import DemoHand
 from controller.demo.table import Outcome, Table, chip_table, layout_for
 from controller.demo.view import View
