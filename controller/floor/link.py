@@ -128,6 +128,7 @@ class FloorLink:
                         await client.subscribe(t, qos=qos)
                     self._client, delay = client, 0.2
                     self.connected.set()
+                    self._link_changed(True, "")
                     log.info("floor: subscribed on %s", self.broker.host)
                     queue = client._queue  # an AlertsFirst, see below
                     async for m in client.messages:
@@ -139,11 +140,22 @@ class FloorLink:
                             self._handle(more.topic.value, more.payload)
             except aiomqtt.MqttError as exc:
                 log.warning("floor: broker: %s; retrying in %.1f s", exc, delay)
+                reason = str(exc)
+            else:
+                reason = "the broker ended the connection"
             finally:
                 self._client = None
                 self.connected.clear()
+            if self.room.link["connected"] or self.room.link["reason"] != reason:
+                self._link_changed(False, reason)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 10.0)
+
+    def _link_changed(self, connected: bool, reason: str) -> None:
+        """The header's broker status, through the stream (and the next snapshot)."""
+        changes = self.room.link_state(connected, time.time(), reason)
+        if self.on_change is not None:
+            self.on_change(changes)
 
     def _handle(self, topic: str, payload: Any) -> None:
         raw = payload if isinstance(payload, bytes) else str(payload).encode()
