@@ -67,7 +67,8 @@ class Tile:
 
     def view(self) -> dict[str, Any]:
         return {"key": self.key, "venue": self.venue, "table": self.table,
-                "name": self.name or self.table, "number": self.number, "status": self.status, "last_seen": self.last_seen, "state": self.state,
+                "name": self.name or self.table, "number": self.number,
+                "status": self.status, "last_seen": self.last_seen, "state": self.state,
                 "alerts": list(self.alerts.values())}  # fmt: skip
 
 
