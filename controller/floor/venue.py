@@ -58,7 +58,7 @@ def _seconds(room: dict[str, Any], key: str, default: int, low: int) -> int:
     v = room.get(key, default)
     if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 86_400:
         raise ConfigError(f"room.{key}: an integer number of seconds, {low}-86400 (got {v!r})")
-    return v
+    return int(v)
 
 
 def parse_venue(raw: dict[str, Any]) -> Venue:
