@@ -34,6 +34,7 @@ from controller.venuelog.store import open_for_export
 
 COOKIE = "railguard_floor"
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css", "actions.js": "text/javascript"}
+ASSETS |= {"room.js": "text/javascript", "sound.js": "text/javascript"}  # the room view
 ASSETS |= {"pages.js": "text/javascript", "history.js": "text/javascript",
            "hand.js": "text/javascript", "history.css": "text/css"}  # fmt: skip
 MAX_HANDS = 200

@@ -151,7 +151,11 @@ class Room:
             t.status = "online"
             t.state = _state_view(body)
         elif kind == "alerts":
-            a = _alert_view(venue, table, body, now)
+            a = {
+                **_alert_view(venue, table, body, now),
+                "name": t.name or table,
+                "number": t.number,
+            }
             aid = str(a["alert_id"])
             if aid in t.alerts:
                 return []  # the same alert again (QoS 1 delivers at least once)
