@@ -151,7 +151,7 @@ async def _until(cond: Any, what: str, timeout: float = 15) -> None:
 async def _triage(tmp: Path, port: int, shots: Path) -> None:
     rig = await open_rig("127.0.0.1", port, "tda-2024", tmp / "table", "t1", decks=set())
     try:
-        async with console(tmp, port, VENUE) as (con, url):  # noqa: SIM117 (two phases)
+        async with console(tmp, port, VENUE) as (con, url):
             async with chromium(tmp, 1440, 900) as driver:
                 await asyncio.wait_for(con.link.connected.wait(), 10)
                 await _in_thread(login, driver, url, "sam")
