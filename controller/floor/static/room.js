@@ -156,8 +156,7 @@ function detailElement(t) {
   const det = el("section", { class: "detail", "aria-label": `table ${label(t)}` },
     el("div", { class: "detail-head" }, el("h3", { class: "dname" }),
       el("button", { class: "close", type: "button", "aria-label": "close" }, "Close")),
-    el("div", { class: "group-actions" }),
-    el("ul", { class: "alerts" }),
+    el("div", { class: "dalerts" }, el("div", { class: "group-actions" }), el("ul", { class: "alerts" })),
     el("div", { class: "seatmap", "aria-label": "seats" }),
     el("dl", { class: "facts" }));
   det.querySelector(".close").addEventListener("click", () => toggleOpen(t.key));
