@@ -254,7 +254,7 @@ async def _triage(tmp: Path, port: int, shots: Path) -> None:
                                  "the answer beside the button")  # fmt: skip
                 assert not [t for t in _texts(driver, "#feed li .ftable") if t == "1 Main 1"]
                 # sound: armed at login (the click); a warning and a critical each sound their tone
-                await _in_thread(_wait, driver, lambda d: _sound(d)["state"] == "armed", "armed")
+                await _in_thread(_wait, driver, lambda d: _sound(d).get("state") == "armed", "armed")
                 n = int(_sound(driver).get("count", "0"))
                 await publish(port, [("railguard/v1/t3/alerts", alert("w3", "OUT_OF_TURN",
                                                                      "warning", 1))])  # fmt: skip
@@ -278,7 +278,7 @@ async def _triage(tmp: Path, port: int, shots: Path) -> None:
                     await _in_thread(driver.save_screenshot, str(shots / "room-escalated.png"))
                 # a reload: armed again at once (this browser allows it after a click on the site)
                 await _in_thread(driver.refresh)
-                await _in_thread(_wait, driver, lambda d: _sound(d)["state"] == "armed",
+                await _in_thread(_wait, driver, lambda d: _sound(d).get("state") == "armed",
                              "sound armed after the reload")  # fmt: skip
                 # a viewer has no acknowledge buttons at all; the seat map says who sits where
                 await _in_thread(login, driver, url, "vic")
@@ -306,11 +306,11 @@ async def _triage(tmp: Path, port: int, shots: Path) -> None:
                     "awaitPromise": True, "userGesture": False})  # fmt: skip
                 assert done["result"]["value"] == 200, done
                 await _in_thread(driver.get, url)
-                await _in_thread(_wait, driver, lambda d: _sound(d)["state"] == "blocked",
+                await _in_thread(_wait, driver, lambda d: _sound(d).get("state") == "blocked",
                                  "sound blocked in a new browser")  # fmt: skip
                 assert "blocked by the browser: click anywhere" in _sound(driver)["text"]
                 driver.find_element("css selector", "#room-summary").click()  # any click
-                await _in_thread(_wait, driver, lambda d: _sound(d)["state"] == "armed", "armed")
+                await _in_thread(_wait, driver, lambda d: _sound(d).get("state") == "armed", "armed")
     finally:
         await close_rig(rig)
 
