@@ -128,6 +128,7 @@ function updateTile(art, t) {
   setClass(art, `tile lvl-${lvl}${t.view.stale ? " stale" : ""}${t.status === "offline"
     ? " offline" : ""}${S.open === t.key ? " open" : ""}`);
   setAttr(art, "data-level", lvl);
+  setAttr(art, "data-alert-ids", t.alerts.map((a) => a.alert_id).join(" "));  // its open alerts
   setText(part(art, "num"), t.number ?? "");
   setText(part(art, "name"), t.name);
   // the tile names its status when it is not simply online and current
