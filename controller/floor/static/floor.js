@@ -163,8 +163,20 @@ function connect() {
   S.stream.onerror = () => {  // the page lost the console itself: nothing shown is current
     if (S.linkState !== "console-down") { S.lostAt = Date.now() / 1000 + S.skew; }
     S.linkState = "console-down"; showLink(); allChanged();
+    if (S.stream.readyState === EventSource.CLOSED) setTimeout(reconnect, 3000);
   };
   S.stream.onmessage = onEvent;
+}
+
+// the browser gave up on the stream (an answer that was not a stream: the console restarted
+// and forgot the session, or a proxy's error page): log in again, or try again
+async function reconnect() {
+  if (!S.me) return;
+  const r = await api("GET", "/api/me");
+  if (r.status === 401) {
+    show(null);
+    document.getElementById("login-error").textContent = "The console restarted: log in again.";
+  } else connect();
 }
 
 function show(me) {

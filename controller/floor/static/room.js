@@ -207,6 +207,7 @@ function updateDetail(det, t) {
     all.hidden = t.alerts.length === 0;
   }
   keyed(part(det, "alerts"), t.view.groups, (g) => g.key, groupElement, updateGroup);
+  part(det, "dalerts").hidden = t.alerts.length === 0;
 }
 
 function seatMap(box, st) {
