@@ -254,7 +254,9 @@ async def _triage(tmp: Path, port: int, shots: Path) -> None:
                                  "the answer beside the button")  # fmt: skip
                 assert not [t for t in _texts(driver, "#feed li .ftable") if t == "1 Main 1"]
                 # sound: armed at login (the click); a warning and a critical each sound their tone
-                await _in_thread(_wait, driver, lambda d: _sound(d).get("state") == "armed", "armed")
+                await _in_thread(
+                    _wait, driver, lambda d: _sound(d).get("state") == "armed", "armed"
+                )
                 n = int(_sound(driver).get("count", "0"))
                 await publish(port, [("railguard/v1/t3/alerts", alert("w3", "OUT_OF_TURN",
                                                                      "warning", 1))])  # fmt: skip
@@ -310,7 +312,9 @@ async def _triage(tmp: Path, port: int, shots: Path) -> None:
                                  "sound blocked in a new browser")  # fmt: skip
                 assert "blocked by the browser: click anywhere" in _sound(driver)["text"]
                 driver.find_element("css selector", "#room-summary").click()  # any click
-                await _in_thread(_wait, driver, lambda d: _sound(d).get("state") == "armed", "armed")
+                await _in_thread(
+                    _wait, driver, lambda d: _sound(d).get("state") == "armed", "armed"
+                )
     finally:
         await close_rig(rig)
 

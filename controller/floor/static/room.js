@@ -207,7 +207,8 @@ function updateDetail(det, t) {
     all.hidden = t.alerts.length === 0;
   }
   keyed(part(det, "alerts"), t.view.groups, (g) => g.key, groupElement, updateGroup);
-  part(det, "dalerts").hidden = t.alerts.length === 0;
+  const said = det.querySelector(".group-actions .answer");  // an answer stays in sight
+  part(det, "dalerts").hidden = t.alerts.length === 0 && !(said && said.textContent);
 }
 
 function seatMap(box, st) {
@@ -298,7 +299,7 @@ async function ackAll(key, groupKey, button) {
     : `${ok} of ${alerts.length} alerts acknowledged`;
   const text = `${label(t)}: ${refused.length && alerts.length === 1 ? "" : what}${refused.length
     ? `${alerts.length === 1 ? "" : "; "}${refused.join("; ")}` : ""}`;
-  if (answer && answer.isConnected) setText(answer, text);
+  if (answer && answer.isConnected) { setText(answer, text); tileChanged(key); }
   say(text);
 }
 
