@@ -4,13 +4,17 @@ and the stream's changes, and the venue file's refusals naming what is wrong."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.floor.cli import load_config
+from controller.floor.cli import load_config, register
 from controller.floor.room import OPEN_ALERTS, Room
+from controller.floor.stream import KEEPALIVE, Frames
 from controller.floor.venue import ESCALATE_AFTER_S, Venue, load_venue, parse_venue
 from controller.link import schemas
 from controller.rules.errors import ConfigError
@@ -130,3 +134,25 @@ def test_the_link_state_and_the_last_message() -> None:
     # a retry failing for another reason: still down since 20
     assert room.link_state(False, 25.0, "refused")[0]["link"]["since"] == 20.0
     assert parse_venue({}).tables == {}
+
+
+def test_a_change_of_the_broker_link_goes_out_at_once() -> None:
+    """The header's status does not wait for the end of a frame (an hour here)."""
+
+    async def run() -> bytes | None:
+        frames = Frames(frame_s=3600.0)
+        client = frames.open()
+        frames.add(Room().link_state(False, 5.0, "connection refused"))
+        return await client.take(keepalive=30)
+
+    got = asyncio.run(run())
+    assert got is not None and got != KEEPALIVE
+    body = json.loads(got.decode().removeprefix("data: "))
+    assert body["type"] == "link" and body["link"]["reason"] == "connection refused"
+
+
+def test_railguard_floor_run_takes_a_venue_file() -> None:
+    parser = argparse.ArgumentParser()
+    register(parser)
+    args = parser.parse_args(["run", "--config", "floor.toml", "--venue", "venue.toml"])
+    assert args.venue == "venue.toml"
