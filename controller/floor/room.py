@@ -175,6 +175,17 @@ class Room:
         out.append({"type": "tile", "tile": t.view()})
         return out
 
+    def closed_at_table(self, venue: str, table: str, alert_id: str) -> list[dict[str, Any]]:
+        """The table answered that ``alert_id`` is not open there (a restarted table forgets
+        its open alerts; it keeps its last 100): it leaves the tile and the feed as if the
+        table had acknowledged it, so the floor is not left with an alert nobody can clear."""
+        t = self.tiles.get(f"{venue}/{table}")
+        if t is None or t.alerts.pop(alert_id, None) is None:
+            return []
+        self._unfeed(venue, table, alert_id)
+        return [{"type": "ack", "key": t.key, "alert_id": alert_id, "by": None},
+                {"type": "tile", "tile": t.view()}]  # fmt: skip
+
     def _unfeed(self, venue: str, table: str, alert_id: str) -> None:
         """The table closed the alert: it leaves the feed."""
         for entry in list(self.feed):

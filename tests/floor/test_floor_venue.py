@@ -156,3 +156,12 @@ def test_railguard_floor_run_takes_a_venue_file() -> None:
     register(parser)
     args = parser.parse_args(["run", "--config", "floor.toml", "--venue", "venue.toml"])
     assert args.venue == "venue.toml"
+
+
+def test_an_alert_the_table_does_not_hold_is_closed_on_its_word() -> None:
+    room = Room()
+    room.apply("railguard/v1/t1/alerts", _alert("a1"), 1.0)
+    assert room.closed_at_table("v1", "t2", "a1") == []  # another table's: nothing
+    changes = room.closed_at_table("v1", "t1", "a1")
+    assert [c["type"] for c in changes] == ["ack", "tile"] and changes[1]["tile"]["alerts"] == []
+    assert room.snapshot()["feed"] == [] and room.closed_at_table("v1", "t1", "a1") == []
