@@ -94,9 +94,7 @@ function onEvent(ev) {
     S.feed = m.feed;
     S.lostAt = null;
     setLink(m.link, m.now);
-    for (const k of [...document.querySelectorAll("#room article")].map((e) => e.dataset.key)) {
-      if (!S.tiles.has(k)) R.dirty.add(k);
-    }
+    for (const k of R.els.keys()) if (!S.tiles.has(k)) R.dirty.add(k);  // gone meanwhile
     allChanged(); renderTables(); renderFeed();
   } else if (m.type === "tile") {
     const isNew = !S.tiles.has(m.tile.key);
@@ -183,7 +181,7 @@ function show(me) {
   S.me = me;
   // another user (another role): the room is drawn again, with their buttons or none
   document.getElementById("room").replaceChildren();
-  R.levels.clear();
+  R.levels.clear(); R.els.clear();
   document.getElementById("login").hidden = !!me;
   document.getElementById("console").hidden = !me;
   document.getElementById("logout").hidden = !me;

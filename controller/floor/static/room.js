@@ -10,7 +10,7 @@ const SEVERITY = { critical: 4, error: 3, warning: 2, info: 1 };
 // the room's order: escalated critical, critical, error, warning, offline, info, quiet
 const BAND = { escalated: 0, critical: 1, error: 2, warning: 3, offline: 4, info: 5, quiet: 6 };
 const HOLD_MS = 4000;  // the order waits while the pointer is on the room, this long after
-const R = { levels: new Map(), holdUntil: 0, orderTimer: 0, dirty: new Set(), frame: 0, fit: 0 };
+const R = { els: new Map(), levels: new Map(), holdUntil: 0, orderTimer: 0, dirty: new Set(), frame: 0, fit: 0 };
 
 function nowS() { return Date.now() / 1000 + (S.skew || 0); }  // the console's clock
 
@@ -325,12 +325,16 @@ function flushTiles() {
   let reorder = false;
   for (const key of R.dirty) {
     const t = S.tiles.get(key);
-    let art = room.querySelector(`article[data-key="${CSS.escape(key)}"]`);
-    if (!t) { if (art) { art.remove(); reorder = true; } R.levels.delete(key); continue; }
+    let art = R.els.get(key);  // the tile's element, by key (a search of 500 is not free)
+    if (!t) {
+      if (art) { art.remove(); reorder = true; }
+      R.els.delete(key); R.levels.delete(key);
+      continue;
+    }
     const before = R.levels.get(key);
     t.view = viewOf(t);
     R.levels.set(key, t.view.level);
-    if (!art) { art = tileElement(key); room.append(art); reorder = true; }
+    if (!art) { art = tileElement(key); R.els.set(key, art); room.append(art); reorder = true; }
     if (before !== t.view.level) {
       reorder = true;
       if (t.view.level === "escalated") {
@@ -354,10 +358,9 @@ function placeTiles() {
   const room = document.getElementById("room");
   delete room.dataset.held;
   const tiles = [...S.tiles.values()].filter((t) => t.view).sort(cmp);
-  const shown = new Map([...room.children].map((e) => [e.dataset.key, e]));
   let at = room.firstElementChild;
   for (const t of tiles) {
-    const e = shown.get(t.key);
+    const e = R.els.get(t.key);
     if (!e) continue;
     if (e !== at) room.insertBefore(e, at); else at = at.nextElementSibling;
   }
