@@ -273,7 +273,7 @@ async def _triage(tmp: Path, port: int, shots: Path) -> None:
                     _wait, driver, lambda d: _sound(d).get("state") == "armed", "armed"
                 )
                 n = int(_sound(driver).get("count", "0"))
-                await publish(port, [("railguard/v1/t3/alerts", alert("w3", "OUT_OF_TURN",
+                await publish(port, [("railguard/v1/t3/alerts", alert("w3", "ACTION_OUT_OF_TURN",
                                                                      "warning", 1))])  # fmt: skip
                 await _in_thread(_wait, driver, lambda d: _sound(d).get("last") == "warning"
                              and int(_sound(d)["count"]) == n + 1, "the warning tone")  # fmt: skip
