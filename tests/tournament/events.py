@@ -31,16 +31,22 @@ big_blind_ante = true
 """
 
 
-def event_text(profile: str = "a2c-000", tables: list[int] | None = None, entrants: int = 0,
-               extra: str = "", stack: int | None = 5000) -> str:  # fmt: skip
+def event_text(
+    profile: str = "a2c-000",
+    tables: list[int] | None = None,
+    entrants: int = 0,
+    extra: str = "",
+    stack: int | None = 5000,
+) -> str:
     seats = tables or [9, 9, 9]
     head = f'[event]\nname = "ev1"\nvenue = "v1"\nprofile = "{profile}"\n'
     if stack is not None:
         head += f"starting_stack = {stack}\n"
     head += extra
     body = "".join(f'\n[[tables]]\nid = "t{i}"\nseats = {n}\n' for i, n in enumerate(seats, 1))
-    ents = "".join(f'\n[[entrants]]\nid = "p{i}"\nname = "Player {i}"\n'
-                   for i in range(1, entrants + 1))  # fmt: skip
+    ents = "".join(
+        f'\n[[entrants]]\nid = "p{i}"\nname = "Player {i}"\n' for i in range(1, entrants + 1)
+    )
     return head + LEVELS + body + ents
 
 

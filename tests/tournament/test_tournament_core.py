@@ -47,10 +47,14 @@ def bust(state: TournamentState, players: list[str], hand: str) -> TournamentSta
         winner = next(p for p in here if p.id not in out)
         won = sum(state.players[pid].stack for pid in out)
         seats = tuple(
-            HandSeat(p.id, int(p.seat or 0), p.stack,
-                     0 if p.id in out else p.stack + (won if p.id == winner.id else 0))
+            HandSeat(
+                p.id,
+                int(p.seat or 0),
+                p.stack,
+                0 if p.id in out else p.stack + (won if p.id == winner.id else 0),
+            )
             for p in here
-        )  # fmt: skip
+        )
         state = apply(state, HandPlayed(table, f"{hand}-{table}", seats))
     return state
 
@@ -75,15 +79,17 @@ def confirm(state: TournamentState, rng: random.Random) -> TournamentState:
     [
         (event_text().replace('profile = "a2c-000"', 'profile = "nope"'), "event.profile 'nope'"),
         (event_text(stack=None), "event: missing key 'starting_stack'"),
-        (event_text().replace("big_blind = 100\n", "big_blind = 10\n", 1),
-         "levels[2]: small_blind 50 is more than big_blind 10"),
+        (
+            event_text().replace("big_blind = 100\n", "big_blind = 10\n", 1),
+            "levels[2]: small_blind 50 is more than big_blind 10",
+        ),
         (event_text(tables=[9, 11]), "tables[2].seats: 2-10, not 11"),
         (event_text(extra="house_edge = 1\n"), "unknown key(s) ['house_edge']"),
         (event_text(extra='breaking_order = ["t1"]\n'), "event.breaking_order: every table once"),
         (event_text(extra="final_table = 12\n"), "event.final_table 12: no table has"),
         (event_text() + "\n[oops\n", "not valid TOML"),
     ],
-)  # fmt: skip
+)
 def test_event_file_errors_name_what_is_wrong(text: str, message: str) -> None:
     with pytest.raises(EventFileError, match=re.escape(message)):
         load_event_text(text)
@@ -127,8 +133,7 @@ def test_clock_levels_breaks_pause_resume_adjust() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(2, 10), min_size=1, max_size=8), st.integers(0, 10**6),
-       st.data())  # fmt: skip
+@given(st.lists(st.integers(2, 10), min_size=1, max_size=8), st.integers(0, 10**6), st.data())
 def test_draws_are_permutations_within_one(
     seats: list[int], seed: int, data: st.DataObject
 ) -> None:
@@ -170,8 +175,10 @@ def test_a_player_busted_at_another_table_is_refused() -> None:
     assert s == before
     # an event that allows a re-entry seats him again, as a new entry with a new stack
     re = replace(ev, rules=replace(ev.rules, reentry=True))
-    s2 = apply(replace(s, event=re), late_seat(replace(s, event=re), Entrant("p1", "P1"), 5000,
-                                              random.Random(2)))  # fmt: skip
+    s2 = apply(
+        replace(s, event=re),
+        late_seat(replace(s, event=re), Entrant("p1", "P1"), 5000, random.Random(2)),
+    )
     assert s2.players["p1"].status is Status.PLAYING and s2.players["p1"].entries == 2
 
 
@@ -191,8 +198,11 @@ def test_a_new_entrant_starts_with_the_starting_stack() -> None:
     with pytest.raises(Refused, match="starts with 10000 chips, not 5000"):
         late_seat(TournamentState(ev0), Entrant("z", "Z"), 5000, random.Random(0))
     # the initial draw gives every entrant the stack (and the bonus where paid)
-    ev = load_event_text(event_text(profile="club-003", stack=None, entrants=2)
-                         .replace('name = "Player 2"', 'name = "Player 2"\nbonus = true'))  # fmt: skip
+    ev = load_event_text(
+        event_text(profile="club-003", stack=None, entrants=2).replace(
+            'name = "Player 2"', 'name = "Player 2"\nbonus = true'
+        )
+    )
     d = draw_seats(TournamentState(ev), ev.entrants, random.Random(0))
     assert {s.player: s.stack for s in d.seatings} == {"p1": 4500, "p2": 5000}
 
@@ -216,8 +226,10 @@ def test_simultaneous_bust_outs_ordered_by_starting_stack() -> None:
     seats = {p.id: int(p.seat or 0) for p in s.playing()}
     starts = {"p1": 5000, "p2": 3000, "p3": 7000, "p4": 5000, "p5": 5000}
     finals = {"p1": 0, "p2": 0, "p3": 0, "p4": 15000, "p5": 10000}
-    s = apply(s, HandPlayed("t1", "h1", tuple(HandSeat(p, seats[p], starts[p], finals[p])
-                                              for p in starts)))  # fmt: skip
+    s = apply(
+        s,
+        HandPlayed("t1", "h1", tuple(HandSeat(p, seats[p], starts[p], finals[p]) for p in starts)),
+    )
     places = {e.player: e.place for e in s.eliminations}
     assert places == {"p2": 5, "p1": 4, "p3": 3}
     st_ = standings(s)
@@ -235,18 +247,40 @@ def test_hand_for_hand_bust_outs_count_as_simultaneous() -> None:
     small, big = t1[0], t2[0]
     s = bust(s, [big.id], "r1")  # t2 completes first: its bust-out waits for t1
     assert s.eliminations == () and s.h4h.done == {"t2"}
-    s = apply(s, HandPlayed("t1", "r1-t1", (HandSeat(small.id, int(small.seat or 0), 10, 0),
-                                            HandSeat(t1[1].id, int(t1[1].seat or 0), 1, 5011))))  # fmt: skip
+    s = apply(
+        s,
+        HandPlayed(
+            "t1",
+            "r1-t1",
+            (
+                HandSeat(small.id, int(small.seat or 0), 10, 0),
+                HandSeat(t1[1].id, int(t1[1].seat or 0), 1, 5011),
+            ),
+        ),
+    )
     # small started the hand with 10 chips, big with 5000: big finishes higher
     assert {e.player: e.place for e in s.eliminations} == {small.id: 8, big.id: 7}
     assert s.h4h.round == 2 and s.h4h.done == frozenset()
 
 
 def test_hand_record_read_and_refused() -> None:
-    rec = {"table": "t1", "hand_id": "v1-t1-1", "ohh": {"players": [
-        {"id": 1, "seat": 1, "name": "A", "starting_stack": 50, "player_ref": "p1",
-         "final_stack": 0},
-        {"id": 2, "seat": 2, "name": "seat 2", "starting_stack": 50, "final_stack": 100}]}}  # fmt: skip
+    rec = {
+        "table": "t1",
+        "hand_id": "v1-t1-1",
+        "ohh": {
+            "players": [
+                {
+                    "id": 1,
+                    "seat": 1,
+                    "name": "A",
+                    "starting_stack": 50,
+                    "player_ref": "p1",
+                    "final_stack": 0,
+                },
+                {"id": 2, "seat": 2, "name": "seat 2", "starting_stack": 50, "final_stack": 100},
+            ]
+        },
+    }
     hp = hand_from_record(rec)
     assert hp.seats == (HandSeat("p1", 1, 50, 0),)
     with pytest.raises(Refused, match="missing or wrong 'ohh'"):
