@@ -61,7 +61,8 @@ class Live:
 
     stacks: dict[str, int] = field(default_factory=dict)  # player -> stack
     buttons: dict[str, int] = field(default_factory=dict)  # table -> button seat
-    levels: dict[str, int] = field(default_factory=dict)  # table -> level (or pending) number
+    #: table -> the level it shows (the pending one, else the one in force)
+    levels: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
 class EventService:
@@ -111,8 +112,8 @@ class EventService:
         if isinstance(body.get("button"), int):
             self.live.buttons[table] = body["button"]
         lv = body.get("pending_level") or body.get("level")
-        if isinstance(lv, dict) and isinstance(lv.get("level"), int):
-            self.live.levels[table] = lv["level"]
+        if isinstance(lv, dict):
+            self.live.levels[table] = _level_key(lv)
 
     def rebalance(self) -> None:
         """After an elimination or a move: the pending proposal withdrawn, the room
@@ -200,7 +201,7 @@ class EventService:
         }
         out = []
         for table, seats in self.state.occupied().items():
-            if seats and self.live.levels.get(table) != lv.number:
+            if seats and self.live.levels.get(table) != _level_key(args):
                 resp = await self.send(table, "set_level", args)
                 out.append({"table": table, **_answer(resp)})
                 if not resp.get("ok"):
@@ -370,6 +371,10 @@ class EventService:
 
     async def _push_level(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"tables": await self.push_level()}
+
+
+def _level_key(lv: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(lv.get(k) for k in ("level", "small_blind", "big_blind", "ante"))
 
 
 def _int(args: dict[str, Any], key: str) -> int:
