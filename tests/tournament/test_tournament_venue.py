@@ -63,7 +63,8 @@ big_blind = 100
 """
     + "".join(f'\n[[tables]]\nid = "t{i}"\nseats = 3\n' for i in (1, 2, 3))
     + "".join(
-        f'\n[[entrants]]\nid = "e{i}"\nname = "Entrant {i}"\nbonus = {"true" if i % 3 else "false"}\n'
+        f'\n[[entrants]]\nid = "e{i}"\nname = "Entrant {i}"\n'
+        f"bonus = {'true' if i % 3 else 'false'}\n"
         for i in range(1, 10)
     )
 )
@@ -85,13 +86,33 @@ def _seed_and_table() -> tuple[int, str, dict[int, tuple[str, int]]]:
 def _bust_hand(at: dict[int, tuple[str, int]]) -> str:
     """Three-handed: seat 3 (the button) all in with aces, both blinds call all in and lose."""
     stacks = [at[1][1], at[2][1], at[3][1]]
-    acts = ["d dh p1 7c2d", "d dh p2 8h3s", "d dh p3 AsAh", f"p3 cbr {stacks[2]}",
-            "p1 cc", "p2 cc", "d db KcQd9h", "d db 4s", "d db 5c"]  # fmt: skip
-    return "\n".join([
-        "variant = 'NT'", "ante_trimming_status = true", "antes = [0, 0, 0]",
-        "blinds_or_straddles = [25, 50, 0]", "min_bet = 50", f"starting_stacks = {stacks}",
-        f"actions = {acts!r}", "hand = 1", "players = ['A', 'B', 'C']",
-    ]) + "\n"  # fmt: skip
+    acts = [
+        "d dh p1 7c2d",
+        "d dh p2 8h3s",
+        "d dh p3 AsAh",
+        f"p3 cbr {stacks[2]}",
+        "p1 cc",
+        "p2 cc",
+        "d db KcQd9h",
+        "d db 4s",
+        "d db 5c",
+    ]
+    return (
+        "\n".join(
+            [
+                "variant = 'NT'",
+                "ante_trimming_status = true",
+                "antes = [0, 0, 0]",
+                "blinds_or_straddles = [25, 50, 0]",
+                "min_bet = 50",
+                f"starting_stacks = {stacks}",
+                f"actions = {acts!r}",
+                "hand = 1",
+                "players = ['A', 'B', 'C']",
+            ]
+        )
+        + "\n"
+    )
 
 
 class Dealer(Table):
@@ -125,8 +146,13 @@ class Floor:
 
     async def do(self, command: str, **args: Any) -> dict[str, Any]:
         rid = f"t-{uuid.uuid4().hex[:12]}"
-        body = {"request_id": rid, "ts": time.time(), "command": command, "args": args,
-                "issuer": "director"}  # fmt: skip
+        body = {
+            "request_id": rid,
+            "ts": time.time(),
+            "command": command,
+            "args": args,
+            "issuer": "director",
+        }
         await self.client.publish("railguard/_event/ev1/cmd", json.dumps(body), qos=1)
         await wait_until(lambda: rid in self.answers, f"the answer to {command}", 30)
         return self.answers[rid]
@@ -137,16 +163,25 @@ async def _venue(
     tmp: Path, port: int, chips: dict[bytes, int]
 ) -> AsyncIterator[dict[str, SimTable]]:
     broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
-    logger = VenueLogger(broker, SqliteHandStore(tmp / "venue.db"), instance="main",
-                         group="venuelog")  # fmt: skip
+    logger = VenueLogger(
+        broker, SqliteHandStore(tmp / "venue.db"), instance="main", group="venuelog"
+    )
     logger.start()
     tables: dict[str, SimTable] = {}
     try:
         await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
         for t in ("t1", "t2", "t3"):
-            tables[t] = await SimTable.open("127.0.0.1", port, profile=PROFILE,
-                                            workdir=tmp / t, table_id=t, seats=Layout(6),
-                                            chips=chips, transport="pty", enrol=False)  # fmt: skip
+            tables[t] = await SimTable.open(
+                "127.0.0.1",
+                port,
+                profile=PROFILE,
+                workdir=tmp / t,
+                table_id=t,
+                seats=Layout(6),
+                chips=chips,
+                transport="pty",
+                enrol=False,
+            )
         yield tables
     finally:
         for table in tables.values():
@@ -158,8 +193,9 @@ async def _venue(
 
 def _seats(sim: SimTable) -> dict[int, tuple[str, int]]:
     st = sim.observe(state=True).published_state or {}
-    return {s["seat"]: (s["player_id"], s["stack"]) for s in st.get("seats", [])
-            if s.get("player_id")}  # fmt: skip
+    return {
+        s["seat"]: (s["player_id"], s["stack"]) for s in st.get("seats", []) if s.get("player_id")
+    }
 
 
 async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
@@ -171,8 +207,14 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
         broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
         journal = Journal(tmp / "ev1.db")
         link = EventLink(broker)
-        service = EventService(journal.open_event(EVENT, "ev1.toml"), journal,
-                               random.Random(seed), time.time, link.send, link.publish)  # fmt: skip
+        service = EventService(
+            journal.open_event(EVENT, "ev1.toml"),
+            journal,
+            random.Random(seed),
+            time.time,
+            link.send,
+            link.publish,
+        )
         running = asyncio.create_task(link.run(service))
         async with aiomqtt.Client("127.0.0.1", port, identifier="floor") as c:
             await c.subscribe("railguard/_event/ev1/#", qos=1)
@@ -187,25 +229,48 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
                 out["seated"] = {t: _seats(sim) for t, sim in tables.items()}
                 out["clock"] = await floor.do("clock", op="start")
                 sim = tables[table]
-                await wait_until(lambda: (sim.observe(state=True).published_state or {})
-                                 .get("level", {}).get("big_blind") == 50, "level 1 pushed", 15)  # fmt: skip
-                dealer = Dealer(sim.daemon, sim.board, sim.gpio, sim.venue, View(io.StringIO(), colour=False),
-                                random.Random(0), 0.0, sim.layout)  # fmt: skip
+                await wait_until(
+                    lambda: (
+                        (sim.observe(state=True).published_state or {})
+                        .get("level", {})
+                        .get("big_blind")
+                        == 50
+                    ),
+                    "level 1 pushed",
+                    15,
+                )
+                dealer = Dealer(
+                    sim.daemon,
+                    sim.board,
+                    sim.gpio,
+                    sim.venue,
+                    View(io.StringIO(), colour=False),
+                    random.Random(0),
+                    0.0,
+                    sim.layout,
+                )
                 await dealer.setup()
                 await dealer.play(0, hand)
                 out["outcome"] = dealer.outcome
-                await wait_until(lambda: floor.last.get("standings", {}).get("players_left") == 7,
-                                 "the standings after the bust-outs", 20)  # fmt: skip
-                await wait_until(lambda: (floor.last.get("proposal") or {}).get("proposal"),
-                                 "a proposal", 10)  # fmt: skip
+                await wait_until(
+                    lambda: floor.last.get("standings", {}).get("players_left") == 7,
+                    "the standings after the bust-outs",
+                    20,
+                )
+                await wait_until(
+                    lambda: (floor.last.get("proposal") or {}).get("proposal"), "a proposal", 10
+                )
                 out["standings"] = floor.last["standings"]
                 out["proposal"] = floor.last["proposal"]["proposal"]
                 out["clock_topic"] = floor.last["clock"]
                 out["stale"] = await floor.do("confirm", proposal=999)
                 out["confirm"] = await floor.do("confirm", proposal=out["proposal"]["id"])
                 out["after"] = {t: _seats(s) for t, s in tables.items()}
-                await wait_until(lambda: (floor.last.get("proposal") or {}).get("proposal") is None,
-                                 "no proposal after the move", 10)  # fmt: skip
+                await wait_until(
+                    lambda: (floor.last.get("proposal") or {}).get("proposal") is None,
+                    "no proposal after the move",
+                    10,
+                )
             finally:
                 reading.cancel()
                 running.cancel()
@@ -230,8 +295,9 @@ def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path
     # the draw's seats are the tables' seats, each entrant with the event's stack
     drawn = {(r["table"], r["seat"]): r["player_id"] for r in out["draw"]["data"]["seated"]}
     for t, seats in out["seated"].items():
-        assert {(t, s): p for s, (p, _) in seats.items()} == {k: v for k, v in drawn.items()
-                                                              if k[0] == t}  # fmt: skip
+        assert {(t, s): p for s, (p, _) in seats.items()} == {
+            k: v for k, v in drawn.items() if k[0] == t
+        }
         assert all(stack in (4500, 5000) for _, stack in seats.values())
     assert out["outcome"].mismatches == [] and out["outcome"].hands == 1
     st = out["standings"]
