@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.floor import actions, history
+from controller.floor import actions, history, tournament
 from controller.floor.auth import (
     Role,
     Session,
@@ -212,6 +212,7 @@ def make_app(console: Console) -> web.Application:
     app.add_routes(routes)
     actions.register(app, console)  # unseat, move, room level, profile, button draw
     history.register(app, console, _asset)  # hand history, hand pages, dealer quality
+    tournament.register(app, console, console.link.broker, console.link.command_key, _asset)
     return app
 
 
