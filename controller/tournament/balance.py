@@ -63,13 +63,12 @@ def entitlement(rule: Entitlement, seat: int, button: int | None, occupied: list
 def _needed(state: TournamentState, order: list[str], players: int) -> int:
     """How many of the tables that break last hold ``players`` (one table: the final
     table's size)."""
-    for m in range(1, len(order) + 1):
-        keep = order[-m:]
-        room = (
-            min(state.event.table(keep[0]).seats, state.event.final_table_size)
-            if m == 1
-            else sum(state.event.table(t).seats for t in keep)
-        )
+    last = order[-1]
+    if players <= min(state.event.table(last).seats, state.event.final_table_size):
+        return 1
+    room = state.event.table(last).seats
+    for m in range(2, len(order) + 1):
+        room += state.event.table(order[-m]).seats
         if players <= room:
             return m
     return len(order)
@@ -151,9 +150,12 @@ def _break(
     counts = {t: len(occ[t]) for t in keep}
     taken = {t: set(occ[t]) for t in keep}
     moves: list[Move] = []
+    cap = {t: state.event.table(t).seats for t in keep}
+    if final:
+        cap = {t: min(n, state.event.final_table_size) for t, n in cap.items()}
     for b in breaking:
         for player in shuffled(sorted(occ[b].values()), rng):
-            open_ = [t for t in keep if _free(state, t, taken[t], final)]
+            open_ = [t for t in keep if counts[t] < cap[t]]
             least = min(counts[t] for t in open_)
             to = pick([t for t in open_ if counts[t] == least], rng)
             seat = pick(_free(state, to, taken[to], final), rng)
@@ -179,7 +181,8 @@ def _balance(
         if hi - lo <= within:
             return moves
         src = pick(sorted(t for t in counts if counts[t] == hi), rng)
-        dsts = [t for t in counts if counts[t] < hi - 1 and _free(state, t, taken[t])]
+        dsts = [t for t in counts if counts[t] < hi - 1]
+        dsts = [t for t in dsts if counts[t] < state.event.table(t).seats]
         if not dsts:
             return moves
         least = min(counts[t] for t in dsts)

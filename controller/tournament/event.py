@@ -134,6 +134,10 @@ class Event:
     rules: Rules
     breaking_order: tuple[str, ...]
     entrants: tuple[Entrant, ...] = field(default=())
+    by_id: Mapping[str, TableSpec] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {t.id: t for t in self.tables})
 
     @property
     def starting_stacks(self) -> frozenset[int]:
@@ -144,10 +148,7 @@ class Event:
         return self.starting_stack + (self.bonus if bonus else 0)
 
     def table(self, table_id: str) -> TableSpec:
-        for t in self.tables:
-            if t.id == table_id:
-                return t
-        raise KeyError(table_id)
+        return self.by_id[table_id]
 
     @property
     def final_table_size(self) -> int:

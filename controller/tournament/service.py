@@ -169,8 +169,8 @@ class EventService:
         await self.publish("standings", self.standings(), True)
 
     async def publish_all(self) -> None:
+        await self.publish("proposal", self.proposal(), True)  # the floor's first
         await self.publish_standings()
-        await self.publish("proposal", self.proposal(), True)
         await self.publish("clock", self.clock(), True)
 
     async def tick(self) -> None:

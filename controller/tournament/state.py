@@ -170,6 +170,10 @@ class TournamentState:
     h4h: HandForHand = field(default_factory=HandForHand)
     hands_seen: frozenset[str] = frozenset()
     draws: tuple[Seated, ...] = ()
+    #: occupied()'s answer, computed once per state (a state never changes)
+    seating: dict[str, dict[int, str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     # -------------------------------------------------------------- views
     def playing(self) -> list[Player]:
@@ -179,22 +183,28 @@ class TournamentState:
         """The tables not broken, in the event's order."""
         return [t.id for t in self.event.tables if t.id not in self.broken]
 
+    def _seating(self) -> dict[str, dict[int, str]]:
+        if self.seating is None:
+            out: dict[str, dict[int, str]] = {t: {} for t in self.live_tables()}
+            for p in self.players.values():
+                if p.status is Status.PLAYING and p.table is not None and p.seat is not None:
+                    out.setdefault(p.table, {})[p.seat] = p.id
+            object.__setattr__(self, "seating", out)
+            return out
+        return self.seating
+
     def occupied(self) -> dict[str, dict[int, str]]:
-        """table -> seat -> player, of the players still in."""
-        out: dict[str, dict[int, str]] = {t: {} for t in self.live_tables()}
-        for p in self.players.values():
-            if p.status is Status.PLAYING and p.table is not None and p.seat is not None:
-                out.setdefault(p.table, {})[p.seat] = p.id
-        return out
+        """table -> seat -> player, of the players still in (a copy: the caller's own)."""
+        return {t: dict(s) for t, s in self._seating().items()}
 
     def counts(self) -> dict[str, int]:
-        return {t: len(s) for t, s in self.occupied().items()}
+        return {t: len(s) for t, s in self._seating().items()}
 
     def seats_of(self, table: str) -> int:
         """The seats a table offers: its own, or the final table's size once one table is
         left (002 [L35])."""
         n = self.event.table(table).seats
-        if len(self.live_tables()) == 1:
+        if len(self.event.tables) - len(self.broken) == 1:
             n = min(n, self.event.final_table_size)
         return n
 

@@ -184,7 +184,6 @@ async def _play(tmp: Path, port: int, shots: Path) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.clause("002-FinalTable-1", profiles=("a2c-000",))
 def test_clock_screen_and_a_director_confirming_a_proposal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

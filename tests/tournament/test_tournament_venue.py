@@ -286,7 +286,7 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.clause("000-S1-balance-4", "004-TG-13", profiles=(PROFILE,))
+@pytest.mark.clause("004-TG-13", profiles=(PROFILE,))
 def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path: Path) -> None:
     with plain_broker() as b:
         out = asyncio.run(asyncio.wait_for(_scenario(tmp_path, b.port), 150))
