@@ -5,7 +5,8 @@ busts two players (its hand record, as the table sends it) publishes standings i
 simultaneous bust-outs are ordered by starting stack (000 [L53]) and a balancing proposal
 (004 [L111]: within one at six tables or fewer); the floor's confirm moves the player from
 one table to the other with his stack (unseat, then seat), and the journal survives a
-restart."""
+restart. A level change pushed by the clock reaches every table; the one that has played
+a hand shows it pending until its next hand (G11)."""
 
 from __future__ import annotations
 
@@ -191,6 +192,12 @@ async def _venue(
         logger.store.close()
 
 
+def _shown(sim: SimTable) -> dict[str, Any]:
+    """The level a table shows: the one pending (from its next hand), else the one in force."""
+    st = sim.observe(state=True).published_state or {}
+    return dict(st.get("pending_level") or st.get("level") or {})
+
+
 def _seats(sim: SimTable) -> dict[int, tuple[str, int]]:
     st = sim.observe(state=True).published_state or {}
     return {
@@ -266,6 +273,15 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
                 out["stale"] = await floor.do("confirm", proposal=999)
                 out["confirm"] = await floor.do("confirm", proposal=out["proposal"]["id"])
                 out["after"] = {t: _seats(s) for t, s in tables.items()}
+                # the director moves the clock on past level 1: level 2 goes to every table
+                out["adjust"] = await floor.do("clock", op="adjust", seconds=30 * 60)
+                for t, s in tables.items():
+                    await wait_until(
+                        lambda s=s: _shown(s).get("big_blind") == 100, f"{t}: level 2", 15
+                    )
+                out["levels"] = {
+                    t: dict(s.observe(state=True).published_state or {}) for t, s in tables.items()
+                }
                 await wait_until(
                     lambda: (floor.last.get("proposal") or {}).get("proposal") is None,
                     "no proposal after the move",
@@ -326,5 +342,14 @@ def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path
     assert out["after"][table][move["to_seat"]] == before
     counts = sorted(len(s) for s in out["after"].values())
     assert counts == [2, 2, 3]
+    assert out["adjust"]["ok"] and out["adjust"]["data"]["clock"]["level"]["level"] == 2
+    # G11: the table that has played a hand applies it from its next hand (pending until
+    # then); the tables that have not dealt yet apply it at once
+    lv2 = {"level": 2, "small_blind": 50, "big_blind": 100, "ante": 0}
+    for t, st in out["levels"].items():
+        if t == table:
+            assert st["pending_level"] == lv2 and st["level"]["big_blind"] == 50
+        else:
+            assert st["level"] == lv2 and st.get("pending_level") is None
     # the journal replayed is the state the service had
     assert out["replayed"] == out["state"]
