@@ -97,14 +97,11 @@ def propose(
         why = (
             f"{n} players fit in {m} table(s): break {', '.join(breaking)} (000 [L38], 004 [L109])"
         )
-        return Proposal(
-            pid,
-            ProposalKind.FINAL if final else ProposalKind.BREAK,
-            tuple(moves),
-            why,
-            ("000-S1-balance-4", "004-TG-13") if not final else ("002-FinalTable-1",),
-            tuple(breaking),
-        )
+        clauses: tuple[str, ...] = ("000-S1-break-2", "004-TG-12")
+        if final and rules.final_table is not None:
+            clauses += ("002-FinalTable-1",)
+        kind = ProposalKind.FINAL if final else ProposalKind.BREAK
+        return Proposal(pid, kind, tuple(moves), why, clauses, tuple(breaking))
     counts = {t: len(occ[t]) for t in order}
     taken = {t: set(occ[t]) for t in order}
     moves = _balance(state, rng, counts, taken, buttons, moved=set())
@@ -225,11 +222,13 @@ def _redraw(
         _move(state, p, t, s, set(), {}) for p, (t, s) in zip(players, seats, strict=True)
     )
     kind = ProposalKind.FINAL if final else ProposalKind.REDRAW
-    clauses = ("004-TG-14", "002-FinalTable-1") if final else ("004-TG-14",)
+    clauses: tuple[str, ...] = ("004-TG-14",) if len(keep) in state.event.rules.redraw_at else ()
+    if final and state.event.rules.final_table is not None:
+        clauses += ("002-FinalTable-1",)
     where = "the final table" if final else f"{len(keep)} tables"
+    cites = {"004-TG-14": "004 [L113]", "002-FinalTable-1": "002 [L35]"}
     why = (
-        f"{len(players)} players: redraw for {where}"
-        " (004 [L113]" + (", 002 [L35]" if final else "") + "); the new button by a button"
-        " draw (004-TG-21)"
+        f"{len(players)} players: redraw for {where} ({', '.join(cites[c] for c in clauses)});"
+        " the new button by a button draw (004-TG-21)"
     )
     return Proposal(pid, kind, moves, why, clauses, tuple(breaking))

@@ -92,6 +92,8 @@ class EventService:
     async def on_hand(self, record: dict[str, Any]) -> None:
         if record.get("venue") != self.state.event.venue:
             return
+        if record.get("table") not in self.state.event.by_id:
+            return  # another game at the venue: not the event's
         hp = hand_from_record(record)
         before = (len(self.state.eliminations), self.state.h4h.round)
         self.commit(hp)
