@@ -175,7 +175,10 @@ class EventLink:
         if not isinstance(body, dict):
             return
         if parts[-1] == "state":
-            self.service.on_state(parts[2], body)
+            if self.service.on_state(parts[2], body):
+                for seat, pid, why in self.service.irregular_at(parts[2]):
+                    log.warning("tournament: %s seat %s (%s): %s", parts[2], seat, pid, why)
+                await self.service.publish_standings()
         elif parts[-1] == "hands":
             try:
                 await self.service.on_hand(body)

@@ -61,6 +61,8 @@ class Live:
 
     stacks: dict[str, int] = field(default_factory=dict)  # player -> stack
     buttons: dict[str, int] = field(default_factory=dict)  # table -> button seat
+    #: table -> its seats as its last state showed them
+    seats: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: table -> the level it shows (the pending one, else the one in force)
     levels: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
@@ -105,17 +107,44 @@ class EventService:
         else:
             await self.publish_standings()
 
-    def on_state(self, table: str, body: dict[str, Any]) -> None:
-        for s in body.get("seats") or []:
-            if isinstance(s, dict) and isinstance(s.get("player_id"), str):
-                stack = s.get("stack")
+    def on_state(self, table: str, body: dict[str, Any]) -> bool:
+        """Take a table's state; True when what the event finds irregular there changed
+        (the standings are then published again)."""
+        if table not in self.state.event.by_id:
+            return False
+        before = self.irregular_at(table)
+        seats = [x for x in body.get("seats") or [] if isinstance(x, dict)]
+        self.live.seats[table] = seats
+        for x in seats:
+            if isinstance(x.get("player_id"), str):
+                stack = x.get("stack")
                 if isinstance(stack, int) and not isinstance(stack, bool):
-                    self.live.stacks[s["player_id"]] = stack
+                    self.live.stacks[x["player_id"]] = stack
         if isinstance(body.get("button"), int):
             self.live.buttons[table] = body["button"]
         lv = body.get("pending_level") or body.get("level")
         if isinstance(lv, dict):
             self.live.levels[table] = _level_key(lv)
+        return self.irregular_at(table) != before
+
+    def irregular_at(self, table: str) -> list[tuple[Any, str, str]]:
+        out = []
+        for x in self.live.seats.get(table, []):
+            if isinstance(x.get("player_id"), str) and (why := self._irregular(table, x)):
+                out.append((x.get("seat"), x["player_id"], why))
+        return out
+
+    def _irregular(self, table: str, seat: dict[str, Any]) -> str:
+        """Why a seat the table shows is not the event's, or "" (004 [L135]: a player
+        eliminated is not seated again; a seat the event did not draw is the floor's)."""
+        p = self.state.players.get(seat["player_id"])
+        if p is None:
+            return "not an entrant of the event (seat through the event's register)"
+        if p.table is None:
+            return "eliminated: this event allows no re-entry (004 [L135], 004-TG-25)"
+        if p.table != table or p.seat != seat.get("seat"):
+            return f"the event has this player at {p.table} seat {p.seat}"
+        return ""
 
     def rebalance(self) -> None:
         """After an elimination or a move: the pending proposal withdrawn, the room
@@ -129,7 +158,12 @@ class EventService:
 
     # ------------------------------------------------------------------ publishing
     def standings(self) -> dict[str, Any]:
-        return standings(self.state, self.live.stacks)
+        irregular = [
+            {"table": t, "seat": seat, "player_id": pid, "reason": why}
+            for t in sorted(self.live.seats)
+            for seat, pid, why in self.irregular_at(t)
+        ]
+        return {**standings(self.state, self.live.stacks), "irregular": irregular}
 
     def proposal(self) -> dict[str, Any]:
         p = self.state.proposal

@@ -273,6 +273,20 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
                 out["stale"] = await floor.do("confirm", proposal=999)
                 out["confirm"] = await floor.do("confirm", proposal=out["proposal"]["id"])
                 out["after"] = {t: _seats(s) for t, s in tables.items()}
+                # a busted player seated again by hand (as the console's seat form would):
+                # the event calls it irregular (004 [L135]: no re-entry)
+                free = next(n for n in (1, 2, 3) if n not in out["after"][table])
+                gone = min(at[1], at[2], key=lambda x: x[1])[0]
+                await tables[table].venue.do(
+                    "seat", seat=free, player_id=gone, name="Back Again", stack=4500
+                )
+                await wait_until(
+                    lambda: floor.last["standings"].get("irregular"),
+                    "the irregular seat in the standings",
+                    15,
+                )
+                out["irregular"] = floor.last["standings"]["irregular"]
+                await tables[table].venue.do("unseat", seat=free)
                 # the director moves the clock on past level 1: level 2 goes to every table
                 out["adjust"] = await floor.do("clock", op="adjust", seconds=30 * 60)
                 for t, s in tables.items():
@@ -343,6 +357,14 @@ def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path
     counts = sorted(len(s) for s in out["after"].values())
     assert counts == [2, 2, 3]
     assert out["adjust"]["ok"] and out["adjust"]["data"]["clock"]["level"]["level"] == 2
+    assert out["irregular"] == [
+        {
+            "table": table,
+            "seat": out["irregular"][0]["seat"],
+            "player_id": small,
+            "reason": "eliminated: this event allows no re-entry (004 [L135], 004-TG-25)",
+        }
+    ]
     # G11: the table that has played a hand applies it from its next hand (pending until
     # then); the tables that have not dealt yet apply it at once
     lv2 = {"level": 2, "small_blind": 50, "big_blind": 100, "ante": 0}
