@@ -79,6 +79,15 @@ def _cmd(**kw: object) -> dict[str, object]:
         (json.dumps(_cmd()).encode(), "unauthorised"),  # the service has a key: unsigned
         (json.dumps(sign(_cmd(), b"other-key")).encode(), "unauthorised"),
     ],
+    ids=[
+        "not-json",
+        "unknown-command",
+        "string-proposal",
+        "extra-key",
+        "stale",
+        "unsigned",
+        "wrong-key",
+    ],
 )
 def test_event_commands_are_checked(body: bytes, reason: str) -> None:
     link = EventLink(
