@@ -20,6 +20,10 @@ from controller.tournament.clock import Clock
 from controller.tournament.errors import Refused
 from controller.tournament.event import Event
 
+#: hand ids remembered per table against a record sent twice (an outbox re-sends from its
+#: oldest unacknowledged record: far fewer than this)
+SEEN_PER_TABLE: Final = 256
+
 
 class Status(enum.Enum):
     PLAYING = "playing"
@@ -168,7 +172,9 @@ class TournamentState:
     next_proposal: int = 1
     clock: Clock = field(default_factory=Clock)
     h4h: HandForHand = field(default_factory=HandForHand)
-    hands_seen: frozenset[str] = frozenset()
+    #: table -> the ids of its last :data:`SEEN_PER_TABLE` hands applied (a record sent
+    #: again, ``replayed``, counts once; a window per table, not every hand of the event)
+    hands_seen: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     draws: tuple[Seated, ...] = ()
     #: occupied()'s answer, computed once per state (a state never changes)
     seating: dict[str, dict[int, str]] | None = field(
@@ -296,7 +302,8 @@ def _eliminate(state: TournamentState, busts: list[tuple[str, str, str, int]]) -
 
 
 def _hand(state: TournamentState, ev: HandPlayed) -> TournamentState:
-    if ev.hand_id in state.hands_seen:
+    seen = state.hands_seen.get(ev.table, ())
+    if ev.hand_id in seen:
         return state  # a record sent again (replayed: true)
     changed: dict[str, Player] = {}
     busts: list[tuple[str, str, str, int]] = []
@@ -309,7 +316,11 @@ def _hand(state: TournamentState, ev: HandPlayed) -> TournamentState:
         else:
             changed[p.id] = replace(p, stack=hs.final)
     state = replace(
-        state, players=_players(state, changed), hands_seen=state.hands_seen | {ev.hand_id}
+        state,
+        players=_players(state, changed),
+        hands_seen=MappingProxyType(
+            {**state.hands_seen, ev.table: (*seen[-(SEEN_PER_TABLE - 1) :], ev.hand_id)}
+        ),
     )
     h = state.h4h
     if not h.on:
