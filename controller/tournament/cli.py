@@ -106,6 +106,20 @@ def main(args: argparse.Namespace) -> int:
     service = EventService(
         state, journal, secrets.SystemRandom(), time.time, link.send, link.publish
     )
+    if args.hands_db:
+        from controller.venuelog.store import open_for_export
+
+        try:
+            store = open_for_export(args.hands_db)
+            try:
+                applied = service.catch_up(store)
+            finally:
+                store.close()
+        except RailguardError as exc:
+            print(f"tournament: --hands-db: {exc}", file=sys.stderr)
+            journal.close()
+            return 2
+        print(f"tournament: {applied} stored hand(s) applied", file=sys.stderr)
 
     async def serve() -> None:
         task = asyncio.current_task()

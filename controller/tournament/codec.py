@@ -56,7 +56,8 @@ def decode(kind: str, text: str) -> JournalEvent:
         if kind == "seated":
             return Seated(tuple(Seating(**s) for s in d["seatings"]), d["kind"])
         if kind == "hand":
-            return HandPlayed(d["table"], d["hand_id"], tuple(HandSeat(**s) for s in d["seats"]))
+            seats = tuple(HandSeat(**s) for s in d["seats"])
+            return HandPlayed(d["table"], d["hand_id"], seats, d.get("record_seq", 0))
         if kind == "proposed":
             return Proposed(proposal_of(d))
         if kind == "moved":

@@ -44,6 +44,7 @@ from controller.tournament.state import (
     apply,
 )
 from controller.tournament.store import Journal
+from controller.venuelog.store import HandStore
 
 log = logging.getLogger("railguard.tournament")
 
@@ -106,6 +107,29 @@ class EventService:
             await self.publish_all()
         else:
             await self.publish_standings()
+
+    def catch_up(self, store: HandStore) -> int:
+        """The hand records the venue logger stored that this event has not applied (those
+        sent while the service was down: its MQTT session keeps nothing), per table in the
+        table's record order after the last one applied; the room proposed again after.
+        Returns how many were applied."""
+        n = 0
+        before = len(self.state.eliminations)
+        for t in self.state.event.tables:
+            last = self.state.last_record.get(t.id, 0)
+            seen = self.state.hands_seen.get(t.id, ())
+            for rec in store.hands(self.state.event.venue, t.id):
+                seq = rec.get("record_seq")
+                if not isinstance(seq, int) or seq <= last or rec.get("hand_id") in seen:
+                    continue
+                try:
+                    self.commit(hand_from_record(rec))
+                    n += 1
+                except Refused as exc:
+                    log.warning("tournament: stored hand %s: %s", rec.get("hand_id"), exc)
+        if len(self.state.eliminations) != before:
+            self.rebalance()
+        return n
 
     def on_state(self, table: str, body: dict[str, Any]) -> bool:
         """Take a table's state; True when what the event finds irregular there changed

@@ -36,7 +36,10 @@ def hand_from_record(record: Mapping[str, Any]) -> HandPlayed:
         raise Refused("bad_record", f"hand record: missing or wrong {exc}") from None
     if not isinstance(table, str) or not isinstance(hand_id, str):
         raise Refused("bad_record", "hand record: table and hand_id must be strings")
-    return HandPlayed(table, hand_id, tuple(seats))
+    seq = record.get("record_seq", 0)
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise Refused("bad_record", f"hand {hand_id}: record_seq must be an integer")
+    return HandPlayed(table, hand_id, tuple(seats), seq)
 
 
 def standings(state: TournamentState, live: Mapping[str, int] | None = None) -> dict[str, Any]:

@@ -126,6 +126,7 @@ class HandPlayed:
     table: str
     hand_id: str
     seats: tuple[HandSeat, ...]
+    record_seq: int = 0  # the table's outbox order (docs/mqtt.md): the catch-up's mark
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +173,8 @@ class TournamentState:
     next_proposal: int = 1
     clock: Clock = field(default_factory=Clock)
     h4h: HandForHand = field(default_factory=HandForHand)
+    #: table -> the highest record_seq applied (the catch-up from the logger starts after it)
+    last_record: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     #: table -> the ids of its last :data:`SEEN_PER_TABLE` hands applied (a record sent
     #: again, ``replayed``, counts once; a window per table, not every hand of the event)
     hands_seen: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
@@ -320,6 +323,9 @@ def _hand(state: TournamentState, ev: HandPlayed) -> TournamentState:
         players=_players(state, changed),
         hands_seen=MappingProxyType(
             {**state.hands_seen, ev.table: (*seen[-(SEEN_PER_TABLE - 1) :], ev.hand_id)}
+        ),
+        last_record=MappingProxyType(
+            {**state.last_record, ev.table: max(ev.record_seq, state.last_record.get(ev.table, 0))}
         ),
     )
     h = state.h4h

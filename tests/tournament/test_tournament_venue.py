@@ -37,6 +37,7 @@ from controller.tournament.service import EventService
 from controller.tournament.state import TournamentState
 from controller.tournament.store import Journal
 from controller.venuelog import SqliteHandStore, VenueLogger
+from controller.venuelog.store import open_for_export
 from hwsim.layout import Layout, wait_until
 from hwsim.phh import parse_phh
 from hwsim.table import SimTable
@@ -313,6 +314,23 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
     again = Journal(tmp / "ev1.db")
     out["replayed"] = again.open_event(EVENT, "ev1.toml")
     again.close()
+    # a service down during the hand: its journal has the draw only; the venue logger's
+    # store has the record, and the catch-up applies it
+    late = Journal(tmp / "late.db")
+    svc = EventService(
+        late.open_event(EVENT, "ev1.toml"),
+        late,
+        random.Random(seed),
+        time.time,
+        link.send,
+        link.publish,
+    )
+    svc.commit(out["state"].draws[0])
+    store = open_for_export(tmp / "venue.db")
+    out["caught_up"] = (svc.catch_up(store), svc.catch_up(store))  # the second finds none
+    store.close()
+    out["late"] = svc.state
+    late.close()
     return out
 
 
@@ -373,5 +391,9 @@ def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path
             assert st["pending_level"] == lv2 and st["level"]["big_blind"] == 50
         else:
             assert st["level"] == lv2 and st.get("pending_level") is None
+    # the catch-up from the logger's store: the same eliminations and a proposal
+    assert out["caught_up"] == (1, 0)
+    assert out["late"].eliminations == out["state"].eliminations
+    assert out["late"].proposal is not None and out["late"].proposal.kind.value == "balance"
     # the journal replayed is the state the service had
     assert out["replayed"] == out["state"]
