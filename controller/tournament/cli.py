@@ -38,6 +38,12 @@ def register(p: argparse.ArgumentParser) -> None:
         help="the event's journal (SQLite; default: FILE with .db beside it)",
     )
     run.add_argument(
+        "--hands-db",
+        metavar="DB",
+        help="the venue logger's store (its SQLite file or postgresql:// URL): at start, the"
+        " hands stored while this service was down are applied",
+    )
+    run.add_argument(
         "--command-key-file",
         type=Path,
         metavar="FILE",

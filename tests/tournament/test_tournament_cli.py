@@ -104,3 +104,90 @@ def test_a_signed_command_is_admitted_once() -> None:
     assert link._admit(raw)["command"] == "confirm"
     with pytest.raises(ValueError, match="replayed"):
         link._admit(raw)
+
+
+def test_run_serves_the_event_and_resumes_after_a_restart(tmp_path: Path) -> None:
+    """``railguard tournament run`` as the technician starts it, on a private mosquitto: the
+    clock retained on its topic, a command answered, Ctrl-C (exit 0), and a restart that
+    goes on from the journal (the clock still started)."""
+    import asyncio
+    import signal
+    import subprocess
+    import sys
+
+    import aiomqtt
+
+    from tests.brokers import plain_broker
+
+    f = tmp_path / "ev.toml"
+    f.write_text(event_text(entrants=3))
+
+    async def talk(
+        port: int, command: str | None, since: float
+    ) -> tuple[dict[str, object], object]:
+        async with aiomqtt.Client("127.0.0.1", port, identifier=f"t-{command}") as c:
+            await c.subscribe("railguard/_event/ev1/#", qos=1)
+            answer: object = None
+            clock: dict[str, object] = {}
+            sent = False
+            async with asyncio.timeout(30):
+                async for m in c.messages:
+                    b = json.loads(m.payload if isinstance(m.payload, bytes) else b"{}")
+                    if m.topic.value.endswith("/cmd/response"):
+                        answer = b
+                    elif m.topic.value.endswith("/clock") and float(b["ts"]) > since:
+                        clock = b  # published by this run's service (not the last one's)
+                    if clock and command is None:
+                        return clock, None
+                    if clock and not sent:  # the service is up (its retained clock): ask
+                        body = {
+                            "request_id": f"r-{command}",
+                            "ts": time.time(),
+                            "command": "clock",
+                            "args": {"op": command},
+                        }
+                        await c.publish("railguard/_event/ev1/cmd", json.dumps(body), qos=1)
+                        sent = True
+                    if answer is not None and clock.get("started"):
+                        return clock, answer
+        raise AssertionError("unreachable")
+
+    def run(port: int, command: str | None) -> tuple[dict[str, object], object, int]:
+        since = time.time()
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "controller.cli",
+                "tournament",
+                "run",
+                "--event",
+                str(f),
+                "--broker",
+                f"mqtt://127.0.0.1:{port}",
+                "--allow-plaintext",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            clock, answer = asyncio.run(talk(port, command, since))
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                _, err = proc.communicate(timeout=15)
+                rc = proc.returncode
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+                rc = -9
+        assert rc == 0, err.decode()[-2000:]
+        return clock, answer, rc
+
+    with plain_broker() as b:
+        clock, answer, rc = run(b.port, "start")
+        assert isinstance(answer, dict) and answer["ok"] is True, answer
+        assert clock["started"] is True and rc == 0
+        again, _, rc = run(b.port, None)  # the retained clock is the restarted service's
+        assert again["started"] is True and rc == 0
+    assert (tmp_path / "ev.db").exists()
