@@ -30,7 +30,8 @@ from typing import Any, Final
 from controller.tournament.errors import EventFileError
 
 _ID: Final = re.compile(r"^[A-Za-z0-9-]{1,32}$")
-_PLAYER: Final = re.compile(r"^[A-Za-z0-9._:@-]{1,64}$")
+#: the seat command's player_id (command.json)
+_PLAYER: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$")
 
 
 class Entitlement(enum.Enum):
@@ -288,7 +289,9 @@ def _entrants(raw: Any) -> tuple[Entrant, ...]:
         _known(e, {"id", "name", "bonus"}, where)
         pid = _get(e, "id", str, where)
         if not _PLAYER.match(pid):
-            raise EventFileError(f"{where}.id {pid!r}: 1-64 letters, digits or ._:@-")
+            raise EventFileError(
+                f"{where}.id {pid!r}: 1-64 letters, digits or ._:- (a letter or digit first)"
+            )
         if pid in seen:
             raise EventFileError(f"{where}.id {pid!r}: entered twice")
         seen.add(pid)

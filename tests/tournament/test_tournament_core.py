@@ -88,6 +88,10 @@ def confirm(state: TournamentState, rng: random.Random) -> TournamentState:
         (event_text(extra='breaking_order = ["t1"]\n'), "event.breaking_order: every table once"),
         (event_text(extra="final_table = 12\n"), "event.final_table 12: no table has"),
         (event_text() + "\n[oops\n", "not valid TOML"),
+        (
+            event_text(entrants=1).replace('id = "p1"', 'id = "@p1"'),
+            "entrants[1].id '@p1': 1-64 letters, digits or ._:- (a letter or digit first)",
+        ),
     ],
 )
 def test_event_file_errors_name_what_is_wrong(text: str, message: str) -> None:
