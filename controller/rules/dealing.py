@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, designate, entitled, floor, misdeal, posting, thrown
+from controller.rules import (
+    betting,
+    board,
+    designate,
+    entitled,
+    floor,
+    misdeal,
+    posting,
+    rounds,
+    thrown,
+)
 from controller.rules.decisions import AlertCode, Severity
-from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Level, Player, Street
 from controller.rules.phases import Phase
@@ -19,7 +28,8 @@ from controller.rules.profile import (
     SequenceRule,
     WrongFirstSeat,
 )
-from controller.rules.seating import SeatStatus, deal_order, waits_for_button
+from controller.rules.seating import SeatStatus, deal_order
+from controller.rules.seating import dealt_in as seating_dealt_in
 from controller.rules.spots import spot, spot_of
 
 if TYPE_CHECKING:
@@ -34,19 +44,7 @@ _ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 def dealt_in(core: TableCore) -> set[int]:
     """The seats a hand starting now would deal in; raises (changing nothing) if it cannot
     start. Pure: ``start_hand`` and the event validation both use it."""
-    pos = core.positions
-    if pos is None:
-        raise TableError("no_button", "place the button first (a draw or a SetButton command)")
-    dealt = {
-        s
-        for s, seat in core.seats.items()
-        if seat.stack > 0
-        and seat.status is not SeatStatus.BUSTED
-        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, core.profile))
-    }
-    if len(dealt) < 2:
-        raise TableError("too_few_players", "a hand needs at least two players dealt in")
-    return dealt
+    return seating_dealt_in(core.positions, core.seats, core.profile)
 
 
 def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = None) -> Hand:
@@ -156,7 +154,7 @@ def _post_forced(core: TableCore, h: Hand) -> None:
                 p.street_bet += amt
             if p.stack == 0:
                 p.all_in = True
-            betting.record(core, h, p.seat, kind, amt)
+            rounds.record(core, h, p.seat, kind, amt)
     h.current_bet = h.big_blind
     h.last_raise = h.big_blind
     for s, amount in posted.items():
@@ -205,7 +203,8 @@ def on_card_placed(
         if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
             p = hole_owner(h, e.tag)
             if p is not None and p.live:
-                betting.fold(core, p.seat, e.tag)
+                if core.phase is not Phase.DEALING or begin_action(core, h):
+                    betting.fold(core, p.seat, e.tag)
             elif p is None and prev is None:
                 board.burn_on_muck(core, e.tag)
         return
@@ -552,6 +551,18 @@ def _extra_card(core: TableCore, h: Hand, p: Player, tag: str) -> None:
     misdeal.misdeal_condition(
         core, AlertCode.EXTRA_HOLE_CARD, clause, f"seat {p.seat} has an extra card", p.seat, tag
     )
+
+
+def begin_action(core: TableCore, h: Hand) -> bool:
+    """Chips, a fold or a declaration while the deal is still going on: betting has begun
+    (the deal is complete, or short: :func:`missing_cards_at_action`). True if the action
+    is to be played (the betting round is open)."""
+    if core.phase is Phase.DEALING:
+        if missing_cards_at_action(core):
+            return False
+        if core.phase is Phase.DEALING:
+            betting.open_preflop(core)
+    return core.phase is Phase.BETTING
 
 
 def missing_cards_at_action(core: TableCore) -> bool:

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.rules import betting, records
+from controller.rules import records
 from controller.rules.cards import Card
+from controller.rules.clock import clock_tick
 from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
 from controller.rules.errors import LocalError, TableError
 from controller.rules.events import (
@@ -133,7 +134,7 @@ class TableCore:
         if h is not None and h.clock_seat:
             self._allowed = CLOCK_ROWS[PHASES.index(self.phase)]
             try:
-                betting.clock_tick(self, event.t)
+                clock_tick(self, event.t)
             except TableError as err:
                 return self._reject(err)
             clock = tuple(self.out)

@@ -25,15 +25,13 @@ from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
+from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Level
 from controller.rules.profile import AnteStyle
-from controller.rules.seating import Positions
+from controller.rules.seating import Positions, dealt_in
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
-
-# dealing imports this module: the cycle is resolved at call time (as betting's)
-from controller.rules import dealing
 
 CLAUSE_POSITION: Final = (
     "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
@@ -82,6 +80,25 @@ def _names(items: list[tuple[str, int]]) -> str:
     return " and ".join(f"the {k[5:]} {a}" for k, a in items)
 
 
+def chips_in(core: TableCore, e: ChipsIn) -> None:
+    """Chips into a betting zone between hands: the coming hand's forced bets, ruled at once
+    (before the first card)."""
+    core.posted[e.seat] = core.posted.get(e.seat, 0) + (1 if e.amount is None else e.amount)
+    if e.amount is None:
+        core.presence_posts.add(e.seat)
+    chips_posted(core, e.seat, e.amount)
+
+
+def chips_out(core: TableCore, e: ChipsOut) -> None:
+    """Chips taken back out of a betting zone between hands."""
+    if e.seat in core.posted:
+        left = core.posted[e.seat] - (e.amount or core.posted[e.seat])
+        if left > 0:
+            core.posted[e.seat] = left
+        else:
+            del core.posted[e.seat]
+
+
 def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     """Chips worth ``added`` (None: presence-only sensors) were added to ``seat``'s zone
     between hands (``core.posted`` holds the total): rule on the post at once."""
@@ -89,7 +106,7 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     if pos is None:
         return  # no button yet: nobody is due
     try:
-        dealt = dealing.dealt_in(core)
+        dealt = dealt_in(pos, core.seats, core.profile)
     except TableError:
         return  # no hand can start: the chips are not blinds yet
     due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
