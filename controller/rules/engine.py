@@ -165,8 +165,15 @@ class TableCore:
         return quiet
 
     def can(self, event: Event) -> bool:
-        """Would this event be accepted in the current phase? (No side effects.)"""
-        return type(event) in self._row and event.t >= self.t
+        """Would :meth:`handle` accept this event now? The same checks as handling (as
+        pokerkit's verify/can/do): beyond the transition table's row, the event is handled
+        on a copy of the table (``export``/``restore``) that is then dropped, so every check
+        a handler makes counts and nothing of this table changes."""
+        if type(event) not in self._row or event.t < self.t:
+            return False  # the table's row refuses it: no copy needed
+        trial = TableCore(self._profile, self.table)
+        restore_table(trial, export_table(self))
+        return trial.handle(event).rejected is None
 
     def snapshot(self) -> TableState:
         return snapshot_of(self)
