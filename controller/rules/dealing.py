@@ -108,13 +108,25 @@ def _post_forced(core: TableCore, h: Hand) -> None:
     posted = dict(core.posted)
     core.posted.clear()
     presence, core.presence_posts = core.presence_posts, set()
+    # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
+    swapped = None if presence else posting.swapped_blinds(h.pos, h.players.keys(), due, posted)
+    if swapped is not None:
+        core.alert(
+            AlertCode.BLINDS_OUT_OF_POSITION,
+            Severity.WARNING,
+            posting.CLAUSE_SWAPPED,
+            posting.swapped_remedy(*swapped, due, "before the action"),
+            swapped[1],
+        )
     for s, items in due.items():
         p = h.players[s]
         owed = 0
         for _, a in items:
             owed += a
         have = posted.pop(s, 0)
-        if core.seats[s].present and have < min(owed, p.stack) and have == 0:
+        if swapped is not None:
+            pass  # ruled above
+        elif core.seats[s].present and have < min(owed, p.stack) and have == 0:
             core.alert(
                 AlertCode.BLINDS_NOT_POSTED,
                 Severity.WARNING,
