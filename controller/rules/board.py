@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from controller.rules import bb_option, betting, rounds
-from controller.rules.decisions import AlertCode, Severity
+from controller.rules.decisions import AlertCode, Severity, StreetDealt
 from controller.rules.events import BadgeTap, CardPlaced
 from controller.rules.hand import Hand, Street
 from controller.rules.phases import Phase
@@ -342,6 +342,9 @@ def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
     h.burn_credit = 0
     h.burn_debt = 0
     h.set_aside.clear()
+    cards = [core.card_of.get(t) for t in h.board]
+    # the fact (decisions.py): the street is out, before its betting round opens
+    core.out.append(StreetDealt(int(coming), tuple(c for c in cards if c is not None), core.t))
     betting.open_street(core)
 
 

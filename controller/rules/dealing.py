@@ -16,7 +16,7 @@ from controller.rules import (
     rounds,
     thrown,
 )
-from controller.rules.decisions import AlertCode, Severity
+from controller.rules.decisions import AlertCode, HandStarted, Severity
 from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Level, Player, Street
 from controller.rules.phases import Phase
@@ -89,6 +89,17 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     core.hand = h
     core.button_set = False
     core.enter(Phase.DEALING)
+    core.out.append(  # the fact (decisions.py), before the forced bets' actions
+        HandStarted(
+            h.hand_no,
+            h.deal_no,
+            pos.button,
+            pos.sb,
+            pos.bb,
+            tuple((s, p.stack) for s, p in players.items()),
+            core.t,
+        )
+    )
     _post_forced(core, h)
     return h
 

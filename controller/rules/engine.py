@@ -17,7 +17,16 @@ from typing import Final
 from controller.rules import records
 from controller.rules.cards import Card
 from controller.rules.clock import clock_tick
-from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
+from controller.rules.decisions import (
+    Alert,
+    AlertCode,
+    Decision,
+    HandRecord,
+    Instruction,
+    PotAwarded,
+    SeatEliminated,
+    Severity,
+)
 from controller.rules.errors import LocalError, TableError
 from controller.rules.events import (
     Event,
@@ -257,13 +266,17 @@ class TableCore:
         rec = records.build(self, h)
         self.last_record = rec
         records.eliminations(self, rec)  # 000-S1-elim-2, 004-TG-27: the finishing order
+        out = self.out
+        for pot in rec.pots:
+            out.append(PotAwarded(pot, self.t))  # the facts (decisions.py)
         for p in h.players.values():
             seat = self.seats.get(p.seat)
             if seat is not None:
                 seat.stack = p.stack
                 if seat.stack == 0:
                     seat.status = SeatStatus.BUSTED
-        self.out.append(records.complete(rec))
+                    out.append(SeatEliminated(p.seat, seat.player, self.t))
+        out.append(records.complete(rec))
         self.enter(Phase.COMPLETE)
         self._advance_positions()
 

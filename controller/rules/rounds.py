@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules.decisions import ActionRecord
+from controller.rules.decisions import ActionRecord, ActionTaken
 from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import BurnError
@@ -53,9 +53,9 @@ def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     if w.declared and (len(w.declared) > 1 or seat not in w.declared):
         word = w.declared.get(seat)  # a declaration binds its seat's turn only
         w.declared = {} if word is None else {seat: word}
-    h.actions.append(
-        ActionRecord(_STREET_NO[h.street], seat, kind, amount, p.street_bet, core.t, p.all_in)
-    )
+    rec = ActionRecord(_STREET_NO[h.street], seat, kind, amount, p.street_bet, core.t, p.all_in)
+    h.actions.append(rec)
+    core.out.append(ActionTaken(rec))  # the fact (decisions.py)
     if amount > 0:
         h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
     if h.pending_board and core.profile.burn_error is BurnError.CORRECT_BEFORE_ACTION:
