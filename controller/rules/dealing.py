@@ -116,9 +116,7 @@ def _post_forced(core: TableCore, h: Hand) -> None:
     for items in due.values():
         if len(items) > 1:
             items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
-    posted = dict(core.posted)
-    core.posted.clear()
-    presence, core.presence_posts = core.presence_posts, set()
+    posted, presence = posting.take_posts(core)
     # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
     swapped = None if presence else posting.swapped_blinds(h.pos, h.players.keys(), due, posted)
     if swapped is not None:

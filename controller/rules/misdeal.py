@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, rounds
+from controller.rules import betting, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
@@ -163,7 +163,7 @@ def misdeal_condition(
             tag,
         )
         _restore_stacks(h, keep_forced=True)
-        core.posted = {s: p.total for s, p in h.players.items() if p.total}
+        posting.set_posts(core, {s: p.total for s, p in h.players.items() if p.total})
         core.enter(Phase.MISDEAL)
         if core.table_clear():
             core.void_or_misdeal_cleared()
@@ -213,7 +213,7 @@ def force_misdeal(core: TableCore) -> None:
         "Misdeal ruled by the floor: take back every card, reshuffle and deal again",
     )
     _restore_stacks(h, keep_forced=True)
-    core.posted = {s: p.total for s, p in h.players.items() if p.total}
+    posting.set_posts(core, {s: p.total for s, p in h.players.items() if p.total})
     core.enter(Phase.MISDEAL)
 
 
@@ -242,7 +242,7 @@ def void(
         AlertCode.HAND_VOID, Severity.CRITICAL, clause, "Hand void: all bets returned", seat, tag
     )
     _restore_stacks(h, keep_forced=False)
-    core.posted = {}
+    posting.set_posts(core, {})
     core.enter(Phase.VOID)
 
 

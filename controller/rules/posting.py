@@ -159,6 +159,26 @@ def _names(items: list[tuple[str, int]]) -> str:
     return " and ".join(f"the {k[5:]} {a}" for k, a in items)
 
 
+# The posts (``TableCore.posted``, ``presence_posts``) are this module's record: only the
+# functions below write them (tests/rules/test_state_owners.py); the deal takes them
+# (take_posts), a misdeal or a void gives the chips back as the re-deal's posts (set_posts).
+
+
+def take_posts(core: TableCore) -> tuple[dict[int, int], set[int]]:
+    """The chips in the zones at the first card, and the seats sensed by presence only:
+    taken (the hand's forced bets); the record is empty after."""
+    posted = dict(core.posted)
+    core.posted.clear()
+    presence, core.presence_posts = core.presence_posts, set()
+    return posted, presence
+
+
+def set_posts(core: TableCore, posted: dict[int, int]) -> None:
+    """The chips in the zones after a misdeal (the forced bets stay for the re-deal) or a
+    void (none)."""
+    core.posted = posted
+
+
 def chips_in(core: TableCore, e: ChipsIn) -> None:
     """Chips into a betting zone between hands: the coming hand's forced bets, ruled at once
     (before the first card)."""
