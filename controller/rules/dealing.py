@@ -5,9 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, designate, entitled, floor, misdeal, posting, thrown
-from controller.rules.decisions import AlertCode, Severity
-from controller.rules.errors import TableError
+from controller.rules import (
+    betting,
+    board,
+    designate,
+    entitled,
+    floor,
+    misdeal,
+    posting,
+    rounds,
+    thrown,
+)
+from controller.rules.decisions import AlertCode, HandStarted, Severity
 from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Level, Player, Street
 from controller.rules.phases import Phase
@@ -19,7 +28,8 @@ from controller.rules.profile import (
     SequenceRule,
     WrongFirstSeat,
 )
-from controller.rules.seating import SeatStatus, deal_order, waits_for_button
+from controller.rules.seating import SeatStatus, deal_order
+from controller.rules.seating import dealt_in as seating_dealt_in
 from controller.rules.spots import spot, spot_of
 
 if TYPE_CHECKING:
@@ -34,19 +44,7 @@ _ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 def dealt_in(core: TableCore) -> set[int]:
     """The seats a hand starting now would deal in; raises (changing nothing) if it cannot
     start. Pure: ``start_hand`` and the event validation both use it."""
-    pos = core.positions
-    if pos is None:
-        raise TableError("no_button", "place the button first (a draw or a SetButton command)")
-    dealt = {
-        s
-        for s, seat in core.seats.items()
-        if seat.stack > 0
-        and seat.status is not SeatStatus.BUSTED
-        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, core.profile))
-    }
-    if len(dealt) < 2:
-        raise TableError("too_few_players", "a hand needs at least two players dealt in")
-    return dealt
+    return seating_dealt_in(core.positions, core.seats, core.profile)
 
 
 def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = None) -> Hand:
@@ -91,6 +89,17 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     core.hand = h
     core.button_set = False
     core.enter(Phase.DEALING)
+    core.out.append(  # the fact (decisions.py), before the forced bets' actions
+        HandStarted(
+            h.hand_no,
+            h.deal_no,
+            pos.button,
+            pos.sb,
+            pos.bb,
+            tuple((s, p.stack) for s, p in players.items()),
+            core.t,
+        )
+    )
     _post_forced(core, h)
     return h
 
@@ -107,16 +116,26 @@ def _post_forced(core: TableCore, h: Hand) -> None:
     for items in due.values():
         if len(items) > 1:
             items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
-    posted = dict(core.posted)
-    core.posted.clear()
-    presence, core.presence_posts = core.presence_posts, set()
+    posted, presence = posting.take_posts(core)
+    # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
+    swapped = None if presence else posting.swapped_blinds(h.pos, h.players.keys(), due, posted)
+    if swapped is not None:
+        core.alert(
+            AlertCode.BLINDS_OUT_OF_POSITION,
+            Severity.WARNING,
+            posting.CLAUSE_SWAPPED,
+            posting.swapped_remedy(*swapped, due, "before the action"),
+            swapped[1],
+        )
     for s, items in due.items():
         p = h.players[s]
         owed = 0
         for _, a in items:
             owed += a
         have = posted.pop(s, 0)
-        if core.seats[s].present and have < min(owed, p.stack) and have == 0:
+        if swapped is not None:
+            pass  # ruled above
+        elif core.seats[s].present and have < min(owed, p.stack) and have == 0:
             core.alert(
                 AlertCode.BLINDS_NOT_POSTED,
                 Severity.WARNING,
@@ -156,7 +175,7 @@ def _post_forced(core: TableCore, h: Hand) -> None:
                 p.street_bet += amt
             if p.stack == 0:
                 p.all_in = True
-            betting.record(core, h, p.seat, kind, amt)
+            rounds.record(core, h, p.seat, kind, amt)
     h.current_bet = h.big_blind
     h.last_raise = h.big_blind
     for s, amount in posted.items():
@@ -205,7 +224,8 @@ def on_card_placed(
         if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
             p = hole_owner(h, e.tag)
             if p is not None and p.live:
-                betting.fold(core, p.seat, e.tag)
+                if core.phase is not Phase.DEALING or begin_action(core, h):
+                    betting.fold(core, p.seat, e.tag)
             elif p is None and prev is None:
                 board.burn_on_muck(core, e.tag)
         return
@@ -552,6 +572,18 @@ def _extra_card(core: TableCore, h: Hand, p: Player, tag: str) -> None:
     misdeal.misdeal_condition(
         core, AlertCode.EXTRA_HOLE_CARD, clause, f"seat {p.seat} has an extra card", p.seat, tag
     )
+
+
+def begin_action(core: TableCore, h: Hand) -> bool:
+    """Chips, a fold or a declaration while the deal is still going on: betting has begun
+    (the deal is complete, or short: :func:`missing_cards_at_action`). True if the action
+    is to be played (the betting round is open)."""
+    if core.phase is Phase.DEALING:
+        if missing_cards_at_action(core):
+            return False
+        if core.phase is Phase.DEALING:
+            betting.open_preflop(core)
+    return core.phase is Phase.BETTING
 
 
 def missing_cards_at_action(core: TableCore) -> bool:
