@@ -190,6 +190,11 @@ class FirmwareBoard:
     def plug_front_end(self, antenna: int) -> None:
         self.model.antennas[antenna].present = True
 
+    def power_cycle(self) -> None:
+        """Cut the board's power and restore it: HELLO with reset reason 0 (power-on)."""
+        self.hung = False
+        self._power_on(P.RESET_POWER_ON)
+
     def hang(self) -> None:
         """The firmware's main loop stops; the watchdog restarts it after WATCHDOG_MS."""
         self.hung = True
