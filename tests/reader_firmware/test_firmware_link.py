@@ -71,8 +71,8 @@ class Host:
 
 
 def is_(kind: type, **fields: object) -> object:
-    return lambda f: isinstance(f.message, kind) and all(
-        getattr(f.message, k) == v for k, v in fields.items()
+    return lambda f: (
+        isinstance(f.message, kind) and all(getattr(f.message, k) == v for k, v in fields.items())
     )
 
 
@@ -90,18 +90,30 @@ def test_hello_states_heartbeat_and_every_command() -> None:
             board.power_cycle()
             hello = await host.until(is_(Hello))
             assert hello.seq == 0 and hello.message == Hello(
-                1, hello.message.firmware, board.board_id, 6, ResetReason.POWER_ON  # type: ignore[union-attr]
+                1,
+                hello.message.firmware,
+                board.board_id,
+                6,
+                ResetReason.POWER_ON,  # type: ignore[union-attr]
             )
-            both = await host.until(lambda f: isinstance(f.message, AntennaSnapshot)
-                                    and f.message.antenna == 2 and len(f.message.tags) == 2)  # fmt: skip
+            both = await host.until(
+                lambda f: (
+                    isinstance(f.message, AntennaSnapshot)
+                    and f.message.antenna == 2
+                    and len(f.message.tags) == 2
+                )
+            )
             snap = both.message
             assert isinstance(snap, AntennaSnapshot)
             assert {t.uid for t in snap.tags} == {A, B} and not snap.collision
             cycle = snap.cycle
             # every antenna every cycle (the default report policy)
             await host.until(is_(AntennaSnapshot, antenna=5, cycle=cycle + 2))
-            antennas = {f.message.antenna for f in host.frames
-                        if isinstance(f.message, AntennaSnapshot) and f.message.cycle == cycle + 1}  # fmt: skip
+            antennas = {
+                f.message.antenna
+                for f in host.frames
+                if isinstance(f.message, AntennaSnapshot) and f.message.cycle == cycle + 1
+            }
             assert antennas == set(range(6))
             await host.until(is_(Heartbeat))
             seqs = [f.seq for f in host.frames]
@@ -119,8 +131,13 @@ def test_hello_states_heartbeat_and_every_command() -> None:
             s = host.send(SetConfig(scan_period_ms=20, heartbeat_interval_ms=100,
                                     report_rssi=False, changes_only=True))  # fmt: skip
             await host.until(is_(Ack, acked_seq=s, status=AckStatus.OK))
-            quiet = await host.until(lambda f: isinstance(f.message, AntennaSnapshot)
-                                     and f.message.antenna == 2 and f.seq > ack.seq + 3)  # fmt: skip
+            quiet = await host.until(
+                lambda f: (
+                    isinstance(f.message, AntennaSnapshot)
+                    and f.message.antenna == 2
+                    and f.seq > ack.seq + 3
+                )
+            )
             assert all(t.rssi is None for t in quiet.message.tags)  # type: ignore[union-attr]
             s = host.send(Reset())
             await host.until(is_(Ack, acked_type=MessageType.RESET, acked_seq=s))

@@ -69,7 +69,7 @@ def test_crc_check_value_and_cobs_vectors_of_the_doc() -> None:
         assert P.cobs_decode(_hex(encoded)) == raw
     full = bytes(range(1, 255))
     assert P.cobs_encode(full) == b"\xff" + full
-    assert P.cobs_encode(bytes(range(0, 255))) == b"\x01\xff" + full
+    assert P.cobs_encode(bytes(range(255))) == b"\x01\xff" + full
     assert P.cobs_encode(bytes(range(1, 256))) == b"\xff" + full + b"\x02\xff"
 
 
@@ -113,8 +113,13 @@ def test_the_firmware_reads_every_host_command_of_the_doc() -> None:
                    ("frame", P.RESET, 4, b"")]  # fmt: skip
     cfg = d.feed(doc["SET_CONFIG 50 ms, 1000 ms, RSSI on, changes-only off, refresh 20"])
     parsed = P.parse_config(cfg[0][3])  # type: ignore[arg-type]
-    assert (parsed.scan_period_ms, parsed.heartbeat_interval_ms, parsed.report_rssi,
-            parsed.changes_only, parsed.full_refresh_cycles) == (50, 1000, True, False, 20)  # fmt: skip
+    assert (
+        parsed.scan_period_ms,
+        parsed.heartbeat_interval_ms,
+        parsed.report_rssi,
+        parsed.changes_only,
+        parsed.full_refresh_cycles,
+    ) == (50, 1000, True, False, 20)
     v2 = doc["PING in protocol version 2 (must be refused: version mismatch)"]
     assert d.feed(v2) == [("error", P.ERR_RX_BAD_FRAME, P.DETAIL_VERSION)]
 

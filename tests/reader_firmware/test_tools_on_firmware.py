@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from tools_rig import FAST_BOARD, Cli, run, write_config  # noqa: E402
+from tools_rig import FAST_BOARD, Cli, run, write_config
 
-from controller.daemon.doctor import run_checks, table  # noqa: E402
-from firmware_bridge.zones import BOARD, BURN, MUCK, Zone, ZoneMap  # noqa: E402
-from reader_firmware.emulation.host import FirmwareBoard  # noqa: E402
-from tests.brokers import plain_broker  # noqa: E402
+from controller.daemon.doctor import run_checks, table
+from firmware_bridge.zones import BOARD, BURN, MUCK, Zone, ZoneMap
+from reader_firmware.emulation.host import FirmwareBoard
+from tests.brokers import plain_broker
 
 pytestmark = pytest.mark.timeout(90)
 CARD = bytes.fromhex("e004010203040506")
@@ -61,7 +61,9 @@ def test_calibrate_finds_the_antennas_through_the_firmware(tmp_path: Path) -> No
         try:
             await cli.expect(r"reader board online \(12 antennas\)")
             while True:
-                m = await cli.expect(r"Place a card on (.+) \(step (\d+)/(\d+)\)|calibration complete")
+                m = await cli.expect(
+                    r"Place a card on (.+) \(step (\d+)/(\d+)\)|calibration complete"
+                )
                 if m.group(1) is None:
                     break
                 label = m.group(1)
