@@ -1,20 +1,30 @@
 """The reader board's firmware: the message loop of docs/reader-protocol.md version 1.
 
 MicroPython subset (see protocol.py); no hardware is touched here. The platform hands in
-the front ends (one :class:`reader_firmware.pn5180.PN5180` per antenna), a serial port
-(``read() -> bytes``, ``write(bytes) -> bool``: False when the TX buffer is full and the
-frame is dropped), and calls :meth:`Firmware.poll` with a millisecond clock from its main
+the front ends (one :class:`reader_firmware.pn5180.PN5180` per antenna) and a
+:class:`SerialPort`, and calls :meth:`Firmware.poll` with a millisecond clock from its main
 loop, feeding the hardware watchdog after each call (reader_firmware/pico.py on the Pico,
 reader_firmware/emulation/host.py on a PC).
 """
 
 from reader_firmware import protocol as P
-from reader_firmware.pn5180 import FrontEndError
+from reader_firmware.pn5180 import PN5180, FrontEndError
 from reader_firmware.scheduler import Scheduler
 
 FIRMWARE_VERSION = (1, 0, 0)
 RETRY_CYCLES = 50  # a front end that stopped answering is tried again this often
 READ_HISTORY = 8  # the read-rate "RSSI" is over this many scans of the antenna
+
+
+class SerialPort:
+    """The link to the Pi: ``read()`` returns what arrived (b"" for nothing, never blocks);
+    ``write(data)`` queues a whole frame or returns False when the TX buffer is full."""
+
+    def read(self) -> bytes:
+        raise NotImplementedError
+
+    def write(self, data: bytes) -> bool:
+        raise NotImplementedError
 
 
 class _Antenna:
@@ -30,8 +40,8 @@ class _Antenna:
 class Firmware:
     def __init__(
         self,
-        frontends: list,  # type: ignore[type-arg]  # PN5180 (or anything with init/inventory)
-        port: object,
+        frontends: list[PN5180],
+        port: SerialPort,
         board_id: int,
         reset_reason: int = P.RESET_POWER_ON,
         now_ms: int = 0,
@@ -63,7 +73,7 @@ class Firmware:
         self.next_beat_ms = now_ms + self.config.heartbeat_interval_ms
         self.overflowed = False
         self.last_cycle_us = 0.0
-        self.port.write(b"\x00")  # type: ignore[attr-defined]  # end whatever came before
+        self.port.write(b"\x00")  # end whatever came before
         self._send(P.HELLO, P.hello_body(self.firmware, self.board_id, n, reason))
         for number in range(n):
             try:
@@ -82,7 +92,7 @@ class Firmware:
         if self.overflowed and msg_type != P.ERROR:
             self.overflowed = False
             self._send(P.ERROR, P.error_body(P.ERR_TX_OVERFLOW, P.NO_ANTENNA, self.counters[2]))
-        if not self.port.write(wire):  # type: ignore[attr-defined]
+        if not self.port.write(wire):
             self.counters[2] += 1  # the sequence number is spent: the host sees the gap
             self.overflowed = True
 
@@ -101,7 +111,7 @@ class Firmware:
 
     def poll(self, now_ms: int) -> None:
         """One pass of the main loop: host commands, the heartbeat, a scan cycle when due."""
-        data = self.port.read()  # type: ignore[attr-defined]
+        data = self.port.read()
         if data:
             for item in self.deframer.feed(data):
                 if item[0] == "frame":

@@ -17,7 +17,7 @@ import machine
 import micropython
 
 from reader_firmware import protocol as P
-from reader_firmware.firmware import Firmware
+from reader_firmware.firmware import Firmware, SerialPort
 from reader_firmware.pn5180 import PN5180, FrontEndError, SpiPort
 
 ANTENNAS = 16
@@ -74,7 +74,7 @@ class DecodedPort(SpiPort):
         time.sleep_us(int(us))
 
 
-class UsbPort:
+class UsbPort(SerialPort):
     """USB CDC through MicroPython's stdin/stdout, Ctrl-C disabled (frames carry 0x03)."""
 
     def __init__(self) -> None:

@@ -21,7 +21,7 @@ from firmware_bridge.protocol import SetConfig
 from reader_firmware import protocol as P
 from reader_firmware.emulation.pn5180_emu import EmulatedPN5180
 from reader_firmware.emulation.table_model import TableModel
-from reader_firmware.firmware import Firmware
+from reader_firmware.firmware import Firmware, SerialPort
 from reader_firmware.pn5180 import PN5180
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ LOOP_MS = 1  # the main loop's pass
 WATCHDOG_MS = 2000  # the Pico binding arms machine.WDT with this timeout
 
 
-class PtyPort:
+class PtyPort(SerialPort):
     """The firmware's serial port on a pty master (non-blocking both ways)."""
 
     def __init__(self, master: int) -> None:

@@ -17,11 +17,11 @@ from firmware_bridge.protocol.decoder import SequenceGap
 from firmware_bridge.snapshots import AntennaSnapshot
 from reader_firmware.emulation.pn5180_emu import EmulatedPN5180
 from reader_firmware.emulation.table_model import TableModel
-from reader_firmware.firmware import Firmware
+from reader_firmware.firmware import Firmware, SerialPort
 from reader_firmware.pn5180 import PN5180
 
 
-class Port:
+class Port(SerialPort):
     def __init__(self) -> None:
         self.inp = b""
         self.out = bytearray()
