@@ -314,4 +314,6 @@ class Deframer:
             return ("error", ERR_RX_BAD_FRAME, DETAIL_LAYOUT)  # a board message sent to us
         if len(body) != _BODY_SIZE[msg_type]:
             return ("error", ERR_RX_BAD_FRAME, DETAIL_LAYOUT)
+        if msg_type == SET_CONFIG and body[4] & ~(CONFIG_RSSI | CONFIG_CHANGES_ONLY):
+            return ("error", ERR_RX_BAD_FRAME, DETAIL_LAYOUT)  # reserved flag bits set
         return ("frame", msg_type, seq, body)

@@ -14,8 +14,6 @@ It also counts the air time of what it was made to do (``air_us``, by reader_fir
 so that tests can check the firmware's cost model against the emulated radio.
 """
 
-from __future__ import annotations
-
 from reader_firmware import pn5180 as chip
 from reader_firmware import timing
 from reader_firmware.emulation.table_model import TableModel

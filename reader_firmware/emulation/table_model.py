@@ -6,39 +6,52 @@ are no special case here: every tag in the field answers the inventory, and the 
 end's anti-collision has to tell them apart (ISO 15693 can; see pn5180_emu.py).
 """
 
-from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field
+class Rng:
+    """xorshift32: the same draws under CPython and MicroPython (whose ``random`` has no
+    seeded generator objects)."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = (seed * 2654435761 + 1) & 0xFFFFFFFF or 1
+        for _ in range(4):  # stir a small seed
+            self.random()
+
+    def random(self) -> float:
+        x = self.state
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        self.state = x
+        return x / 4294967296.0
 
 
-@dataclass
 class AntennaRadio:
-    tags: dict[bytes, None] = field(default_factory=dict)  # insertion-ordered set
-    flicker: float = 0.0  # probability per tag per field-on of not answering
-    crosstalk: float = 0.0  # probability per field-on that a neighbour's tag answers here
-    neighbours: tuple[int, ...] = ()
-    present: bool = True  # False: no front end answers on this antenna's SPI select
+    def __init__(self, neighbours: tuple[int, ...] = ()) -> None:
+        self.tags: dict[bytes, None] = {}  # insertion-ordered set
+        self.flicker = 0.0  # probability per tag per field-on of not answering
+        self.crosstalk = 0.0  # probability per field-on that a neighbour's tag answers here
+        self.neighbours = neighbours
+        self.present = True  # False: no front end answers on this antenna's SPI select
 
 
 class TableModel:
     """The felt under ``count`` antennas, neighbours numbered ``a - 1`` and ``a + 1``."""
 
     def __init__(self, count: int, seed: int = 0) -> None:
-        self.rng = random.Random(seed)
+        self.rng = Rng(seed)
         self.antennas = [AntennaRadio(neighbours=(a - 1, a + 1)) for a in range(count)]
         for radio in self.antennas:
             radio.neighbours = tuple(n for n in radio.neighbours if 0 <= n < count)
 
     def place(self, antenna: int, uid: bytes) -> None:
         if len(uid) != 8:
-            raise ValueError(f"an ISO 15693 UID has 8 bytes, not {len(uid)}")
+            raise ValueError("an ISO 15693 UID has 8 bytes, not %d" % len(uid))
         self.antennas[antenna].tags[bytes(uid)] = None
 
     def remove(self, antenna: int, uid: bytes) -> None:
         tags = self.antennas[antenna].tags
         if uid not in tags:
-            raise KeyError(f"tag {uid.hex()} is not on antenna {antenna}")
+            raise KeyError("tag %s is not on antenna %d" % (uid.hex(), antenna))
         del tags[uid]
 
     def answering(self, antenna: int) -> list[bytes]:

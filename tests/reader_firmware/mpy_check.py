@@ -1,6 +1,7 @@
-"""Runs unmodified under MicroPython's unix port and under CPython: the firmware's encoder
-and message loop with a scripted front end; prints every byte it sends, one frame a line, in
-hex. tests/reader_firmware/test_micropython.py compares the two interpreters' output and
+"""Runs unmodified under MicroPython's unix port and under CPython: the firmware's encoder,
+message loop and PN5180 driver (ISO 15693 anti-collision) over the emulated front ends;
+prints the inventory requests per antenna, then every byte sent, one write a line, in hex.
+tests/reader_firmware/test_micropython.py compares the two interpreters' output and
 decodes it with firmware_bridge. Usage: ``micropython mpy_check.py REPO_ROOT``."""
 
 import sys
@@ -8,29 +9,14 @@ import sys
 sys.path.insert(0, sys.argv[1])
 
 from reader_firmware import protocol as P
+from reader_firmware.emulation.pn5180_emu import EmulatedPN5180
+from reader_firmware.emulation.table_model import TableModel
 from reader_firmware.firmware import Firmware
-from reader_firmware.pn5180 import FrontEndError, Inventory
+from reader_firmware.pn5180 import PN5180
 
 A = bytes([0xE0, 0x04, 1, 2, 3, 4, 5, 6])
 B = bytes([0xE0, 0x04, 1, 2, 3, 4, 5, 7])
-
-
-class Front:
-    """A front end that reads what the script lays on it."""
-
-    def __init__(self, tags, fails=False):  # type: ignore[no-untyped-def]
-        self.tags = tags
-        self.fails = fails
-
-    def init(self):  # type: ignore[no-untyped-def]
-        if self.fails:
-            raise FrontEndError("no answer", 0xFFFF)
-
-    def inventory(self, probe_first):  # type: ignore[no-untyped-def]
-        inv = Inventory()
-        inv.uids = list(self.tags)
-        inv.air_us = 3000.0 + 5000.0 * len(self.tags)
-        return inv
+C = bytes([0xE0, 0x04, 1, 2, 3, 4, 5, 0x16])  # same first slot as A: a masked round
 
 
 class Port:
@@ -52,11 +38,18 @@ def hexline(b):  # type: ignore[no-untyped-def]
 
 
 port = Port()
-fronts = [Front([]), Front([A, B]), Front([], True)]
-fw = Firmware(fronts, port, 0x12345678, P.RESET_WATCHDOG, 0)
+model = TableModel(4, 5)
+model.place(1, A)
+model.place(1, B)
+model.place(1, C)
+model.place(3, bytes([0xE0, 0x04, 9, 9, 9, 9, 9, 9]))
+model.antennas[3].flicker = 0.4  # a flickering card
+model.antennas[2].present = False  # a missing front end
+chips = [EmulatedPN5180(model, a) for a in range(4)]
+fw = Firmware([PN5180(c) for c in chips], port, 0x12345678, P.RESET_WATCHDOG, 0)
 for now in range(0, 120, 10):
     fw.poll(now)
-fronts[0].tags = [A]
+model.place(0, A)
 port.inp = P.seal(P.PING, 0, b"") + P.seal(P.GET_SNAPSHOT, 1, bytes([0xFF]))
 port.inp += P.seal(P.SET_CONFIG, 2, P.Config(20, 100, False, True, 5).body())
 for now in range(120, 400, 10):
@@ -64,5 +57,6 @@ for now in range(120, 400, 10):
 port.inp = P.seal(P.RESET, 3, b"")
 fw.poll(400)
 print(P.crc16(b"123456789"))
+print(" ".join(str(len(c.requests)) for c in chips))
 for chunk in port.out:
     print(hexline(chunk))
