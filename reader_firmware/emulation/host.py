@@ -4,8 +4,10 @@
 ``place``, ``remove``, ``stop``): the pyserial side opens the pty and sees the bytes the
 firmware's own encoder made, scan cycle after scan cycle, as from a Pico on USB. The felt
 is a :class:`TableModel`; each antenna has an :class:`EmulatedPN5180`. The firmware's main
-loop runs every millisecond of the event loop's clock; a software watchdog restarts it
-with reset reason 2 when the loop stops feeding it (as the RP2040's watchdog does).
+loop runs every millisecond of the event loop's clock; a scan cycle keeps it busy for the
+cycle's modelled air time before its frames go out (``realtime``), so the emulated board's
+latency is the timing model's; a software watchdog restarts it with reset reason 2 when the
+loop stops feeding it (as the RP2040's watchdog does).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class PtyPort(SerialPort):
     def __init__(self, master: int) -> None:
         self.master = master
         self.tx = bytearray()
+        self.hold = False  # the MCU is still scanning: what it wrote goes out after
 
     def read(self) -> bytes:
         try:
@@ -52,7 +55,7 @@ class PtyPort(SerialPort):
         return True
 
     def flush(self) -> None:
-        if not self.tx:
+        if not self.tx or self.hold:
             return
         try:
             n = os.write(self.master, self.tx)
@@ -74,8 +77,14 @@ class FirmwareBoard:
         board_id: int = 0x52470002,
         config: SetConfig | None = None,
         seed: int = 0,
+        realtime: bool = True,
     ) -> None:
         self.antenna_count = antenna_count
+        # realtime: a scan cycle keeps the emulated MCU busy for its modelled air time
+        # (reader_firmware.timing) before its frames go out and the next command is read,
+        # as on the Pico; False: scans take no time (frames at the cycle's start)
+        self.realtime = realtime
+        self._busy_until = 0
         self.board_id = board_id
         self.model = TableModel(antenna_count, seed)
         self.chips = [EmulatedPN5180(self.model, a) for a in range(antenna_count)]
@@ -120,6 +129,8 @@ class FirmwareBoard:
         fronts = [PN5180(c) for c in self.chips]
         self.firmware = Firmware(fronts, self._port, self.board_id, reason, self._now_ms())
         self._last_feed = self._now_ms()
+        self._busy_until = 0
+        self._port.hold = False
         if self.boot_config is not None:  # the test rig's scan period, as SimBoard takes it
             c = self.boot_config
             self.firmware.config = P.Config(c.scan_period_ms, c.heartbeat_interval_ms,
@@ -132,9 +143,16 @@ class FirmwareBoard:
             now = self._now_ms()
             if self._port is None or self.firmware is None:
                 continue
+            if now < self._busy_until:
+                continue  # the MCU is in the middle of its scan
+            self._port.hold = False
             if not self.hung:
+                cycle = self.firmware.cycle
                 self.firmware.poll(now)
                 self._last_feed = now  # machine.WDT.feed() after each pass
+                if self.realtime and self.firmware.cycle != cycle:
+                    self._busy_until = now + round(self.firmware.last_cycle_us / 1000)
+                    self._port.hold = True
             elif now - self._last_feed > WATCHDOG_MS:
                 self.hung = False
                 self._power_on(P.RESET_WATCHDOG)
