@@ -88,8 +88,11 @@ class UsbPort(SerialPort):
 
     def read(self) -> bytes:
         data = b""
-        while self.poll.poll(0) and len(data) < 512:
-            data += self.inp.read(1)
+        while len(data) < 512 and self.poll.poll(0):
+            byte = self.inp.read(1)
+            if not byte:  # end of input (a closed pipe on the unix port's test run)
+                break
+            data += byte
         return data
 
     def write(self, data: bytes) -> bool:

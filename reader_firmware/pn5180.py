@@ -159,6 +159,9 @@ class PN5180:
         ends there), then 16-slot rounds, each collided slot resolved by a round masked with
         the slot's 4 UID bits, until no collision is left (or MAX_ROUNDS / MAX_TAGS)."""
         inv = Inventory()
+        # the RF settings again: a reset on the shared RST line (another front end's
+        # recovery) loses them
+        self.load_rf_config(RF_CONFIG_15693_TX, RF_CONFIG_15693_RX)
         self.rf_on()
         self.port.wait_us(timing.FIELD_ON_GUARD_US)
         inv.air_us += timing.FIELD_ON_GUARD_US + 3 * timing.SPI_OVERHEAD_US

@@ -76,7 +76,7 @@ def antenna_us(tags: int, was_empty: bool, collided_slots: int = 0) -> float:
     """Scanning one antenna: field on, then a 1-slot probe if it was empty last time (and
     nothing more if the probe stays silent), else (or if the probe was answered) a 16-slot
     round, plus one masked 16-slot round per collided slot, each resolving its tags."""
-    total = FIELD_ON_GUARD_US + 3 * SPI_OVERHEAD_US  # mux/select, RF on, RF off
+    total = FIELD_ON_GUARD_US + 3 * SPI_OVERHEAD_US  # RF config, RF on, RF off
     if was_empty:
         total += probe_us(tags > 0)
         if tags == 0:
