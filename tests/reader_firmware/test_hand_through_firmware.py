@@ -1,5 +1,6 @@
 """A whole hand dealt through the reader firmware (its bytes on a pty into the real
-firmware_bridge and daemon) ends with the same hand record as through hwsim's SimBoard.
+firmware_bridge and daemon) ends with the same hand record, its alerts included, as through
+hwsim's SimBoard: a hand whose flop is dealt without a burn, played to its showdown.
 
 The rig is the demo's pty table (controller.demo.table.run_table: the daemon, the venue
 logger, MQTT, the virtual dealer); only the board differs. Both runs use ISO 15693 UIDs
@@ -60,6 +61,8 @@ def iso_tags(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def play(tmp: Path, board: type) -> tuple[list[dict[str, Any]], Any, str]:
+    """One hand whose first flop card is dealt without a burn (the dealer error of
+    hwsim.inject that only the radio sees), played out to its showdown."""
     hand = _demo_hand("fw", parse_phh(HAND, "fw"), get_profile("tda-2024"), 6)
     out = io.StringIO()
     with pytest.MonkeyPatch.context() as mp:
@@ -67,10 +70,11 @@ def play(tmp: Path, board: type) -> tuple[list[dict[str, Any]], Any, str]:
         with plain_broker() as b:
             outcome, counts = asyncio.run(demo_table.run_table(
                 [hand], host=b.host, port=b.port, profile="tda-2024", seed=1, error_rate=0.0,
-                workdir=tmp, view=View(out=out, colour=False),
+                workdir=tmp, view=View(out=out, colour=False), kinds=("missing-burn",),
             ))  # fmt: skip
     assert counts == {"daemon": 1, "mqtt": 1, "logger": 1}, out.getvalue()
     assert not outcome.mismatches and not outcome.missing, out.getvalue()
+    assert outcome.errors_injected == 1, out.getvalue()
     store = SqliteHandStore(tmp / "venue.db")
     try:
         records = list(store.hands())
@@ -101,6 +105,8 @@ def test_a_hand_through_the_firmware_gives_the_simulators_record(
     assert len(sim_records) == len(fw_records) == 1
     got, want = stable(fw_records[0]), stable(sim_records[0])
     assert got == want, log
+    codes = [a["code"] for a in got["ohh"]["alerts"]]
+    assert codes == ["MISSING_BURN"]  # the injected error, seen through the radio; nothing else
     text = json.dumps(got)
     assert '"As"' in text and '"Qc"' in text and len(text) > 500  # the cards are compared
     assert sorted(layout.ohh_stacks(fw_records[0]["ohh"]).values()) == sorted(hand.expected)
