@@ -87,11 +87,11 @@ class Firmware:
     # ---- output -------------------------------------------------------------------------
 
     def _send(self, msg_type: int, body: bytes) -> None:
-        wire = P.seal(msg_type, self.seq, body)
-        self.seq = (self.seq + 1) % P.SEQ_MODULO
-        if self.overflowed and msg_type != P.ERROR:
+        if self.overflowed and msg_type != P.ERROR:  # say so first, in sequence
             self.overflowed = False
             self._send(P.ERROR, P.error_body(P.ERR_TX_OVERFLOW, P.NO_ANTENNA, self.counters[2]))
+        wire = P.seal(msg_type, self.seq, body)
+        self.seq = (self.seq + 1) % P.SEQ_MODULO
         if not self.port.write(wire):
             self.counters[2] += 1  # the sequence number is spent: the host sees the gap
             self.overflowed = True

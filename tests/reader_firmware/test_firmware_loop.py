@@ -4,6 +4,8 @@ decoder."""
 
 from __future__ import annotations
 
+import itertools
+
 from firmware_bridge.protocol import (
     ErrorCode,
     ErrorReport,
@@ -84,7 +86,10 @@ def test_a_full_tx_buffer_spends_sequence_numbers_and_says_so() -> None:
     port.full = False
     now = run(fw, now, now + 1100)
     items = frames(port, dec)
-    assert any(isinstance(i, SequenceGap) for i in items)  # the host sees the frames lost
+    gaps = [i for i in items if isinstance(i, SequenceGap)]
+    assert len(gaps) == 1 and gaps[0].missed > 0  # the host sees the frames lost, once
+    seqs = [i.seq for i in items if isinstance(i, Frame)]
+    assert all(b == a + 1 for a, b in itertools.pairwise(seqs))  # then in order
     errors = [i.message for i in items if isinstance(i, Frame)
               and isinstance(i.message, ErrorReport)]  # fmt: skip
     assert [e.code for e in errors] == [ErrorCode.TX_OVERFLOW]
