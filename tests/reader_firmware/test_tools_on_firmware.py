@@ -56,10 +56,12 @@ def test_calibrate_finds_the_antennas_through_the_firmware(tmp_path: Path) -> No
         board.place(7, LEFTOVER)
         cfg = write_config(tmp_path, port)
         cli = await Cli.start("calibrate", "--config", str(cfg), "--seats", "2", "--no-bets",
-                              "--confirm-cycles", "4")  # fmt: skip
+                              "--confirm-cycles", "4", "--reader-timeout", "30")  # fmt: skip
         on: int | None = None
         try:
-            await cli.expect(r"reader board online \(12 antennas\)")
+            # the first line waits for the CLI's start (its imports take seconds on a loaded
+            # machine: once 10 s were not enough on the shared 2-core VM at load 10)
+            await cli.expect(r"reader board online \(12 antennas\)", timeout=30)
             while True:
                 m = await cli.expect(
                     r"Place a card on (.+) \(step (\d+)/(\d+)\)|calibration complete"
