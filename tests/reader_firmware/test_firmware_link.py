@@ -53,7 +53,7 @@ class Host:
         self.seq += 1
         return seq
 
-    async def until(self, cond: object, timeout: float = 5.0) -> Frame:
+    async def until(self, cond: object, timeout: float = 10.0) -> Frame:
         async with asyncio.timeout(timeout):
             while True:
                 while self.seen < len(self.frames):
