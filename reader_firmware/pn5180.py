@@ -54,7 +54,8 @@ FLAG_HIGH_RATE = 0x02
 FLAG_INVENTORY = 0x04
 FLAG_ONE_SLOT = 0x20
 CMD_INVENTORY = 0x01
-MAX_ROUNDS = 24  # masked rounds per antenna scan before the rest is flagged a collision
+MAX_ROUNDS = 48  # rounds per antenna scan before the rest is flagged a collision (40 random
+# tags took at most 22 in 1,500 draws; each round costs 13 ms or more of air time)
 MAX_TAGS = 40
 
 
