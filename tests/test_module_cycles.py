@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPS = ("controller", "firmware_bridge", "hwsim")
+TOPS = ("controller", "firmware_bridge", "hwsim", "reader_firmware")
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
