@@ -13,15 +13,13 @@ from controller.rules import (
     floor,
     misdeal,
     posting,
-    rounds,
     thrown,
 )
 from controller.rules.decisions import AlertCode, HandStarted, Severity
 from controller.rules.events import CardPlaced, ZoneKind
-from controller.rules.hand import Hand, Level, Player, Street
+from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import (
-    AnteOrder,
     ExtraCardRule,
     ForeignCard,
     JokerRule,
@@ -100,93 +98,8 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
             core.t,
         )
     )
-    _post_forced(core, h)
+    posting.take_forced(core, h)  # the blinds and antes, from the chips in the zones
     return h
-
-
-def _post_forced(core: TableCore, h: Hand) -> None:
-    """Blinds and antes: taken from the chips already in the zones; a missing one is posted
-    from the seat's stack with an alert (000-S1-absent-4, 000-S2-blinds-1)."""
-    due = posting.forced_due(
-        h.pos, h.players.keys(), Level(h.small_blind, h.big_blind, h.ante), core.profile.ante_style
-    )
-    # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
-    # the older practice, the ante first (bb_ante_order)
-    ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
-    for items in due.values():
-        if len(items) > 1:
-            items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
-    posted, presence = posting.take_posts(core)
-    # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
-    swapped = None if presence else posting.swapped_blinds(h.pos, h.players.keys(), due, posted)
-    if swapped is not None:
-        core.alert(
-            AlertCode.BLINDS_OUT_OF_POSITION,
-            Severity.WARNING,
-            posting.CLAUSE_SWAPPED,
-            posting.swapped_remedy(*swapped, due, "before the action"),
-            swapped[1],
-        )
-    for s, items in due.items():
-        p = h.players[s]
-        owed = 0
-        for _, a in items:
-            owed += a
-        have = posted.pop(s, 0)
-        if swapped is not None:
-            pass  # ruled above
-        elif core.seats[s].present and have < min(owed, p.stack) and have == 0:
-            core.alert(
-                AlertCode.BLINDS_NOT_POSTED,
-                Severity.WARNING,
-                "000 SECTION 2 THE BLINDS [L62]; 004 TG-3",
-                f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
-                s,
-            )
-        elif core.seats[s].present and 0 < have < min(owed, p.stack) and s not in presence:
-            # 000-S1-shortblind-6, 000-S2-blinds-2: short, and not the whole stack (amounts
-            # sensed only: presence-only chip sensors cannot tell, L3)
-            core.alert(
-                AlertCode.BLINDS_NOT_POSTED,
-                Severity.WARNING,
-                "000 SECTION 1 item 6 (2nd run) [L42]; 000 SECTION 2 THE BLINDS [L63-64]",
-                f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
-                s,
-            )
-        elif core.seats[s].present and have > owed and s not in presence:
-            # 000 [L64]: the big blind is the clock's; the excess is not a raise
-            core.alert(
-                AlertCode.BLIND_OVERPOSTED,
-                Severity.WARNING,
-                posting.CLAUSE_OVER,
-                f"Seat {s}: {have} posted, owes {owed}: take back {have - owed} before the "
-                "action; an over-posted blind raises nothing",
-                s,
-            )
-        if have < owed:
-            h.unconfirmed[s] = min(owed, p.stack) - have
-        for kind, amount in items:
-            amt = min(amount, p.stack)
-            if amt <= 0:
-                continue
-            p.stack -= amt
-            p.total += amt
-            if kind != "post_ante":
-                p.street_bet += amt
-            if p.stack == 0:
-                p.all_in = True
-            rounds.record(core, h, p.seat, kind, amt)
-    h.current_bet = h.big_blind
-    h.last_raise = h.big_blind
-    for s, amount in posted.items():
-        # chips in a non-blind zone before the first card: an early bet, returned
-        core.alert(
-            AlertCode.ACTION_OUT_OF_TURN,
-            Severity.WARNING,
-            "000 SECTION 2 PRE-FLOP BETTING [L72]",
-            f"Seat {s}: chips in before the deal; take back {amount}",
-            s,
-        )
 
 
 # ---------------------------------------------------------------------------- routing

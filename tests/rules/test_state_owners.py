@@ -7,7 +7,8 @@ Records owned so far (the rest of the table and the working hand are still writt
 several modules: docs/architecture.md, "Who writes which state"):
 
 - the posts before the deal, ``TableCore.posted`` and ``presence_posts``: ``posting.py``
-  (chips in and out between hands, taken at the first card, given back on a misdeal).
+  (chips in and out between hands, taken at the first card: ``take_forced``, given back on
+  a misdeal: ``set_posts``).
 
 ``engine.py`` creates every field (``self.x = ...`` in ``TableCore.__init__``) and
 ``tabledata.py`` restores them from a ``TableData`` (``TableCore.restore``): those are not
