@@ -243,13 +243,13 @@ async function loadFile() {
   await checkHouse();
 }
 
-// the tables' dropdowns: the venue file's name and number (room.js's label), the
-// "venue/table" id as the value; by number, then by id
+// the tables' dropdowns: the venue file's name and number (room.js's label) and the id,
+// "venue/table" as the value; by number, then by id
 function fillTables() {
   const tiles = [...S.tiles.values()].sort((a, b) => ((a.number ?? 1e9) - (b.number ?? 1e9))
     || a.key.localeCompare(b.key));
   const keys = tiles.map((t) => t.key);
-  const texts = tiles.map((t) => (label(t) === t.table ? t.key : `${label(t)} (${t.key})`));
+  const texts = tiles.map((t) => `${label(t)} (${t.key})`);  // as floor.js's seat form
   for (const sel of document.querySelectorAll("select.table-select")) {
     const now = [...sel.options];
     if (now.map((o) => o.value).join() === keys.join()
