@@ -177,6 +177,10 @@ def test_demo_opens_the_room_in_the_floor_console() -> None:
         seen = _until(tiles, "the demo's three tables in the room")
         assert {k: len(t["state"]["table_seats"]) for k, t in seen.items()} == {
             "v1/t1": 6, "v1/t2": 9, "v1/t3": 8}  # fmt: skip
+        # named and numbered by the venue file the demo wrote for its console
+        assert {k: (t["name"], t["number"]) for k, t in seen.items()} == {
+            "v1/t1": ("Table 1 (6 seats)", 1), "v1/t2": ("Table 2 (9 seats)", 2),
+            "v1/t3": ("Table 3 (8 seats)", 3)}  # fmt: skip
         printed = {m.group(1) for ln in lines if (m := SEAT_LINE.match(ln))}
         names = {s["name"] for s in seen["v1/t1"]["state"]["seats"]}
         assert names and names <= printed, (names, printed)
@@ -187,6 +191,10 @@ def test_demo_opens_the_room_in_the_floor_console() -> None:
 
         _until(lambda: {h["table"] for h in get("api/hands")["hands"]} == {"t1", "t2", "t3"},
                "a hand of each table in the hand search")  # fmt: skip
+        # the hand history takes the name as the floor calls it, and gives it back
+        named = get("api/history?table=table%202%20(9%20seats)")["hands"]
+        assert named and {(h["table"], h["room_name"]) for h in named} == {
+            ("t2", "Table 2 (9 seats)")}  # fmt: skip
         # each table's first dealer tapped in before its first hand (the second takes over
         # half way): dealer quality has their names, not "(none)"
         dealers = {d["dealer"] for d in get("api/quality")["dealers"]}

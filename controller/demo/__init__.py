@@ -15,7 +15,7 @@ import logging
 import random
 import tempfile
 import uuid
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -97,18 +97,23 @@ _broker = broker_for  # the demo's older name
 
 
 async def _with_console(
-    play: Coroutine[Any, Any, T], room: tuple[str, int, int] | None, workdir: Path, view: View
+    play: Coroutine[Any, Any, T],
+    room: tuple[str, int, int] | None,
+    workdir: Path,
+    view: View,
+    tables: Sequence[tuple[str, int]] = (),
 ) -> T:
     """``play`` with the floor console open on the demo's broker (``room``: broker host,
     port, the console's port; None: no console), its address and logins printed first. The
-    console searches the hands the demo's venue logger stores (``workdir``/venue.db)."""
+    console searches the hands the demo's venue logger stores (``workdir``/venue.db) and
+    names the ``tables`` ((id, seats), in the room's order) "Table 1 (6 seats)" and on."""
     if room is None:
         return await play
     from controller.demo.console import open_console
 
     try:
         console = await open_console(room[0], room[1], workdir / "console", room[2],
-                                     db=workdir / "venue.db")  # fmt: skip
+                                     db=workdir / "venue.db", tables=tables)  # fmt: skip
     except BaseException:
         play.close()
         raise
@@ -174,7 +179,8 @@ def run_demo(args: argparse.Namespace) -> int:
                 logger_instance=table_id if args.broker else "main",
             )  # fmt: skip
             room = None if args.no_console else (host, port, args.console_port)
-            stored = asyncio.run(_with_console(play, room, Path(tmp), view))
+            seats = [(p.table_id, p.seats) for p in room_plan]
+            stored = asyncio.run(_with_console(play, room, Path(tmp), view, seats))
     except (DemoFailure, RailguardError, RuntimeError, ValueError, OSError) as exc:
         print(f"railguard demo: failed: {exc}")
         return 1

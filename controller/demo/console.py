@@ -6,13 +6,17 @@ director (``director``), each with a random password, into the demo's work direc
 starts the console on ``127.0.0.1`` (the port asked for, or a free one when it is taken)
 reading the demo's venue logger database (the file the demo's logger writes) for the hand
 search, and returns its address and the credentials to print. The console sees the demo table as a
-venue's console sees a real one: through the table's redacted live topics on the broker.
+venue's console sees a real one: through the table's redacted live topics on the broker. The
+demo's tables get the floor's names and numbers ("Table 1 (6 seats)") from a venue file
+(``venue.toml``, :mod:`controller.floor.venue`) written beside the users file, which the
+console loads as ``railguard floor --venue`` does.
 """
 
 from __future__ import annotations
 
 import secrets
 import socket
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +25,7 @@ from aiohttp import web
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
 from controller.floor.console import Console
+from controller.floor.venue import load_venue
 from controller.link.config import BrokerConfig
 
 USER = "demo"
@@ -52,6 +57,17 @@ def _users_file(workdir: Path, password: str, director_password: str) -> Path:
     return path
 
 
+def _venue_file(workdir: Path, tables: Sequence[tuple[str, int]]) -> Path:
+    """The venue file naming the demo's ``tables`` ((id, seats), in the room's order):
+    number i, "Table i (n seats)"."""
+    path = workdir / "venue.toml"
+    entries = (f'[tables."{tid}"]\nnumber = {i}\nname = "Table {i} ({seats} seats)"\n'
+               for i, (tid, seats) in enumerate(tables, 1))  # fmt: skip
+    path.write_text("# the demo's tables as the floor calls them (controller/floor/venue.py)\n"
+                    + "".join(entries))  # fmt: skip
+    return path
+
+
 def _free_or_any(port: int) -> int:
     """``port`` if nothing listens on it, else 0 (the system picks a free one)."""
     if port == 0:
@@ -66,10 +82,11 @@ def _free_or_any(port: int) -> int:
 
 
 async def open_console(host: str, port: int, workdir: Path, listen_port: int,
-                       db: Path | None = None) -> DemoConsole:  # fmt: skip
+                       db: Path | None = None,
+                       tables: Sequence[tuple[str, int]] = ()) -> DemoConsole:  # fmt: skip
     """The console on the demo's broker ``host:port``, served on ``listen_port`` (0, or that
     port taken: a free one), searching the hands of the venue logger's ``db`` (default
-    ``workdir``/venue.db)."""
+    ``workdir``/venue.db), naming the demo's ``tables`` ((id, seats) in the room's order)."""
     workdir.mkdir(parents=True, exist_ok=True)
     password, director_password = secrets.token_urlsafe(9), secrets.token_urlsafe(9)
     users = _users_file(workdir, password, director_password)
@@ -77,6 +94,7 @@ async def open_console(host: str, port: int, workdir: Path, listen_port: int,
         broker=BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
         users_file=str(users), listen="127.0.0.1", port=_free_or_any(listen_port),
         db=str(db if db is not None else workdir / "venue.db"),
+        venue=load_venue(_venue_file(workdir, tables)),
     )  # fmt: skip
     runner, console = await start(cfg)
     bound = [a for a in runner.addresses if isinstance(a, tuple)]

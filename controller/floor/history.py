@@ -10,10 +10,14 @@ the access each needs, in :mod:`controller.floor.routes`).
     GET /api/quality?<filters>                dealer errors per 100 hands (JSON)
     GET /api/quality.svg?<filters>            the same as a chart
 
-Filters: ``venue``, ``table``, ``since`` and ``until`` (Unix seconds; ``since <= ended_at <
-until``), ``dealer`` (badge id), ``player`` (venue player id, or name in any case),
-``alert`` (a code such as ``EXPOSED_CARD``). Every request needs a session (any role: this
-changes nothing). A bad filter is a 400 naming it; an unreadable store a 503.
+Filters: ``venue``, ``table`` (the table's id in any case, or its name in any case or its
+number, ``7`` or ``#7``, from the venue file: :mod:`controller.floor.venue`), ``since`` and
+``until`` (Unix seconds; ``since <= ended_at < until``), ``dealer`` (badge id), ``player``
+(venue player id, or name in any case), ``alert`` (a code such as ``EXPOSED_CARD``). Every
+request needs a session (any role: this changes nothing). A bad filter is a 400 naming it (a
+table that is neither in the venue file nor in the store: a 400 saying so); an unreadable
+store a 503. A search's rows, and a hand's page data, carry the table's ``room_name`` and
+``room_number`` from the venue file (its id and None when the file has neither).
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from aiohttp import web
 from controller.floor.auth import User
 from controller.floor.console import Console
 from controller.floor.handview import hand_view, summary
-from controller.floor.quality import chart_svg, quality
+from controller.floor.quality import Quality, chart_svg, quality
+from controller.floor.venue import MAX_NAME, Venue
 from controller.link.errors import BadInput, StoreError
 from controller.venuelog.export import export_ohh, export_phh, phh_file_name, phh_text
 from controller.venuelog.query import MAX_LIMIT, HandQuery
@@ -63,15 +68,39 @@ def _number(query: Any, key: str, *, integer: bool = False) -> float | None:
     return x
 
 
-def parse_query(query: Any, *, limit: int = 25, paged: bool = True) -> HandQuery:
-    """The filters of a request's query string (400 naming a bad one)."""
+def _table(query: Any, named: Venue) -> tuple[str | None, str | None, str | None]:
+    """(venue, table id, the text when the venue file does not know it) of the ``table`` and
+    ``venue`` filters: a name or number from the venue file is its table's id (and venue)."""
+    venue = _text(query, "venue", 32)
+    text = _text(query, "table", MAX_NAME)
+    if text is None:
+        return venue, None, None
+    found = named.find(text)
+    if found is None:
+        return venue, text.strip(), text.strip()
+    key, _ = found
+    if "/" not in key:
+        return venue, key, None
+    in_venue, table = key.split("/")
+    if venue is not None and venue != in_venue:
+        raise web.HTTPBadRequest(text=f'table "{text}": the venue file places it in venue'
+                                 f" {in_venue}, not {venue}")  # fmt: skip
+    return in_venue, table, None
+
+
+def parse_query(
+    query: Any, named: Venue | None = None, *, limit: int = 25, paged: bool = True
+) -> tuple[HandQuery, str | None]:
+    """The filters of a request's query string (400 naming a bad one), and the ``table``
+    text when it is no name or number of the venue file ``named`` (an id to look for)."""
+    venue, table, unnamed = _table(query, named if named is not None else Venue())
     alert = _text(query, "alert", 48)
     lim = _number(query, "limit", integer=True) if paged else None
     off = _number(query, "offset", integer=True) if paged else None
     try:
         return HandQuery(
-            venue=_text(query, "venue", 32),
-            table=_text(query, "table", 32),
+            venue=venue,
+            table=table,
             since=_number(query, "since"),
             until=_number(query, "until"),
             dealer=_text(query, "dealer"),
@@ -79,9 +108,25 @@ def parse_query(query: Any, *, limit: int = 25, paged: bool = True) -> HandQuery
             alert=alert.upper() if alert else None,
             limit=int(lim) if lim is not None else limit,
             offset=int(off) if off is not None else 0,
-        )
+        ), unnamed
     except BadInput as exc:
         raise web.HTTPBadRequest(text=str(exc)) from None
+
+
+def known_table(store: HandStore, q: HandQuery, unnamed: str | None) -> None:
+    """BadInput, in words, when the ``table`` text ``unnamed`` (no name or number of the venue
+    file) is no table id of any stored hand either (called when a search found nothing)."""
+    if unnamed is None or store.search(HandQuery(venue=q.venue, table=q.table, limit=1))[1]:
+        return
+    where = f" in venue {q.venue}" if q.venue else ""
+    raise BadInput(f'table "{unnamed}": no table has that name or number in the venue file,'
+                   f" and no stored hand{where} comes from a table with that id")  # fmt: skip
+
+
+def _named(c: Console, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (a hand's summary or page data) with its table's name and number."""
+    named = c.room.venue.name_of(str(row.get("venue")), str(row.get("table")))
+    return {**row, "room_name": named.name, "room_number": named.number}
 
 
 def every_hand(store: HandStore, q: HandQuery) -> Iterator[dict[str, Any]]:
@@ -159,22 +204,39 @@ def _export(hands: list[dict[str, Any]], fmt: str) -> str:
 
 
 async def search(c: Console, request: web.Request, _user: User | None) -> web.Response:
-    q = parse_query(request.query)
-    found, total = await _read(c, lambda s: s.search(q))
-    return web.json_response({"hands": [summary(e) for e in found], "total": total,
+    q, unnamed = parse_query(request.query, c.room.venue)
+
+    def run(s: HandStore) -> tuple[list[dict[str, Any]], int]:
+        found, total = s.search(q)
+        if not total:
+            known_table(s, q, unnamed)
+        return found, total
+
+    found, total = await _read(c, run)
+    return web.json_response({"hands": [_named(c, summary(e)) for e in found], "total": total,
                               "offset": q.offset, "limit": q.limit})  # fmt: skip
 
 
 async def export_search(c: Console, request: web.Request, _user: User | None) -> web.Response:
     fmt = request.match_info["fmt"]
-    q = parse_query(request.query, paged=False)
-    text = await _read(c, lambda s: _export(list(every_hand(s, q)), fmt))
+    q, unnamed = parse_query(request.query, c.room.venue, paged=False)
+
+    def run(s: HandStore) -> str:
+        hands = list(every_hand(s, q))
+        if not hands:
+            known_table(s, q, unnamed)
+        return _export(hands, fmt)
+
+    text = await _read(c, run)
     name = "hands.ohh" if fmt == "ohh" else "hands.phhs"
     return _download(text, name, "application/json" if fmt == "ohh" else "text/plain")
 
 
 async def hand(c: Console, request: web.Request, _user: User | None) -> web.Response:
-    return web.json_response(hand_view(await _one(c, request)))
+    env = await _one(c, request)
+    view = hand_view(env)
+    named = c.room.venue.name_of(str(env.get("venue")), str(env.get("table")))
+    return web.json_response({**view, "room_name": named.name, "room_number": named.number})
 
 
 async def export_hand(c: Console, request: web.Request, _user: User | None) -> web.Response:
@@ -189,13 +251,20 @@ async def export_hand(c: Console, request: web.Request, _user: User | None) -> w
     return _download(text, phh_file_name(env["hand_id"]), "text/plain")
 
 
+def _quality(s: HandStore, q: HandQuery, unnamed: str | None) -> Quality:
+    report = quality(every_hand(s, q))
+    if not report.hands:
+        known_table(s, q, unnamed)
+    return report
+
+
 async def quality_json(c: Console, request: web.Request, _user: User | None) -> web.Response:
-    q = parse_query(request.query, paged=False)
-    report = await _read(c, lambda s: quality(every_hand(s, q)))
+    q, unnamed = parse_query(request.query, c.room.venue, paged=False)
+    report = await _read(c, lambda s: _quality(s, q, unnamed))
     return web.json_response(report.as_json())
 
 
 async def quality_chart(c: Console, request: web.Request, _user: User | None) -> web.Response:
-    q = parse_query(request.query, paged=False)
-    svg = await _read(c, lambda s: chart_svg(quality(every_hand(s, q))))
+    q, unnamed = parse_query(request.query, c.room.venue, paged=False)
+    svg = await _read(c, lambda s: chart_svg(_quality(s, q, unnamed)))
     return web.Response(text=svg, content_type="image/svg+xml")

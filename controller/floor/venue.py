@@ -50,6 +50,15 @@ class Venue:
         found = self.tables.get(f"{venue}/{table}") or self.tables.get(table)
         return found if found is not None else TableName(table)
 
+    def find(self, text: str) -> tuple[str, TableName] | None:
+        """The ``(key, name)`` of the table whose name (in any case) or number (``7`` or
+        ``#7``) is ``text``, else None."""
+        t = text.strip().removeprefix("#").strip().casefold()
+        for key, named in self.tables.items():
+            if named.name.casefold() == t or (named.number is not None and str(named.number) == t):
+                return key, named
+        return None
+
     def settings(self) -> dict[str, Any]:
         return {"escalate_after_s": self.escalate_after_s, "stale_after_s": self.stale_after_s}
 

@@ -10,6 +10,7 @@ searched with SQLite's JSON functions over the stored record instead (``json_ext
 ``json_each``): the same answers, slower (``bench/history_search.py``). A PostgreSQL store is
 tagged whenever it is opened (``PostgresHandStore``), so it is always searched by its tags.
 
+- ``table``: the table's id in any case (ids are letters, digits and ``-``).
 - ``dealer``: the envelope's ``dealer_id`` (the badge of the dealer logged in), exactly.
 - ``player``: a player of the hand whose venue player id (``player_ref``) is the text, or
   whose name is the text in any case.
@@ -59,7 +60,7 @@ class HandQuery:
 # the columns' filters (both dialects; {m} is the parameter mark)
 _COLUMNS = {
     "venue": "venue = {m}",
-    "table": "table_id = {m}",
+    "table": "lower(table_id) = lower({m})",
     "since": "ended_at >= {m}",
     "until": "ended_at < {m}",
 }

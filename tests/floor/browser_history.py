@@ -1,7 +1,8 @@
 """The hand history's part of the browser test (``test_floor_browser.py``): two recorded hands
 of the shared corpus stored beside the table's, a hand looked up by player and stepped
 through street by street against what pokerkit makes of the source file, the dealer
-quality against a count made by hand, and the shift presets."""
+quality against a count made by hand, the shift presets, and a table looked up by the name the
+venue file gives it (``VENUE``: the console's FloorConfig.venue)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from tests.floor.browser_util import _in_thread, _texts, _wait
 from tests.floor.records import record, source_streets
 
 SOURCE = "pluribus/31/11.phh"  # Gogo wins a river showdown against MrWhite
+VENUE_FILE = {"tables": {"t2": {"number": 7, "name": "Feature"}}}  # the corpus hands' table
 
 
 def _store_corpus_hands(tmp: Path) -> dict[str, Any]:
@@ -119,6 +121,7 @@ async def history_checks(tmp: Path, driver: Any, url: str, shots: Path) -> None:
     await _in_thread(driver.save_screenshot, str(shots / "quality.png"))
     assert seen == names
     await _in_thread(_shift_presets, driver, own)
+    await _in_thread(_table_by_name, driver)
 
 
 def _shift_presets(driver: Any, own: dict[str, Any]) -> None:
@@ -147,3 +150,24 @@ def _shift_presets(driver: Any, own: dict[str, Any]) -> None:
                           " i.value = '2024-05-01T18:00';"  # the preset is dropped
                           " i.dispatchEvent(new Event('input', {bubbles: true}))")  # fmt: skip
     assert Select(driver.find_element("id", "q-shift")).first_selected_option.text == "as set"
+
+
+def _table_by_name(driver: Any) -> None:
+    """The table typed as the floor calls it, in another case: the corpus table's hands,
+    its name beside its id; a name the venue file lacks is answered in words."""
+    for field in ("q-since", "q-until", "q-player"):
+        driver.find_element("id", field).clear()
+    box = driver.find_element("id", "q-table")
+    box.clear()
+    box.send_keys("FEATURE")
+    driver.find_element("id", "search-button").click()
+    _wait(driver, lambda d: _texts(d, "#results tbody tr", "data-hand-id")
+          == ["v1-t2-2", "v1-t2-1"], "the Feature table's hands")  # fmt: skip
+    assert set(_texts(driver, "#results tbody td.table")) == {"Feature (#7) · t2"}
+    box.clear()
+    box.send_keys("Main 9")
+    driver.find_element("id", "search-button").click()
+    _wait(driver, lambda d: d.find_element("id", "response").text == 'hand search: table'
+          ' "Main 9": no table has that name or number in the venue file, and no stored hand'
+          " comes from a table with that id", "the unknown table's answer")  # fmt: skip
+    box.clear()

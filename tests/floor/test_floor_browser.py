@@ -38,13 +38,14 @@ import pytest
 
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
+from controller.floor.venue import parse_venue
 from controller.link.config import BrokerConfig
 from hwsim.scenario.model import Action
 from hwsim.scenario.parse import parse_file
 from hwsim.scenario.rig import Rig, close_rig, open_rig, tag_of
 from hwsim.scenario.runner import do_action
 from tests.brokers import free_port, plain_broker
-from tests.floor.browser_history import history_checks
+from tests.floor.browser_history import VENUE_FILE, history_checks
 from tests.floor.browser_util import _in_thread, _wait
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -217,6 +218,7 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         users_file=str(users),
         port=web_port,
         db=str(tmp / "table/venue.db"),
+        venue=parse_venue(VENUE_FILE),
     )
     runner, console = await start(cfg)
     url = f"http://127.0.0.1:{web_port}/"

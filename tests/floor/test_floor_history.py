@@ -23,6 +23,7 @@ from controller.floor.app import Console, make_app
 from controller.floor.auth import Sessions, load_users
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
+from controller.floor.venue import parse_venue
 from controller.link.config import BrokerConfig
 from controller.venuelog import SqliteHandStore
 from tests.floor.records import T0, record, source_streets
@@ -40,6 +41,9 @@ HANDS: dict[int, tuple[str, str, str | None, str | None]] = {
     4: ("wsop-2023-43-day5/2.phh", "t2", None, "wrong-first-seat"),
     5: ("pluribus/30/7.phh", "t1", "D2", None),
 }
+# the venue file's names: t1 of venue v1 only, t2 of any venue
+VENUE = parse_venue({"tables": {"v1/t1": {"number": 1, "name": "Main 1"},
+                                "t2": {"number": 7, "name": "Feature"}}})  # fmt: skip
 KIND = {"f": {"Fold"}, "cc": {"Check", "Call"}, "cbr": {"Bet", "Raise"}}
 
 
@@ -55,7 +59,7 @@ def _db(tmp: Path) -> Path:
 async def _session(tmp: Path, calls: list[tuple[str, str]]) -> dict[str, Any]:
     users = tmp / "users.toml"
     users.write_text(f'[users.vic]\nrole = "viewer"\npassword = "{RFC_STORED}"\n')
-    room = Room()
+    room = Room(VENUE)
     link = FloorLink(BrokerConfig(tls=False, allow_plaintext=True), room)  # never started
     db = str(_db(tmp))
     console = Console(load_users(users), Sessions(secrets.token_bytes(32)), room, link, db)
@@ -94,6 +98,18 @@ CALLS = [
     ("bad_limit", "/api/history?limit=0"),
     ("bad_alert", "/api/history?alert=not%20a%20code"),
     ("bad_range", f"/api/quality?since={T0}&until={T0}"),
+    ("t1_any_case", "/api/history?table=T1"),
+    ("by_name", "/api/history?table=mAIN%201"),
+    ("by_number", "/api/history?table=7"),
+    ("by_hash_number", "/api/history?table=%231"),
+    ("quality_by_name", "/api/quality?table=main%201"),
+    ("phh_by_name", "/api/history/export.phh?table=Feature"),
+    ("known_but_none", f"/api/history?table=t1&since={T0 + 10**6}"),
+    ("unknown_name", "/api/history?table=Main%209"),
+    ("unknown_id", "/api/history?table=t9"),
+    ("unknown_export", "/api/history/export.ohh?table=t9"),
+    ("unknown_quality", "/api/quality.svg?table=Main%209"),
+    ("name_other_venue", "/api/history?table=Main%201&venue=v2"),
     ("page", "/hand/v1-t1-1"),
     ("history_page", "/history"),
     ("asset", "/static/hand.js"),
@@ -135,6 +151,38 @@ def test_search_filters_and_pages(answers: dict[str, Any]) -> None:
     row = _json(answers, "all")["hands"][-1]
     assert row["players"][2]["name"] == "Gogo" and row["alerts"] == []
     assert row["pot"] == 20050  # what pokerkit's pot is before the showdown (source)
+
+
+def test_a_table_by_its_id_in_any_case_or_its_venue_name_or_number(
+    answers: dict[str, Any],
+) -> None:
+    t1, t2 = [5, 2, 1], [4, 3]  # HANDS' tables
+    assert _ids(answers, "t1_any_case") == t1
+    assert _ids(answers, "by_name") == t1 and _ids(answers, "by_hash_number") == t1
+    assert _ids(answers, "by_number") == t2
+    assert _json(answers, "quality_by_name") == _json(answers, "quality_t1")
+    status, _, _, text = answers["phh_by_name"]
+    assert status == 200 and len(list(pokerkit.HandHistory.loads_all(text))) == len(t2)
+    # the rows name the table as the venue file does
+    rows = {(h["table"], h["room_name"], h["room_number"])
+            for h in _json(answers, "all")["hands"]}  # fmt: skip
+    assert rows == {("t1", "Main 1", 1), ("t2", "Feature", 7)}
+    assert (_json(answers, "hand1")["room_name"], _json(answers, "hand1")["room_number"]) == (
+        "Main 1", 1)  # fmt: skip
+    # a known table with no hand in the range: an empty answer, not a refusal
+    assert _json(answers, "known_but_none")["total"] == 0
+
+
+def test_an_unknown_table_is_answered_plainly(answers: dict[str, Any]) -> None:
+    unknown = "no table has that name or number in the venue file, and no stored hand comes"
+    for name, typed in (("unknown_name", "Main 9"), ("unknown_id", "t9"),
+                        ("unknown_export", "t9"), ("unknown_quality", "Main 9")):  # fmt: skip
+        status, _, _, text = answers[name]
+        assert status == 400, (name, text)
+        assert text == f'table "{typed}": {unknown} from a table with that id', name
+    status, _, _, text = answers["name_other_venue"]
+    assert status == 400
+    assert text == 'table "Main 1": the venue file places it in venue v1, not v2'
 
 
 def test_a_search_result_names_no_card(answers: dict[str, Any]) -> None:

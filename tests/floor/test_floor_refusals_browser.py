@@ -23,6 +23,7 @@ import pytest
 
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
+from controller.floor.venue import parse_venue
 from controller.link.config import BrokerConfig
 from hwsim.table import SimTable
 from tests.brokers import free_port, plain_broker
@@ -31,6 +32,7 @@ from tests.floor.test_floor_browser import CHROMIUM, DRIVER, PASSWORD, _browser,
 
 pytestmark = pytest.mark.timeout(150)
 SIZES = {"t1": 6, "t2": 9}
+VENUE_FILE = {"tables": {"v1/t2": {"number": 2, "name": "High stakes"}}}  # t1: no name
 
 
 def _answer(driver: Any, form: str) -> tuple[str, str]:
@@ -70,7 +72,8 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
     web_port = free_port()
     cfg = FloorConfig(broker=BrokerConfig(host="127.0.0.1", port=port, tls=False,
                                           allow_plaintext=True),
-                      users_file=str(users), port=web_port)  # fmt: skip
+                      users_file=str(users), port=web_port,
+                      venue=parse_venue(VENUE_FILE))  # fmt: skip
     runner, console = await start(cfg)
     driver = None
     try:
@@ -112,6 +115,13 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
             lambda d: len(d.find_elements("css selector", "#seat-table option")) == 2,
             "both tables in the seat form",
         )
+        # the actions' dropdowns: the venue file's name and number first, the id as value
+        named = [["v1/t2", "2 High stakes (v1/t2)"], ["v1/t1", "t1 (v1/t1)"]]
+        for sel in ("unseat-table", "move-from-table", "move-to-table", "draw-table",
+                    "profile-table"):  # fmt: skip
+            await _in_thread(_wait, driver, lambda d, sel=sel: d.execute_script(
+                "return [...document.getElementById(arguments[0]).options].map(o =>"
+                " [o.value, o.textContent])", sel) == named, f"the names in {sel}")  # fmt: skip
         seat_form = {"seat-table": "v1/t1", "seat-no": 7, "seat-player": "alice",
                      "seat-name": "Alice", "seat-stack": 5000}  # fmt: skip
         await _in_thread(_fill, driver, seat_form)

@@ -243,12 +243,19 @@ async function loadFile() {
   await checkHouse();
 }
 
+// the tables' dropdowns: the venue file's name and number (room.js's label) and the id,
+// "venue/table" as the value; by number, then by id
 function fillTables() {
-  const keys = [...S.tiles.keys()].sort();
+  const tiles = [...S.tiles.values()].sort((a, b) => ((a.number ?? 1e9) - (b.number ?? 1e9))
+    || a.key.localeCompare(b.key));
+  const keys = tiles.map((t) => t.key);
+  const texts = tiles.map((t) => `${label(t)} (${t.key})`);  // as floor.js's seat form
   for (const sel of document.querySelectorAll("select.table-select")) {
-    if ([...sel.options].map((o) => o.value).join() === keys.join()) continue;
+    const now = [...sel.options];
+    if (now.map((o) => o.value).join() === keys.join()
+      && now.map((o) => o.textContent).join("\n") === texts.join("\n")) continue;
     const was = sel.value;
-    sel.replaceChildren(...keys.map((k) => el("option", { value: k }, k)));
+    sel.replaceChildren(...tiles.map((t, i) => el("option", { value: t.key }, texts[i])));
     if (keys.includes(was)) sel.value = was;
   }
 }

@@ -36,8 +36,9 @@ function render(h) {
   R.hand = h;
   document.title = `railguard floor: ${h.hand_id}`;
   document.getElementById("title").textContent = `Hand ${h.hand_id}`;
+  const table = h.room_name && h.room_name !== h.table ? `${h.room_name} (${h.table})` : h.table;
   document.getElementById("facts").textContent =
-    `table ${h.table}, hand ${h.hand_no}, ended ${when(h.ended_at)}, dealer ${h.dealer_id || "–"},`
+    `table ${table}, hand ${h.hand_no}, ended ${when(h.ended_at)}, dealer ${h.dealer_id || "–"},`
     + ` button seat ${h.button}, blinds ${h.small_blind}/${h.big_blind}`
     + (h.ante ? `, ante ${h.ante}` : "") + (h.voided ? ", VOIDED" : "");
   const id = encodeURIComponent(h.hand_id);

@@ -59,12 +59,18 @@ function readFilters() {
   return f;
 }
 
+// a table as the floor knows it: "Main 1 (#1) · t1"; the id alone when the venue file has no name
+function tableLabel(h) {
+  if (!h.room_name || h.room_name === h.table) return h.table;
+  return `${h.room_name}${h.room_number ? ` (#${h.room_number})` : ""} · ${h.table}`;
+}
+
 function row(h) {
   const link = el("a", { href: `/hand/${encodeURIComponent(h.hand_id)}`, class: "hand-link" },
     h.hand_id);
   const players = h.players.map((p) => p.name).join(", ");
   return el("tr", { "data-hand-id": h.hand_id },
-    el("td", {}, link), el("td", {}, h.table), el("td", {}, h.hand_no),
+    el("td", {}, link), el("td", { class: "table" }, tableLabel(h)), el("td", {}, h.hand_no),
     el("td", {}, when(h.ended_at)), el("td", {}, h.dealer_id || "–"),
     el("td", { class: "players" }, players),
     el("td", { class: "codes" }, h.alerts.join(" ")), el("td", {}, h.voided ? "void" : h.pot));
