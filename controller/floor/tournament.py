@@ -18,7 +18,6 @@ import contextlib
 import json
 import logging
 import re
-import time
 import uuid
 from typing import Any, Final
 
@@ -29,8 +28,8 @@ from controller.floor.auth import User
 from controller.floor.body import integer, json_object, text
 from controller.floor.console import Console
 from controller.floor.views import asset_text
-from controller.link.commands import sign
 from controller.link.config import BrokerConfig
+from controller.link.requests import Requests
 
 log = logging.getLogger("railguard.floor")
 ASSETS: Final = {
@@ -52,7 +51,7 @@ class EventWatch:
         self.broker, self.command_key = broker, command_key
         self.latest: dict[str, dict[str, dict[str, Any]]] = {}  # event -> kind -> body
         self._client: aiomqtt.Client | None = None
-        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._requests = Requests("floor", command_key)
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
 
@@ -97,44 +96,24 @@ class EventWatch:
         if not isinstance(body, dict):
             return
         if parts[3] == "cmd/response":
-            fut = self._waiting.get(str(body.get("request_id")))
-            if fut is not None and not fut.done():
-                fut.set_result(body)
+            self._requests.settle(body)
         elif parts[3] in KINDS:
             self.latest.setdefault(parts[2], {})[parts[3]] = body
 
     async def command(
         self, event: str, command: str, args: dict[str, Any], issuer: str
     ) -> dict[str, Any]:
-        client = self._client
-        if client is None:
-            return {"ok": False, "reason": "the console is not connected to the broker"}
-        rid = f"floor-{uuid.uuid4().hex[:16]}"
-        body: dict[str, Any] = {
-            "request_id": rid,
-            "ts": time.time(),
-            "command": command,
-            "args": args,
-            "issuer": issuer,
-        }
-        if self.command_key is not None:
-            body = sign(body, self.command_key)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[rid] = fut
-        try:
-            await client.publish(f"railguard/_event/{event}/cmd", json.dumps(body), qos=1)
-            async with asyncio.timeout(RESPONSE_TIMEOUT):
-                return await fut
-        except TimeoutError:
-            return {
-                "ok": False,
-                "reason": f"no answer from event {event} in"
-                f" {RESPONSE_TIMEOUT:.0f} s (is 'railguard tournament run' running?)",
-            }
-        except aiomqtt.MqttError as exc:
-            return {"ok": False, "reason": f"broker: {exc}"}
-        finally:
-            self._waiting.pop(rid, None)
+        return await self._requests.send(
+            self._client,
+            f"railguard/_event/{event}/cmd",
+            command,
+            args,
+            issuer,
+            timeout=RESPONSE_TIMEOUT,
+            offline="the console is not connected to the broker",
+            unanswered=f"no answer from event {event} in {RESPONSE_TIMEOUT:.0f} s"
+            " (is 'railguard tournament run' running?)",
+        )
 
 
 WATCH: Final = web.AppKey("event_watch", EventWatch)
