@@ -27,7 +27,7 @@ from aiohttp import web
 from controller.floor.auth import User
 from controller.floor.body import integer, json_object, text
 from controller.floor.console import Console
-from controller.floor.views import asset_text
+from controller.floor.views import asset_response, asset_text
 from controller.link.config import BrokerConfig
 from controller.link.requests import Requests
 
@@ -155,10 +155,7 @@ async def event_page(_c: Console, _request: web.Request, _u: User | None) -> web
 
 
 async def event_asset(_c: Console, request: web.Request, _u: User | None) -> web.Response:
-    name = request.match_info["name"]
-    if name not in ASSETS:
-        raise web.HTTPNotFound()
-    return web.Response(text=asset_text(name), content_type=ASSETS[name])
+    return asset_response(request.match_info["name"], ASSETS)
 
 
 async def clock(_c: Console, request: web.Request, _u: User | None) -> web.Response:
