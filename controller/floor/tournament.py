@@ -30,6 +30,7 @@ from controller.floor.console import Console
 from controller.floor.views import asset_response, asset_text
 from controller.link.config import BrokerConfig
 from controller.link.requests import Requests
+from controller.link.subscription import Subscription
 
 log = logging.getLogger("railguard.floor")
 ASSETS: Final = {
@@ -50,40 +51,26 @@ class EventWatch:
     def __init__(self, broker: BrokerConfig, command_key: bytes | None) -> None:
         self.broker, self.command_key = broker, command_key
         self.latest: dict[str, dict[str, dict[str, Any]]] = {}  # event -> kind -> body
-        self._client: aiomqtt.Client | None = None
         self._requests = Requests("floor", command_key)
         self._task: asyncio.Task[None] | None = None
-        self.connected = asyncio.Event()
+        self._topics = Subscription(
+            broker,
+            lambda: f"railguard-floor-event-{uuid.uuid4().hex[:8]}",
+            [(f"railguard/_event/+/{kind}", 1) for kind in (*KINDS, "cmd/response")],
+            self._handle,
+            log=log,
+            label="floor: event topics",
+        )
+        self.connected = self._topics.connected  # set while subscribed
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="floor-event-watch")
+        self._task = asyncio.create_task(self._topics.run(), name="floor-event-watch")
 
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
                 await self._task
-
-    async def _run(self) -> None:
-        delay = 0.2
-        while True:
-            client = self.broker.make_client(f"railguard-floor-event-{uuid.uuid4().hex[:8]}")
-            try:
-                async with client:
-                    for kind in (*KINDS, "cmd/response"):
-                        await client.subscribe(f"railguard/_event/+/{kind}", qos=1)
-                    self._client, delay = client, 0.2
-                    self.connected.set()
-                    async for m in client.messages:
-                        raw = m.payload if isinstance(m.payload, bytes) else b""
-                        self._handle(m.topic.value, raw)
-            except aiomqtt.MqttError as exc:
-                log.warning("floor: event topics: %s; retrying in %.1f s", exc, delay)
-            finally:
-                self._client = None
-                self.connected.clear()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
 
     def _handle(self, topic: str, raw: bytes) -> None:
         parts = topic.split("/", 3)
@@ -104,7 +91,7 @@ class EventWatch:
         self, event: str, command: str, args: dict[str, Any], issuer: str
     ) -> dict[str, Any]:
         return await self._requests.send(
-            self._client,
+            self._topics.client,
             f"railguard/_event/{event}/cmd",
             command,
             args,

@@ -31,6 +31,7 @@ from controller.link.commands import canonical_bytes
 from controller.link.config import BrokerConfig
 from controller.link.errors import SchemaViolation
 from controller.link.requests import Requests
+from controller.link.subscription import Subscription
 from controller.rules.errors import RailguardError
 from controller.tournament.errors import Refused
 from controller.tournament.service import EventService, event_topic
@@ -46,12 +47,16 @@ class EventLink:
         self.broker, self.command_key = broker, command_key
         self.service: EventService | None = None
         self.connected = asyncio.Event()
-        self._client: aiomqtt.Client | None = None
+        self._topics: Subscription | None = None
         self._requests = Requests("event", command_key)
         self._seen: OrderedDict[str, float] = OrderedDict()
         self._work: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
 
     # ------------------------------------------------------------------ what the service uses
+    @property
+    def _client(self) -> aiomqtt.Client | None:
+        return None if self._topics is None else self._topics.client
+
     async def send(self, table: str, command: str, args: dict[str, Any]) -> dict[str, Any]:
         """A venue command to one table of the event's venue, and its answer."""
         assert self.service is not None
@@ -97,27 +102,22 @@ class EventLink:
             (f"railguard/{ev.venue}/+/cmd/response", 1),
             (event_topic(ev.name, "cmd"), 1),
         ]
-        delay = 0.2
-        while True:
-            client = self.broker.make_client(f"railguard-event-{ev.name}-{uuid.uuid4().hex[:6]}")
-            try:
-                async with client:
-                    for t, qos in topics:
-                        await client.subscribe(t, qos=qos)
-                    self._client, delay = client, 0.2
-                    self.connected.set()
-                    log.info("tournament: event %s on %s", ev.name, self.broker.host)
-                    await self.service.publish_all()
-                    async for m in client.messages:
-                        raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
-                        self._message(m.topic.value, raw)
-            except aiomqtt.MqttError as exc:
-                log.warning("tournament: broker: %s; retrying in %.1f s", exc, delay)
-            finally:
-                self._client = None
-                self.connected.clear()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
+        self._topics = Subscription(
+            self.broker,
+            lambda: f"railguard-event-{ev.name}-{uuid.uuid4().hex[:6]}",
+            topics,
+            self._message,
+            log=log,
+            label="tournament: broker",
+            on_up=self._up,
+            connected=self.connected,
+        )
+        await self._topics.run()
+
+    async def _up(self) -> None:
+        assert self.service is not None
+        log.info("tournament: event %s on %s", self.service.state.event.name, self.broker.host)
+        await self.service.publish_all()
 
     def _message(self, topic: str, raw: bytes) -> None:
         """Responses settle at once (a confirm waits on them); the rest is queued in order."""
