@@ -22,11 +22,9 @@ from pathlib import Path
 
 from controller.daemon.service import Daemon
 from controller.demo.hands import DemoHand
-from controller.demo.table import Outcome, Table, chip_table, layout_for
+from controller.demo.table import Outcome, Table, chip_table, layout_for, venue_logger
 from controller.demo.view import View
-from controller.link.config import BrokerConfig
 from controller.rules.events import BadgeTap, SetDealer
-from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.layout import Layout, TableFailure, wait_until
 from hwsim.table import SimTable
 from hwsim.venue import Venue
@@ -127,39 +125,34 @@ async def run_room(
     """Deal every table's hands at once on one broker, one venue logger (``workdir``/
     venue.db); each plan gets its outcome and record counts. Returns the hands the logger
     stored."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"), instance=logger_instance,
-                         group=logger_group)  # fmt: skip
-    logger.start()
-    sims: list[SimTable] = []
-    try:
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
-        for plan in tables:
-            sims.append(await SimTable.open(
-                host, port, profile=profile, workdir=workdir / plan.table_id,
-                table_id=plan.table_id, seats=Layout(plan.seats), chips=chip_table(plan.hands),
-                transport="pty", view=plan.view, enrol=False))  # fmt: skip
+    async with venue_logger(host, port, workdir, logger_instance, logger_group) as logger:
+        sims: list[SimTable] = []
         try:
-            async with asyncio.TaskGroup() as tg:
-                for sim, plan in zip(sims, tables, strict=True):
-                    tg.create_task(_deal(sim, plan, seed, error_rate, kinds), name=plan.table_id)
-        except ExceptionGroup as eg:  # the first table that failed says why
-            raise eg.exceptions[0] from None
-        for sim, plan in zip(sims, tables, strict=True):
-            n = sim.observe().records
-            venue = sim.venue
+            for plan in tables:
+                sims.append(await SimTable.open(
+                    host, port, profile=profile, workdir=workdir / plan.table_id,
+                    table_id=plan.table_id, seats=Layout(plan.seats),
+                    chips=chip_table(plan.hands), transport="pty", view=plan.view,
+                    enrol=False))  # fmt: skip
+            try:
+                async with asyncio.TaskGroup() as tg:
+                    for sim, plan in zip(sims, tables, strict=True):
+                        tg.create_task(
+                            _deal(sim, plan, seed, error_rate, kinds), name=plan.table_id
+                        )
+            except ExceptionGroup as eg:  # the first table that failed says why
+                raise eg.exceptions[0] from None
+            for sim, plan in zip(sims, tables, strict=True):
+                n = sim.observe().records
+                venue = sim.venue
+                with contextlib.suppress(TableFailure):
+                    await wait_until(_sent(venue, n), "hands over MQTT", 10)
+                plan.records, plan.over_mqtt = n, len(venue.on("hands"))
+                plan.outcome.records = n
+            total = sum(p.records for p in tables)
             with contextlib.suppress(TableFailure):
-                await wait_until(_sent(venue, n), "hands over MQTT", 10)
-            plan.records, plan.over_mqtt = n, len(venue.on("hands"))
-            plan.outcome.records = n
-        total = sum(p.records for p in tables)
-        with contextlib.suppress(TableFailure):
-            await wait_until(lambda: logger.stats.stored >= total, "the venue logger", 10)
-        return logger.stats.stored
-    finally:
-        for sim in sims:
-            await sim.close()
-        with contextlib.suppress(Exception):
-            await logger.stop()
-        logger.store.close()
+                await wait_until(lambda: logger.stats.stored >= total, "the venue logger", 10)
+            return logger.stats.stored
+        finally:
+            for sim in sims:
+                await sim.close()

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import functools
 import random
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -305,6 +306,26 @@ def layout_for(hands: list[DemoHand]) -> Layout:
     return Layout(max(6, most))
 
 
+@contextlib.asynccontextmanager
+async def venue_logger(
+    host: str, port: int, workdir: Path, instance: str, group: str
+) -> AsyncIterator[VenueLogger]:
+    """A venue logger on the demo's broker storing in ``workdir``/venue.db (the folder made
+    if missing), connected; stopped and its store closed after."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
+                         SqliteHandStore(workdir / "venue.db"), instance=instance,
+                         group=group)  # fmt: skip
+    logger.start()
+    try:
+        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
+        yield logger
+    finally:
+        with contextlib.suppress(Exception):
+            await logger.stop()
+        logger.store.close()
+
+
 async def run_table(
     hands: list[DemoHand],
     *,
@@ -324,36 +345,28 @@ async def run_table(
     ``kinds``: the dealer error of each hand in turn (hwsim.inject's kinds, "" for none),
     instead of ``error_rate``'s random draw."""
     rng = random.Random(f"{seed}-errors")
-    workdir.mkdir(parents=True, exist_ok=True)
-    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"), instance=logger_instance,
-                         group=logger_group)  # fmt: skip
-    logger.start()
-    sim: SimTable | None = None
-    try:
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
-        sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
-                                  table_id=table_id, seats=layout_for(hands),
-                                  chips=chip_table(hands), transport="pty", view=view,
-                                  enrol=False)  # fmt: skip
-        table = Table(sim.daemon, sim.board, sim.gpio, sim.venue, view, rng, error_rate,
-                      sim.layout)  # fmt: skip
-        table.kinds = kinds
-        await table.setup()
-        for i, hand in enumerate(hands):
-            await table.play(i, hand)
-        n = sim.observe().records
-        venue = sim.venue
-        with contextlib.suppress(DemoFailure):
-            await wait_until(lambda: len(venue.on("hands")) >= n, "hands over MQTT", 10)
-        with contextlib.suppress(DemoFailure):
-            await wait_until(lambda: logger.stats.stored >= n, "the venue logger", 10)
-        table.outcome.records = n
-        counts = {"daemon": n, "mqtt": len(venue.on("hands")), "logger": logger.stats.stored}
-        return table.outcome, counts
-    finally:
-        if sim is not None:
-            await sim.close()
-        with contextlib.suppress(Exception):
-            await logger.stop()
-        logger.store.close()
+    async with venue_logger(host, port, workdir, logger_instance, logger_group) as logger:
+        sim: SimTable | None = None
+        try:
+            sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
+                                      table_id=table_id, seats=layout_for(hands),
+                                      chips=chip_table(hands), transport="pty", view=view,
+                                      enrol=False)  # fmt: skip
+            table = Table(sim.daemon, sim.board, sim.gpio, sim.venue, view, rng, error_rate,
+                          sim.layout)  # fmt: skip
+            table.kinds = kinds
+            await table.setup()
+            for i, hand in enumerate(hands):
+                await table.play(i, hand)
+            n = sim.observe().records
+            venue = sim.venue
+            with contextlib.suppress(DemoFailure):
+                await wait_until(lambda: len(venue.on("hands")) >= n, "hands over MQTT", 10)
+            with contextlib.suppress(DemoFailure):
+                await wait_until(lambda: logger.stats.stored >= n, "the venue logger", 10)
+            table.outcome.records = n
+            counts = {"daemon": n, "mqtt": len(venue.on("hands")), "logger": logger.stats.stored}
+            return table.outcome, counts
+        finally:
+            if sim is not None:
+                await sim.close()

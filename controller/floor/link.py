@@ -20,8 +20,8 @@ import aiomqtt
 from paho.mqtt.enums import MQTTErrorCode
 
 from controller.floor.room import Room, parse_topic
-from controller.link.commands import sign
 from controller.link.config import BrokerConfig
+from controller.link.requests import Requests
 
 log = logging.getLogger("railguard.floor")
 #: (topic filter, QoS). The live state and events are displayed and superseded within a second
@@ -106,7 +106,7 @@ class FloorLink:
         self.on_change = on_change
         self.connected = asyncio.Event()
         self._client: aiomqtt.Client | None = None
-        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._requests = Requests("floor", command_key)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -180,10 +180,7 @@ class FloorLink:
             self.room.refused += 1
             return
         if topic.endswith("/cmd/response"):
-            if isinstance(body, dict):
-                fut = self._waiting.get(str(body.get("request_id")))
-                if fut is not None and not fut.done():
-                    fut.set_result(body)
+            self._requests.settle(body)
             return
         changes = self.room.apply(topic, body, time.time(), integral_floats=bool(integral))
         if changes and self.on_change is not None:
@@ -194,31 +191,20 @@ class FloorLink:
         """Send a venue command to one table and return its response (``ok``, ``reason``)."""
         if parse_topic(f"railguard/{venue}/{table}/state") is None:
             return {"ok": False, "reason": f"no such table {venue}/{table}"}
-        client = self._client
-        if client is None:
-            return {"ok": False, "reason": "the console is not connected to the broker"}
-        rid = f"floor-{uuid.uuid4().hex[:16]}"
-        body: dict[str, Any] = {"request_id": rid, "ts": time.time(), "command": command,
-                                "args": args, "issuer": issuer}  # fmt: skip
-        if self.command_key is not None:
-            body = sign(body, self.command_key)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[rid] = fut
-        try:
-            await client.publish(f"railguard/{venue}/{table}/cmd", json.dumps(body), qos=1)
-            async with asyncio.timeout(RESPONSE_TIMEOUT):  # not wait_for: gh-86296
-                resp = await fut
-            if (
-                command == "ack_alert"
-                and not resp.get("ok")
-                and NOT_OPEN in str(resp.get("reason", ""))
-            ):
-                self._changed(self.room.closed_at_table(venue, table, str(args.get("alert_id"))))
-            return resp
-        except TimeoutError:
-            return {"ok": False, "reason": f"no response from {venue}/{table} in"
-                    f" {RESPONSE_TIMEOUT:.0f} s (offline?)"}  # fmt: skip
-        except aiomqtt.MqttError as exc:
-            return {"ok": False, "reason": f"broker: {exc}"}
-        finally:
-            self._waiting.pop(rid, None)
+        resp = await self._requests.send(
+            self._client,
+            f"railguard/{venue}/{table}/cmd",
+            command,
+            args,
+            issuer,
+            timeout=RESPONSE_TIMEOUT,
+            offline="the console is not connected to the broker",
+            unanswered=f"no response from {venue}/{table} in {RESPONSE_TIMEOUT:.0f} s (offline?)",
+        )
+        if (
+            command == "ack_alert"
+            and not resp.get("ok")
+            and NOT_OPEN in str(resp.get("reason", ""))
+        ):
+            self._changed(self.room.closed_at_table(venue, table, str(args.get("alert_id"))))
+        return resp

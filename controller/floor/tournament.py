@@ -18,7 +18,6 @@ import contextlib
 import json
 import logging
 import re
-import time
 import uuid
 from typing import Any, Final
 
@@ -28,9 +27,10 @@ from aiohttp import web
 from controller.floor.auth import User
 from controller.floor.body import integer, json_object, text
 from controller.floor.console import Console
-from controller.floor.views import asset_text
-from controller.link.commands import sign
+from controller.floor.views import asset_response, asset_text
 from controller.link.config import BrokerConfig
+from controller.link.requests import Requests
+from controller.link.subscription import Subscription
 
 log = logging.getLogger("railguard.floor")
 ASSETS: Final = {
@@ -51,40 +51,26 @@ class EventWatch:
     def __init__(self, broker: BrokerConfig, command_key: bytes | None) -> None:
         self.broker, self.command_key = broker, command_key
         self.latest: dict[str, dict[str, dict[str, Any]]] = {}  # event -> kind -> body
-        self._client: aiomqtt.Client | None = None
-        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._requests = Requests("floor", command_key)
         self._task: asyncio.Task[None] | None = None
-        self.connected = asyncio.Event()
+        self._topics = Subscription(
+            broker,
+            lambda: f"railguard-floor-event-{uuid.uuid4().hex[:8]}",
+            [(f"railguard/_event/+/{kind}", 1) for kind in (*KINDS, "cmd/response")],
+            self._handle,
+            log=log,
+            label="floor: event topics",
+        )
+        self.connected = self._topics.connected  # set while subscribed
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="floor-event-watch")
+        self._task = asyncio.create_task(self._topics.run(), name="floor-event-watch")
 
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, aiomqtt.MqttError):
                 await self._task
-
-    async def _run(self) -> None:
-        delay = 0.2
-        while True:
-            client = self.broker.make_client(f"railguard-floor-event-{uuid.uuid4().hex[:8]}")
-            try:
-                async with client:
-                    for kind in (*KINDS, "cmd/response"):
-                        await client.subscribe(f"railguard/_event/+/{kind}", qos=1)
-                    self._client, delay = client, 0.2
-                    self.connected.set()
-                    async for m in client.messages:
-                        raw = m.payload if isinstance(m.payload, bytes) else b""
-                        self._handle(m.topic.value, raw)
-            except aiomqtt.MqttError as exc:
-                log.warning("floor: event topics: %s; retrying in %.1f s", exc, delay)
-            finally:
-                self._client = None
-                self.connected.clear()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
 
     def _handle(self, topic: str, raw: bytes) -> None:
         parts = topic.split("/", 3)
@@ -97,44 +83,24 @@ class EventWatch:
         if not isinstance(body, dict):
             return
         if parts[3] == "cmd/response":
-            fut = self._waiting.get(str(body.get("request_id")))
-            if fut is not None and not fut.done():
-                fut.set_result(body)
+            self._requests.settle(body)
         elif parts[3] in KINDS:
             self.latest.setdefault(parts[2], {})[parts[3]] = body
 
     async def command(
         self, event: str, command: str, args: dict[str, Any], issuer: str
     ) -> dict[str, Any]:
-        client = self._client
-        if client is None:
-            return {"ok": False, "reason": "the console is not connected to the broker"}
-        rid = f"floor-{uuid.uuid4().hex[:16]}"
-        body: dict[str, Any] = {
-            "request_id": rid,
-            "ts": time.time(),
-            "command": command,
-            "args": args,
-            "issuer": issuer,
-        }
-        if self.command_key is not None:
-            body = sign(body, self.command_key)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[rid] = fut
-        try:
-            await client.publish(f"railguard/_event/{event}/cmd", json.dumps(body), qos=1)
-            async with asyncio.timeout(RESPONSE_TIMEOUT):
-                return await fut
-        except TimeoutError:
-            return {
-                "ok": False,
-                "reason": f"no answer from event {event} in"
-                f" {RESPONSE_TIMEOUT:.0f} s (is 'railguard tournament run' running?)",
-            }
-        except aiomqtt.MqttError as exc:
-            return {"ok": False, "reason": f"broker: {exc}"}
-        finally:
-            self._waiting.pop(rid, None)
+        return await self._requests.send(
+            self._topics.client,
+            f"railguard/_event/{event}/cmd",
+            command,
+            args,
+            issuer,
+            timeout=RESPONSE_TIMEOUT,
+            offline="the console is not connected to the broker",
+            unanswered=f"no answer from event {event} in {RESPONSE_TIMEOUT:.0f} s"
+            " (is 'railguard tournament run' running?)",
+        )
 
 
 WATCH: Final = web.AppKey("event_watch", EventWatch)
@@ -176,10 +142,7 @@ async def event_page(_c: Console, _request: web.Request, _u: User | None) -> web
 
 
 async def event_asset(_c: Console, request: web.Request, _u: User | None) -> web.Response:
-    name = request.match_info["name"]
-    if name not in ASSETS:
-        raise web.HTTPNotFound()
-    return web.Response(text=asset_text(name), content_type=ASSETS[name])
+    return asset_response(request.match_info["name"], ASSETS)
 
 
 async def clock(_c: Console, request: web.Request, _u: User | None) -> web.Response:

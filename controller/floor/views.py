@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -37,11 +38,15 @@ async def page(_c: Console, request: web.Request, _user: User | None) -> web.Res
     return web.Response(text=asset_text(PAGES[path]), content_type="text/html")
 
 
-async def asset(_c: Console, request: web.Request, _user: User | None) -> web.Response:
-    name = request.match_info["name"]
-    if name not in ASSETS:
+def asset_response(name: str, types: Mapping[str, str]) -> web.Response:
+    """The static file ``name`` if ``types`` (file name -> content type) lists it, else 404."""
+    if name not in types:
         raise web.HTTPNotFound()
-    return web.Response(text=asset_text(name), content_type=ASSETS[name])
+    return web.Response(text=asset_text(name), content_type=types[name])
+
+
+async def asset(_c: Console, request: web.Request, _user: User | None) -> web.Response:
+    return asset_response(request.match_info["name"], ASSETS)
 
 
 async def login(c: Console, request: web.Request, _user: User | None) -> web.Response:

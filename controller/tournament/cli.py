@@ -67,13 +67,12 @@ def main(args: argparse.Namespace) -> int:
     """Run a tournament at the venue: clock, seat draw, balancing, standings."""
     import logging
 
-    from controller.link.config import BrokerConfig
     from controller.rules.errors import RailguardError
     from controller.tournament.event import load_event_text
     from controller.tournament.link import EventLink
     from controller.tournament.service import EventService
     from controller.tournament.store import Journal
-    from controller.venuelog.cli import broker_address
+    from controller.venuelog.cli import broker_config
 
     try:
         text = args.event.read_text(encoding="utf-8")
@@ -88,20 +87,8 @@ def main(args: argparse.Namespace) -> int:
             for lv in ev.levels:
                 print(f"  {lv.minutes:3d} min  {lv.label()}")
             return 0
-        host, port, tls = broker_address(args)
-        password = args.password_file.read_text().strip() if args.password_file else None
+        broker = broker_config(args)
         key = args.command_key_file.read_bytes().strip() if args.command_key_file else None
-        broker = BrokerConfig(
-            host=host,
-            port=port,
-            tls=tls,
-            allow_plaintext=args.allow_plaintext,
-            ca_file=args.ca_file,
-            cert_file=args.cert_file,
-            key_file=args.key_file,
-            username=args.username,
-            password=password,
-        )
         journal = Journal(args.state or args.event.with_suffix(".db"))
         state = journal.open_event(text, str(args.event))
     except (RailguardError, OSError, UnicodeDecodeError) as exc:

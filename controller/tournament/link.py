@@ -27,9 +27,11 @@ from typing import Any
 import aiomqtt
 
 from controller.link import schemas
-from controller.link.commands import canonical_bytes, sign
+from controller.link.commands import canonical_bytes
 from controller.link.config import BrokerConfig
 from controller.link.errors import SchemaViolation
+from controller.link.requests import Requests
+from controller.link.subscription import Subscription
 from controller.rules.errors import RailguardError
 from controller.tournament.errors import Refused
 from controller.tournament.service import EventService, event_topic
@@ -45,45 +47,30 @@ class EventLink:
         self.broker, self.command_key = broker, command_key
         self.service: EventService | None = None
         self.connected = asyncio.Event()
-        self._client: aiomqtt.Client | None = None
-        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._topics: Subscription | None = None
+        self._requests = Requests("event", command_key)
         self._seen: OrderedDict[str, float] = OrderedDict()
         self._work: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
 
     # ------------------------------------------------------------------ what the service uses
+    @property
+    def _client(self) -> aiomqtt.Client | None:
+        return None if self._topics is None else self._topics.client
+
     async def send(self, table: str, command: str, args: dict[str, Any]) -> dict[str, Any]:
         """A venue command to one table of the event's venue, and its answer."""
         assert self.service is not None
         venue = self.service.state.event.venue
-        client = self._client
-        if client is None:
-            return {"ok": False, "reason": "the tournament service is not connected"}
-        rid = f"event-{uuid.uuid4().hex[:16]}"
-        body: dict[str, Any] = {
-            "request_id": rid,
-            "ts": time.time(),
-            "command": command,
-            "args": args,
-            "issuer": f"event:{self.service.state.event.name}",
-        }
-        if self.command_key is not None:
-            body = sign(body, self.command_key)
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[rid] = fut
-        try:
-            await client.publish(f"railguard/{venue}/{table}/cmd", json.dumps(body), qos=1)
-            async with asyncio.timeout(RESPONSE_TIMEOUT):
-                return await fut
-        except TimeoutError:
-            return {
-                "ok": False,
-                "reason": f"no response from {venue}/{table} in"
-                f" {RESPONSE_TIMEOUT:.0f} s (offline?)",
-            }
-        except aiomqtt.MqttError as exc:
-            return {"ok": False, "reason": f"broker: {exc}"}
-        finally:
-            self._waiting.pop(rid, None)
+        return await self._requests.send(
+            self._client,
+            f"railguard/{venue}/{table}/cmd",
+            command,
+            args,
+            f"event:{self.service.state.event.name}",
+            timeout=RESPONSE_TIMEOUT,
+            offline="the tournament service is not connected",
+            unanswered=f"no response from {venue}/{table} in {RESPONSE_TIMEOUT:.0f} s (offline?)",
+        )
 
     async def publish(self, kind: str, body: dict[str, Any], retain: bool) -> None:
         assert self.service is not None
@@ -115,27 +102,22 @@ class EventLink:
             (f"railguard/{ev.venue}/+/cmd/response", 1),
             (event_topic(ev.name, "cmd"), 1),
         ]
-        delay = 0.2
-        while True:
-            client = self.broker.make_client(f"railguard-event-{ev.name}-{uuid.uuid4().hex[:6]}")
-            try:
-                async with client:
-                    for t, qos in topics:
-                        await client.subscribe(t, qos=qos)
-                    self._client, delay = client, 0.2
-                    self.connected.set()
-                    log.info("tournament: event %s on %s", ev.name, self.broker.host)
-                    await self.service.publish_all()
-                    async for m in client.messages:
-                        raw = m.payload if isinstance(m.payload, bytes) else str(m.payload).encode()
-                        self._message(m.topic.value, raw)
-            except aiomqtt.MqttError as exc:
-                log.warning("tournament: broker: %s; retrying in %.1f s", exc, delay)
-            finally:
-                self._client = None
-                self.connected.clear()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10.0)
+        self._topics = Subscription(
+            self.broker,
+            lambda: f"railguard-event-{ev.name}-{uuid.uuid4().hex[:6]}",
+            topics,
+            self._message,
+            log=log,
+            label="tournament: broker",
+            on_up=self._up,
+            connected=self.connected,
+        )
+        await self._topics.run()
+
+    async def _up(self) -> None:
+        assert self.service is not None
+        log.info("tournament: event %s on %s", self.service.state.event.name, self.broker.host)
+        await self.service.publish_all()
 
     def _message(self, topic: str, raw: bytes) -> None:
         """Responses settle at once (a confirm waits on them); the rest is queued in order."""
@@ -144,10 +126,7 @@ class EventLink:
                 body = json.loads(raw)
             except ValueError:
                 return
-            if isinstance(body, dict):
-                fut = self._waiting.get(str(body.get("request_id")))
-                if fut is not None and not fut.done():
-                    fut.set_result(body)
+            self._requests.settle(body)
             return
         self._work.put_nowait((topic, raw))
 

@@ -36,6 +36,7 @@ from controller.tournament.state import (
     ClockOp,
     HandForHandSet,
     JournalEvent,
+    Move,
     MovesDone,
     Proposed,
     Seated,
@@ -346,8 +347,7 @@ class EventService:
         steps: list[dict[str, Any]] = []
         stacks: dict[str, int] = {}
         for m in moves:
-            resp = await self.send(m.from_table, "unseat", {"seat": m.from_seat})
-            steps.append({"table": m.from_table, "command": "unseat", **_answer(resp)})
+            resp = await self._step(steps, m.from_table, "unseat", {"seat": m.from_seat})
             if not resp.get("ok"):
                 await self._undo(moves, stacks, steps, seated=set())
                 raise Refused(
@@ -361,17 +361,7 @@ class EventService:
             )
         seated: set[str] = set()
         for m in moves:
-            resp = await self.send(
-                m.to_table,
-                "seat",
-                {
-                    "seat": m.to_seat,
-                    "player_id": m.player,
-                    "name": m.name,
-                    "stack": stacks[m.player],
-                },
-            )
-            steps.append({"table": m.to_table, "command": "seat", **_answer(resp)})
+            resp = await self._seat(steps, m, m.to_table, m.to_seat, stacks[m.player])
             if not resp.get("ok"):
                 await self._undo(moves, stacks, steps, seated)
                 raise Refused(
@@ -393,21 +383,25 @@ class EventService:
     ) -> None:
         for m in moves:
             if m.player in seated:
-                resp = await self.send(m.to_table, "unseat", {"seat": m.to_seat})
-                steps.append({"table": m.to_table, "command": "unseat", **_answer(resp)})
+                await self._step(steps, m.to_table, "unseat", {"seat": m.to_seat})
         for m in moves:
             if m.player in stacks:
-                resp = await self.send(
-                    m.from_table,
-                    "seat",
-                    {
-                        "seat": m.from_seat,
-                        "player_id": m.player,
-                        "name": m.name,
-                        "stack": stacks[m.player],
-                    },
-                )
-                steps.append({"table": m.from_table, "command": "seat", **_answer(resp)})
+                await self._seat(steps, m, m.from_table, m.from_seat, stacks[m.player])
+
+    async def _seat(
+        self, steps: list[dict[str, Any]], m: Move, table: str, seat: int, stack: int
+    ) -> dict[str, Any]:
+        """Seat the moved player ``m`` at ``table``'s ``seat`` with ``stack``: a step."""
+        args = {"seat": seat, "player_id": m.player, "name": m.name, "stack": stack}
+        return await self._step(steps, table, "seat", args)
+
+    async def _step(
+        self, steps: list[dict[str, Any]], table: str, command: str, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """One table command of a confirm, its answer added to ``steps``; the response."""
+        resp = await self.send(table, command, args)
+        steps.append({"table": table, "command": command, **_answer(resp)})
+        return resp
 
     async def _clock(self, args: dict[str, Any]) -> dict[str, Any]:
         op = args.get("op")

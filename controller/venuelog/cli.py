@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from controller.link.config import BrokerConfig
     from controller.venuelog.logger import VenueLogger
 
 
@@ -120,6 +121,26 @@ def broker_address(args: argparse.Namespace) -> tuple[str, int | None, bool]:
     return addr.host, args.port if args.port is not None else addr.port, tls
 
 
+def broker_config(args: argparse.Namespace) -> BrokerConfig:
+    """The broker of ``run``'s --broker/--port/--allow-plaintext, --ca-file, --cert-file,
+    --key-file, --username and --password-file (BrokerAddressError, OSError)."""
+    from controller.link.config import BrokerConfig
+
+    host, port, tls = broker_address(args)
+    password = args.password_file.read_text().strip() if args.password_file else None
+    return BrokerConfig(
+        host=host,
+        port=port,
+        tls=tls,
+        allow_plaintext=args.allow_plaintext,
+        ca_file=args.ca_file,
+        cert_file=args.cert_file,
+        key_file=args.key_file,
+        username=args.username,
+        password=password,
+    )
+
+
 async def _serve(logger: VenueLogger) -> None:
     """Run until Ctrl-C (asyncio.run cancels the task) or SIGTERM (systemd's stop, the same
     cancel): either way the logger publishes its retained "offline" before it disconnects."""
@@ -133,7 +154,6 @@ async def _serve(logger: VenueLogger) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Venue logger: store and acknowledge hand records; export them as OHH or PHH."""
-    from controller.link.config import BrokerConfig
     from controller.rules.errors import RailguardError
     from controller.venuelog.export import export_ohh, export_phh, export_phh_dir
     from controller.venuelog.logger import VenueLogger
@@ -158,20 +178,8 @@ def main(args: argparse.Namespace) -> int:
                     out.close()
             print(f"venue-log: exported {n} hands", file=sys.stderr)
             return 0
-        host, port, tls = broker_address(args)
-        password = args.password_file.read_text().strip() if args.password_file else None
+        broker = broker_config(args)
         store = open_store(args.db)
-        broker = BrokerConfig(
-            host=host,
-            port=port,
-            tls=tls,
-            allow_plaintext=args.allow_plaintext,
-            ca_file=args.ca_file,
-            cert_file=args.cert_file,
-            key_file=args.key_file,
-            username=args.username,
-            password=password,
-        )
         import logging
 
         logging.basicConfig(level=logging.INFO, format="venue-log: %(message)s", force=True)

@@ -1,6 +1,6 @@
 """Selenium helpers of the browser tests: a driver call off the loop, a wait that names
-what the page never showed, and the texts (or an attribute) of the elements a selector
-finds."""
+what the page never showed, a login, and the texts (or an attribute) of the elements a
+selector finds."""
 
 from __future__ import annotations
 
@@ -32,3 +32,20 @@ def _texts(driver: Any, css: str, attr: str | None = None) -> list[str]:
     script = ("return [...document.querySelectorAll(arguments[0])].map(e => arguments[1] ?"
               " e.getAttribute(arguments[1]) : e.textContent)")  # fmt: skip
     return list(driver.execute_script(script, css, attr))
+
+
+def log_in(driver: Any, url: str, user: str, password: str) -> None:
+    """Open the console at ``url`` and log in as ``user`` (logging out whoever is in)."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(url)
+    _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed()
+          or d.find_element(By.ID, "console").is_displayed(), "the page")  # fmt: skip
+    if driver.find_element(By.ID, "console").is_displayed():  # still logged in: log out
+        driver.find_element(By.ID, "logout").click()
+        _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed(), "the login")
+    driver.find_element(By.ID, "user").clear()
+    driver.find_element(By.ID, "user").send_keys(user)
+    driver.find_element(By.ID, "password").send_keys(password)
+    driver.find_element(By.ID, "login-button").click()
+    _wait(driver, lambda d: d.find_element(By.ID, "who").text.startswith(user), f"{user} in")

@@ -21,7 +21,7 @@ from controller.floor.venue import parse_venue
 from controller.link import schemas
 from controller.link.config import BrokerConfig
 from tests.brokers import free_port
-from tests.floor.browser_util import _wait
+from tests.floor.browser_util import log_in
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = (
@@ -54,19 +54,7 @@ def browser(profile: Path, width: int, height: int, *flags: str) -> Any:
 
 
 def login(driver: Any, url: str, user: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(url)
-    _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed()
-          or d.find_element(By.ID, "console").is_displayed(), "the page")  # fmt: skip
-    if driver.find_element(By.ID, "console").is_displayed():
-        driver.find_element(By.ID, "logout").click()
-        _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed(), "the login")
-    driver.find_element(By.ID, "user").clear()
-    driver.find_element(By.ID, "user").send_keys(user)
-    driver.find_element(By.ID, "password").send_keys(PASSWORD[user])
-    driver.find_element(By.ID, "login-button").click()
-    _wait(driver, lambda d: d.find_element(By.ID, "who").text.startswith(user), f"{user} in")
+    log_in(driver, url, user, PASSWORD[user])
 
 
 @contextlib.asynccontextmanager

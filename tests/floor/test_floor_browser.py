@@ -46,7 +46,7 @@ from hwsim.scenario.rig import Rig, close_rig, open_rig, tag_of
 from hwsim.scenario.runner import do_action
 from tests.brokers import free_port, plain_broker
 from tests.floor.browser_history import VENUE_FILE, history_checks
-from tests.floor.browser_util import _in_thread, _wait
+from tests.floor.browser_util import _in_thread, _wait, log_in
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SCENARIO = (
@@ -70,19 +70,7 @@ def _browser(profile: Path) -> Any:
 
 
 def _login(driver: Any, url: str, user: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(url)
-    _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed()
-          or d.find_element(By.ID, "console").is_displayed(), "the page")  # fmt: skip
-    if driver.find_element(By.ID, "console").is_displayed():  # still logged in: log out
-        driver.find_element(By.ID, "logout").click()
-        _wait(driver, lambda d: d.find_element(By.ID, "login").is_displayed(), "the login")
-    driver.find_element(By.ID, "user").clear()
-    driver.find_element(By.ID, "user").send_keys(user)
-    driver.find_element(By.ID, "password").send_keys(PASSWORD[user])
-    driver.find_element(By.ID, "login-button").click()
-    _wait(driver, lambda d: d.find_element(By.ID, "who").text.startswith(user), f"{user} in")
+    log_in(driver, url, user, PASSWORD[user])
 
 
 def _tile_text(driver: Any, key: str, cls: str) -> str | None:
