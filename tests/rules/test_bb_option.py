@@ -16,10 +16,10 @@ first."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from table_builder import PROFILES, Table
-
-from dataclasses import replace
 
 from controller.rules.decisions import AlertCode
 from controller.rules.events import ConsoleButton
