@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from controller.rules.errors import ConfigError, LocalError
 from controller.rules.events import BadgeTap, SetDealer
@@ -153,6 +153,31 @@ def _scard() -> Any:
     from smartcard import scard
 
     return scard
+
+
+class BadgeSource(Protocol):
+    """A running badge reader: started on the loop thread, closed to stop."""
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class BadgeFactory(Protocol):
+    """Makes the daemon's badge reader, given the badge table and where its events and
+    status go. The default is :class:`PcscReader` (pcscd, any PC/SC reader); a simulator or
+    another kind of reader passes its own (as gpiozero takes a pin factory and the daemon a
+    board factory)."""
+
+    def __call__(
+        self,
+        badges: BadgeTable,
+        *,
+        on_event: Callable[[RulesEvent], None] | None = None,
+        on_status: Callable[[PcscState], None] | None = None,
+        reader_filter: str | None = None,
+        dealer: str = "",
+    ) -> BadgeSource: ...
 
 
 class PcscReader:

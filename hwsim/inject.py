@@ -20,6 +20,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.catalogue import AlertCode
 from controller.rules.errors import BadInput
 from controller.rules.events import (
     BadgeTap,
@@ -54,16 +55,23 @@ __all__ = [
     "parse_kind",
 ]
 
-# kind -> (the alert code it must raise, what the dealer does wrong)
-KINDS: dict[str, tuple[str, str]] = {
-    "exposed": ("exposed_card", "a hole card exposed (console EXPOSED) after the Nth card"),
-    "four-card-flop": ("four_card_flop", "a fourth card dealt on the flop"),
-    "missing-burn": ("missing_burn", "the first flop card dealt without a burn"),
-    "premature-turn": ("premature_turn", "the turn dealt while a flop bet is unanswered"),
-    "wrong-first-seat": ("wrong_first_seat", "the first hole card pitched to the wrong seat"),
-    "extra-hole-card": ("extra_hole_card", "a third hole card to the first seat dealt"),
-    "duplicate-card": ("duplicate_card", "the second hole card is a twin of the first (deck B)"),
-    "foreign-card": ("foreign_card", "the second hole card is from no registered deck"),
+# kind -> (the alert code it must raise, what the dealer does wrong); the codes are the
+# catalogue's (controller/rules/catalogue.py), the kinds their kebab-case names on the CLI
+KINDS: dict[str, tuple[AlertCode, str]] = {
+    "exposed": (AlertCode.EXPOSED_CARD, "a hole card exposed (console EXPOSED) after the Nth card"),
+    "four-card-flop": (AlertCode.FOUR_CARD_FLOP, "a fourth card dealt on the flop"),
+    "missing-burn": (AlertCode.MISSING_BURN, "the first flop card dealt without a burn"),
+    "premature-turn": (AlertCode.PREMATURE_TURN, "the turn dealt while a flop bet is unanswered"),
+    "wrong-first-seat": (
+        AlertCode.WRONG_FIRST_SEAT,
+        "the first hole card pitched to the wrong seat",
+    ),
+    "extra-hole-card": (AlertCode.EXTRA_HOLE_CARD, "a third hole card to the first seat dealt"),
+    "duplicate-card": (
+        AlertCode.DUPLICATE_CARD,
+        "the second hole card is a twin of the first (deck B)",
+    ),
+    "foreign-card": (AlertCode.FOREIGN_CARD, "the second hole card is from no registered deck"),
 }
 #: the deck of a duplicate card's twin, and the tags of foreign cards (no registered deck)
 TWIN_DECK = "B"
@@ -111,7 +119,7 @@ class Injection:
 
     @property
     def expected(self) -> str:
-        return KINDS[self.kind][0]
+        return KINDS[self.kind][0].value
 
     @property
     def fired(self) -> bool:

@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from controller.daemon import Daemon
 from controller.daemon.observe import Observation
+from controller.daemon.service import Daemon
 from controller.rules.events import ConsoleButton
 from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType

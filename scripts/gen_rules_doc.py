@@ -4,6 +4,9 @@
     python scripts/gen_rules_doc.py          # rewrite docs/rules.md
     python scripts/gen_rules_doc.py --check  # exit 1 if docs/rules.md is out of date
 
+It also runs scripts/gen_alert_docs.py (the alert catalogue's tables in docs/mqtt.md and
+docs/floor.md, and the schema's enum of alert codes).
+
 Each profile's table comes from its TOML data: the value of every setting, what the core
 enforces with that value (the remedy), and the source the TOML comment cites.
 """
@@ -562,15 +565,20 @@ def render() -> str:
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
+    # the alert catalogue's tables and the schema's enum of codes (scripts/gen_alert_docs.py)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import gen_alert_docs
+
+    alerts = gen_alert_docs.main(argv)
     text = render()
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
             print(f"{OUT} is out of date: run scripts/gen_rules_doc.py", file=sys.stderr)
             return 1
-        return 0
+        return alerts
     OUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUT}")
-    return 0
+    return alerts
 
 
 if __name__ == "__main__":

@@ -126,7 +126,8 @@ def test_no_import_cycle_between_packages() -> None:
 # ---------------------------------------------------------------- the daemon's parts
 
 #: the daemon's composition root: service.py builds the parts and hands itself to each as
-#: the part's Protocol; the package's __init__ re-exports Daemon and run_daemon from it
+#: the part's Protocol (the package's __init__ re-exports nothing: importing a part must not
+#: load the root)
 COMPOSITION_ROOT = ("controller.daemon.service", "controller.daemon")
 SERVICE = "controller.daemon.service"
 

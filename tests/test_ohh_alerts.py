@@ -56,7 +56,7 @@ def test_the_injected_error_is_in_the_record_on_its_street(
     ohh = _ohh(inject)
     alerts = ohh["alerts"]
     assert isinstance(alerts, list)
-    code = KINDS[inject][0].upper()
+    code = KINDS[inject][0].value.upper()
     found = [a for a in alerts if a["code"] == code]
     assert len(found) == 1, alerts
     a = found[0]

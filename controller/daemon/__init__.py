@@ -1,6 +1,7 @@
-"""The railguard daemon: configuration, the asyncio service, systemd notification."""
+"""The railguard daemon: configuration, the asyncio service, systemd notification.
 
-from controller.daemon.config import DaemonConfig, load, loads
-from controller.daemon.service import Daemon, run_daemon
-
-__all__ = ["Daemon", "DaemonConfig", "load", "loads", "run_daemon"]
+The package re-exports nothing: ``service.py`` is the composition root that imports every
+part, and a part (or hwsim, or a test) that imports a sibling such as ``config`` or
+``recovery`` must not load the root with it (that was a run-time import circle). Import
+``Daemon`` and ``run_daemon`` from ``controller.daemon.service``.
+"""

@@ -26,9 +26,10 @@ from typing import Any, Protocol
 from controller.daemon import recovery
 from controller.daemon.live import LiveEvents, hole_secrets
 from controller.daemon.storage import HandSlot
+from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace, now_ns
 from controller.daemon.translate import alert_payload, scrub
-from controller.link.store import TableStore
+from controller.rules.catalogue import CATALOGUE
 from controller.rules.decisions import (
     SEVERITY_NAMES,
     Alert,
@@ -37,7 +38,6 @@ from controller.rules.decisions import (
     HandRecord,
     Instruction,
 )
-from controller.rules.decisions import Severity as CoreSeverity
 from controller.rules.engine import Step, TableCore
 from controller.rules.events import (
     BadgeTap,
@@ -68,6 +68,10 @@ class Item:
     source: str
     reply: asyncio.Future[Step] | None = None
     stamps: list[int] | None = None  # RAILGUARD_STAGE_TRACE only (trace.py)
+    # a venue command's own writes (the table store, the seat's name), run once the core has
+    # accepted the event and before the state is published: nothing is written for an event
+    # the core refuses, so nothing is undone
+    accepted: Callable[[], None] | None = None
 
 
 class _Counts(Protocol):
@@ -193,7 +197,8 @@ def handle(d: CoreHost, item: Item) -> Step:
         d.stats.rejected += 1
         what = f"event={type(ev).__name__} source={item.source} rejected={step.rejected.code}"
         if isinstance(ev, PHYSICAL):  # one log line, the alert's (bench/e2e.py)
-            alert(d, Alert(AlertCode.REJECTED, CoreSeverity.WARNING, "sensor input",
+            refused = CATALOGUE[AlertCode.REJECTED]  # its severity and clause
+            alert(d, Alert(refused.code, max(refused.severities), refused.clauses[0],
                            f"Not accepted now: {step.rejected}", 0, None, ev.t),
                   what)  # fmt: skip
         else:
@@ -204,6 +209,8 @@ def handle(d: CoreHost, item: Item) -> Step:
         # the time that passed ran a clock out before the rejected event: the ruling
         # stands (logged as a Tick so that a restart replays it)
         ev = Tick(ev.t)
+    elif item.accepted is not None:
+        item.accepted()
     if isinstance(ev, Tick):
         if not step.decisions:
             return step

@@ -21,8 +21,8 @@ from typing import Any, Final, Protocol
 
 from controller.daemon.config import DaemonConfig
 from controller.daemon.recovery import profile_named
+from controller.daemon.table_store import TableStore
 from controller.link import CommandResult
-from controller.link.store import TableStore
 from controller.rules.engine import TableCore
 from controller.rules.errors import RailguardError
 from controller.rules.profile import Profile, builtin_profile_names

@@ -31,6 +31,7 @@ from controller.rules.events import (
 )
 from controller.rules.phases import Phase
 from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators, Indicators
+from firmware_bridge.pcsc import BadgeFactory, PcscReader, PcscState, ReaderStatus
 
 log = logging.getLogger("railguard.daemon")
 
@@ -40,6 +41,7 @@ class InputHost(Protocol):
 
     cfg: DaemonConfig
     pin_factory: Any
+    badge_factory: BadgeFactory | None  # None: a PcscReader (pcscd)
     indicators: Indicators  # the GPIO task installs the real lights
     input: ReaderInput  # the chip sensors' presence, for the sweep
     open_alerts: list[str]
@@ -115,7 +117,6 @@ async def pcsc_task(d: InputHost) -> None:
     if not d.cfg.pcsc_enabled:
         log.info("pcsc: disabled")
         return
-    from firmware_bridge.pcsc import PcscReader, PcscState, ReaderStatus
 
     def on_status(state: PcscState) -> None:
         status = state.status.value
@@ -130,9 +131,10 @@ async def pcsc_task(d: InputHost) -> None:
         d.publish_state()
 
     d.badge_reader = "starting"
-    reader = PcscReader(d.cfg.badges, on_event=lambda e: d.put(e, "pcsc"),
-                        on_status=on_status, reader_filter=d.cfg.pcsc_filter,
-                        dealer=d.core.dealer)  # fmt: skip
+    factory: BadgeFactory = d.badge_factory or PcscReader
+    reader = factory(d.cfg.badges, on_event=lambda e: d.put(e, "pcsc"),
+                     on_status=on_status, reader_filter=d.cfg.pcsc_filter,
+                     dealer=d.core.dealer)  # fmt: skip
     reader.start()
     try:
         await asyncio.Event().wait()

@@ -19,7 +19,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.daemon.translate import system_alert
 from controller.link.redact import NO_SECRETS, HoleSecrets
+from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import Decision, HandComplete
 from controller.rules.engine import TableCore
 from controller.rules.events import ZoneKind
@@ -84,12 +86,11 @@ def withheld(d: GuardHost, what: str, reason: str) -> None:
     d.live.withheld.add(what)
     d.indicators.alert("critical")
     hand_no = d.core.hand_no if d.core.hand is not None else 0
-    d.publish_alert({
-        "code": "LIVE_DATA_WITHHELD", "severity": "critical", "clause": "railguard hole-card guard",
-        "remedy": f"The table withheld its live {what} ({reason[:300]}); play on, the hand "
-                  "record is kept; report it to the technician",
-        "seat": None, "hand_no": hand_no or None,
-    })  # fmt: skip
+    remedy = (
+        f"The table withheld its live {what} ({reason[:300]}); play on, the hand "
+        "record is kept; report it to the technician"
+    )
+    d.publish_alert(system_alert(AlertCode.LIVE_DATA_WITHHELD, remedy, hand_no=hand_no or None))
 
 
 class LiveEvents:

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 from controller.daemon.config import DaemonConfig
 from controller.daemon.recovery import Reconciler
 from controller.daemon.trace import StageTrace, now_ns
-from controller.daemon.translate import ReaderInput
+from controller.daemon.translate import ReaderInput, system_alert
+from controller.rules.catalogue import AlertCode
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event
 from firmware_bridge.antennas import (
     FOREIGN_TAG,
@@ -274,13 +275,11 @@ def foreign_chip_alert(seat: int, hand_no: int | None) -> dict[str, Any]:
     table". A tag of no chip registry (and no deck) in a betting zone is left out of every
     amount by the tracker; the dealer is told, and the floor called (others silent: the same,
     since such a chip is never counted)."""
-    return {
-        "code": "FOREIGN_CHIP", "severity": "warning",
-        "clause": "000 SECTION 1 item 9 (2nd run) [L45]",
-        "remedy": f"Seat {seat}: a chip that is not a tournament chip is in the betting zone; "
-                  "it is not counted. Take it off the table and call the floor",
-        "seat": seat, "hand_no": hand_no,
-    }  # fmt: skip
+    remedy = (
+        f"Seat {seat}: a chip that is not a tournament chip is in the betting zone; "
+        "it is not counted. Take it off the table and call the floor"
+    )
+    return system_alert(AlertCode.FOREIGN_CHIP, remedy, seat=seat, hand_no=hand_no)
 
 
 def tracker_out(d: ReaderHost, outputs: list[Any]) -> None:

@@ -61,11 +61,13 @@ from controller.daemon.config import DaemonConfig
 from controller.daemon.core_loop import Item
 from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, hole_secrets, withheld
+from controller.daemon.names import PlayerNames
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
+from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace
 from controller.daemon.translate import ReaderInput, state_payload
-from controller.link import Command, CommandResult, TableStore, VenueLink
+from controller.link import Command, CommandResult, VenueLink
 from controller.link.errors import LinkError, RedactionError
 from controller.link.outbox import Outbox
 from controller.rules.decisions import HandRecord
@@ -78,6 +80,7 @@ from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import DeckRegistry
 from firmware_bridge.gpio import Indicators
+from firmware_bridge.pcsc import BadgeFactory
 from firmware_bridge.serial_link import BoardFactory, ReaderBoard
 
 log = logging.getLogger("railguard.daemon")
@@ -111,9 +114,12 @@ class Daemon:
         *,
         pin_factory: Any = None,
         board_factory: BoardFactory | None = None,
+        badge_factory: BadgeFactory | None = None,
     ) -> None:
         self.cfg = cfg
         self.pin_factory = pin_factory
+        # the badge reader (when pcsc.enabled): a PcscReader over pcscd unless given
+        self.badge_factory = badge_factory
         # the reader board: a SerialReaderLink over cfg.reader_ports unless given (hwsim's
         # in-process board), as gpiozero takes a pin factory
         self.board_factory = board_factory
@@ -143,7 +149,7 @@ class Daemon:
         counter = max(self.store.hand_counter(), self.hand_slot.started)
         profile = startup.stored_profile(self.store, cfg)
         self.core: TableCore = TableCore(profile, cfg.table, hand_no=counter)
-        self.names: dict[int, str] = {}
+        self.names = PlayerNames()  # the seated players' names (names.py)
         self.level_no: int = 1  # the level in force; pending_level_no: set for the next hand
         self.pending_level_no: int | None = None
         self.queue: asyncio.Queue[Item] = asyncio.Queue()
@@ -345,9 +351,9 @@ class Daemon:
 
     # ------------------------------------------------------------------ commands
 
-    async def submit(self, ev: Event) -> Step:
+    async def submit(self, ev: Event, accepted: Callable[[], None] | None = None) -> Step:
         fut: asyncio.Future[Step] = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait(Item(ev, "venue", fut))
+        self.queue.put_nowait(Item(ev, "venue", fut, accepted=accepted))
         return await fut
 
     async def on_command(self, cmd: Command) -> CommandResult:
@@ -364,7 +370,10 @@ async def run_daemon(
     *,
     pin_factory: Any = None,
     board_factory: BoardFactory | None = None,
+    badge_factory: BadgeFactory | None = None,
     stop: asyncio.Event | None = None,
 ) -> None:
     """Run the daemon until ``stop`` is set (or forever)."""
-    await Daemon(cfg, pin_factory=pin_factory, board_factory=board_factory).run(stop)
+    await Daemon(
+        cfg, pin_factory=pin_factory, board_factory=board_factory, badge_factory=badge_factory
+    ).run(stop)

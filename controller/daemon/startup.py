@@ -20,9 +20,12 @@ from typing import Any, Protocol
 from controller.daemon import house_profiles, recovery, storage
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
+from controller.daemon.names import PlayerNames
+from controller.daemon.table_store import TableStore
+from controller.daemon.translate import system_alert
 from controller.daemon.venue_commands import LevelHost, restore_level_numbers
-from controller.link.store import TableStore
 from controller.rules.cards import Card
+from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import HandComplete, HandRecord
 from controller.rules.engine import TableCore
 from controller.rules.events import Event, SeatPlayer, SetDealer, SetLevel
@@ -39,7 +42,7 @@ class StartupHost(LevelHost, Protocol):
     cfg: DaemonConfig
     store: TableStore
     registry: DeckRegistry
-    names: dict[int, str]
+    names: PlayerNames
     hand_slot: storage.HandSlot
     hands: asyncio.Queue[tuple[HandRecord, datetime]]
     hand_start: dict[int, datetime]
@@ -92,7 +95,7 @@ def restore(d: StartupHost) -> None:
     if not recovery.apply_levels(d.core, d.levels_saved, last) and lvl is not None:
         _apply(d.core, SetLevel(t, lvl.small_blind, lvl.big_blind, lvl.ante))
     for seat, rec in d.store.seating().items():
-        d.names[seat] = rec.name
+        d.names.seated(seat, rec.name)
         _apply(d.core, SeatPlayer(t, seat, rec.player_id, rec.stack))
     d.positions_saved = d.store.get("positions")
     recovery.apply_positions(d.core, d.positions_saved)
@@ -181,10 +184,7 @@ def flag_interrupted(d: StartupHost) -> None:
         log.error("hand=%s interrupted by a restart; outcome=%s", hid, outcome)
         d.indicators.alert("critical")
         remedy = recovery.interrupted_remedy(hand_no, outcome)
-        d.publish_alert({
-            "code": "HAND_INTERRUPTED", "severity": "critical", "clause": "railguard restart",
-            "remedy": remedy, "seat": None, "hand_no": hand_no or None,
-        })  # fmt: skip
+        d.publish_alert(system_alert(AlertCode.HAND_INTERRUPTED, remedy, hand_no=hand_no or None))
         d.event("hand_interrupted", {"hand_id": hid, "outcome": outcome}, hand_no)
     d.interrupted = []
     d.publish_state()

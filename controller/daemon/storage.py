@@ -39,7 +39,6 @@ import contextlib
 import errno
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -49,23 +48,25 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from controller.daemon.config import DaemonConfig
 from controller.daemon.house_profiles import resolve as resolve_profile
+from controller.daemon.names import PlayerNames
 from controller.daemon.recovery import START, replay_hand
+from controller.daemon.translate import system_alert
 from controller.link.client import VenueLink
 from controller.link.errors import StoreError, StoreFull
 from controller.link.outbox import Outbox
 from controller.ohh import to_ohh
+from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import HandComplete, HandRecord
 from controller.rules.engine import TableCore
 from controller.rules.errors import BadInput, RailguardError
 from firmware_bridge.gpio import Indicators
 
 if TYPE_CHECKING:
-    from controller.link.store import TableStore
+    from controller.daemon.table_store import TableStore
 
 log = logging.getLogger("railguard.daemon")
 T = TypeVar("T")
 
-CODE = "STORAGE_FAULT"
 REMEDY = (
     "Storage on the table computer is failing ({detail}). Free space on the SD card and "
     "check the database ({path}); the table plays on and every hand record is kept in "
@@ -74,7 +75,6 @@ REMEDY = (
 
 
 RESERVE_BYTES = 8 << 20  # a few hundred hands' events and records
-LOST_CODE = "HAND_RECORD_LOST"
 LOST_REMEDY = (
     "Hand {n} was dealt while the table computer's disk was full and the controller "
     "restarted before its record could be stored: the hand cannot be rebuilt. Record its "
@@ -228,6 +228,7 @@ class StorageHost(Protocol):
     alarm: StorageAlarm
     hand_slot: HandSlot
     unstored: int  # completed records not yet in the outbox
+    names: PlayerNames  # read only: the names of a hand record's players
     hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, from the core
     records: list[dict[str, Any]]
     open_alerts: list[str]
@@ -301,11 +302,8 @@ class StorageAlarm:
         detail = type(exc).__name__.replace("Store", "store ").lower()
         d.indicators.alert("critical")
         before = list(d.open_alerts)
-        d.publish_alert({
-            "code": CODE, "severity": "critical", "clause": "railguard storage",
-            "remedy": REMEDY.format(detail=detail, path=d.cfg.storage)[:500],
-            "message": str(exc)[:500], "seat": None, "hand_no": None,
-        })  # fmt: skip
+        remedy = REMEDY.format(detail=detail, path=d.cfg.storage)[:500]
+        d.publish_alert(system_alert(AlertCode.STORAGE_FAULT, remedy, message=str(exc)[:500]))
         new = [a for a in d.open_alerts if a not in before]
         self.alert_id = new[0] if new else ""
         d.event("storage_fault", {"lane": lane, "error": str(exc)[:300]})
@@ -435,12 +433,8 @@ async def outbox_task(d: StorageHost) -> None:
 
 
 def seated_names(d: StorageHost) -> dict[str, str]:
-    """Player id -> name of the seated players (the table store), for hand records."""
-    try:
-        return {r.player_id: r.name for r in d.store.seating().values() if r.name}
-    except (StoreError, sqlite3.Error) as exc:
-        log.warning("player names unreadable for a hand record (%s): ids stand for names", exc)
-        return {}
+    """Player id -> name of the seated players (the daemon's names), for hand records."""
+    return d.names.by_player({s: seat.player for s, seat in d.core.seats.items()})
 
 
 async def live_sent(d: StorageHost, limit: float = 1.0) -> None:
@@ -514,8 +508,5 @@ def flag_lost(d: _LostHost, lost: list[int]) -> None:
                   "(disk full); it cannot be rebuilt", hid)  # fmt: skip
         d.indicators.alert("critical")
         remedy = LOST_REMEDY.format(n=hand_no, next=hand_no + 1)
-        d.publish_alert({
-            "code": LOST_CODE, "severity": "critical", "clause": "railguard storage",
-            "remedy": remedy, "seat": None, "hand_no": hand_no,
-        })  # fmt: skip
+        d.publish_alert(system_alert(AlertCode.HAND_RECORD_LOST, remedy, hand_no=hand_no))
         d.hand_slot.hand_stored(hand_no)  # accounted for

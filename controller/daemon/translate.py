@@ -12,9 +12,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from controller.link.redact import NO_SECRETS, HoleSecrets, scrub_text
+from controller.rules.catalogue import CATALOGUE, AlertCode
 from controller.rules.decisions import SEVERITY_NAMES, Alert
 from controller.rules.events import CardPlaced, CardRemoved, ChipsIn, ChipsOut, Event, Sweep
 from controller.rules.handlog import encode_event
@@ -42,7 +44,7 @@ def street_name(state: TableState) -> str:
 def state_payload(
     state: TableState,
     *,
-    names: dict[int, str] | None = None,
+    names: Mapping[int, str] | None = None,
     level: int = 1,
     pending_level: tuple[int, int, int, int] | None = None,
 ) -> dict[str, Any]:
@@ -103,6 +105,30 @@ def alert_payload(alert: Alert, hand_no: int, secrets: HoleSecrets = NO_SECRETS)
         "seat": alert.seat or None,
         "hand_no": hand_no or None,
     }
+
+
+def system_alert(
+    code: AlertCode,
+    remedy: str,
+    *,
+    seat: int | None = None,
+    hand_no: int | None = None,
+    message: str | None = None,
+) -> dict[str, Any]:
+    """The venue alert message of one of the daemon's own alerts (schema ``alert.json``
+    without seq/bdseq/ts/alert_id): its code, severity and clause are the catalogue's."""
+    e = CATALOGUE[code]
+    out: dict[str, Any] = {
+        "code": e.wire,
+        "severity": SEVERITY_NAMES[max(e.severities)],
+        "clause": e.clauses[0],
+        "remedy": remedy,
+        "seat": seat,
+        "hand_no": hand_no,
+    }
+    if message is not None:
+        out["message"] = message
+    return out
 
 
 class ReaderInput:

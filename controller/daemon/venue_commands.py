@@ -1,8 +1,11 @@
 """Venue commands the daemon handles (the link answers ``rebirth`` and ``replay`` itself).
 
-Each command is checked, written to the table store, then becomes rules-core events on the
-daemon's one queue (so the core sees them in order with the sensors); should the core refuse
-it, the store write is undone: a refused command changes neither. The answer is ok or an
+Each command is checked, then becomes rules-core events on the daemon's one queue (so the
+core sees them in order with the sensors); only once the core has accepted the event is it
+written to the table store (and the seat's name set), by the ``accepted`` callback the core
+loop runs before it publishes the state. A refused command changes nothing, so nothing is
+undone; a store write that fails after the core accepted is the storage lane's to retry
+(``storage.table_write``, the STORAGE_FAULT alert meanwhile). The answer is ok or an
 error naming what is wrong; each is logged (accepted at INFO, refused at WARNING with the
 reason). ``ack_alert`` names an open alert; ``enrol_deck`` re-enrols a deck only between
 hands; ``set_level`` takes effect from the next hand once hands are played (G11), and the
@@ -20,11 +23,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any, Protocol
 
 from controller.daemon import house_profiles
 from controller.daemon.config import DaemonConfig
+from controller.daemon.names import PlayerNames
+from controller.daemon.table_store import LevelRecord, TableStore, check_text
 from controller.link import (
     AckAlert,
     Command,
@@ -37,7 +41,6 @@ from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
 from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
-from controller.link.store import LevelRecord, TableStore
 from controller.rules.cards import Card
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
@@ -73,14 +76,14 @@ class CommandHost(LevelHost, Protocol):
 
     cfg: DaemonConfig
     registry: DeckRegistry
-    names: dict[int, str]
+    names: PlayerNames
     open_alerts: list[str]
     pending_profile: Profile | None
 
     @property
     def stats(self) -> _Commands: ...
 
-    async def submit(self, ev: Event) -> Step: ...
+    async def submit(self, ev: Event, accepted: Callable[[], None] | None = None) -> Step: ...
 
     def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None: ...
 
@@ -104,9 +107,9 @@ async def handle_command(d: CommandHost, cmd: Command) -> CommandResult:
 
 
 async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
-    """Transactional: every check, and the table-store write, before the rules core sees
-    the command; if the core then refuses it, the store write is undone. A refused command
-    leaves the core's state and the store as they were."""
+    """Every check before the rules core sees the command; the table store written only
+    once the core accepted it. A refused command leaves the core's state and the store as
+    they were."""
     t = time.monotonic()
     if isinstance(cmd, SeatCmd):
         return await _seat(d, cmd, t)
@@ -138,29 +141,6 @@ async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
     return CommandResult.error("not handled by this table")
 
 
-async def _submit(d: CommandHost, ev: Event, what: str, undo: Callable[[], object] | None) -> Step:
-    """``ev`` to the rules core; ``undo`` (the store write) if the core refuses it or fails."""
-    try:
-        step = await d.submit(ev)
-    except Exception:
-        if undo is not None:
-            _undo(what, undo)
-        raise
-    if step.rejected is not None and undo is not None:
-        _undo(what, undo)
-    return step
-
-
-def _undo(what: str, fn: Callable[[], object]) -> None:
-    """Put the store back after the core refused; a failure here is logged (the core's
-    state stands, and the next restart restores from the store)."""
-    try:
-        fn()
-    except RailguardError as exc:
-        log.error("command undo failed (%s): %s; the store and the table differ until the "
-                  "next restart", what, exc)  # fmt: skip
-
-
 async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
     seating = d.store.seating()
     taken = seating.get(cmd.seat)
@@ -173,53 +153,41 @@ async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
         if st.player == cmd.player_id and s != cmd.seat:
             return CommandResult.error(f"player {cmd.player_id} already sits in seat {s}")
     try:
-        d.store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True)
+        check_text(player_id=cmd.player_id, name=cmd.name)
     except RailguardError as exc:
         return CommandResult.error(f"not seated: {exc}")
-    undo: Callable[[], object] = partial(d.store.unseat_player, cmd.seat)
-    if taken is not None:
-        undo = partial(d.store.seat_player, taken.seat, taken.player_id, taken.name,
-                       taken.stack, update=True)  # fmt: skip
-    # the name is in place before the core seats the player: the state the core loop
-    # publishes for the seating carries it (not the player id for a moment)
-    had = cmd.seat in d.names
-    before = d.names.get(cmd.seat, "")
-    d.names[cmd.seat] = cmd.name
-    try:
-        step = await _submit(d, SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), "seat", undo)
-    except BaseException:
-        _restore_name(d, cmd.seat, had, before)
-        raise
+
+    def accepted() -> None:
+        # the name is in place before the core loop publishes the state of the seating
+        d.names.seated(cmd.seat, cmd.name)
+        d.table_write(
+            lambda st: st.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True),
+            f"seat {cmd.seat}",
+        )
+
+    step = await d.submit(SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), accepted)
     if step.rejected is not None:
-        _restore_name(d, cmd.seat, had, before)
         return CommandResult.error(str(step.rejected))
     d.publish_state()
     return CommandResult.success(seat=cmd.seat)
 
 
-def _restore_name(d: CommandHost, seat: int, had: bool, name: str) -> None:
-    if had:
-        d.names[seat] = name
-    else:
-        d.names.pop(seat, None)
+def _forget_seat(d: CommandHost, seat: int) -> Callable[[], None]:
+    """What the core's accepting an ``UnseatPlayer`` writes: the name and the stored seat."""
+
+    def accepted() -> None:
+        d.names.left(seat)
+        d.table_write(lambda st: st.unseat_player(seat, missing_ok=True), f"unseat {seat}")
+
+    return accepted
 
 
 async def _unseat(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandResult:
     if cmd.seat not in d.core.seats:
         return CommandResult.error(f"seat {cmd.seat} is empty")
-    rec = d.store.seating().get(cmd.seat)
-    if rec is not None:
-        try:
-            d.store.unseat_player(cmd.seat)
-        except RailguardError as exc:
-            return CommandResult.error(f"not unseated: {exc}")
-    undo = None
-    if rec is not None:
-        undo = partial(d.store.seat_player, rec.seat, rec.player_id, rec.name, rec.stack)
-    step = await _submit(d, UnseatPlayer(t, cmd.seat), "unseat", undo)
+    step = await d.submit(UnseatPlayer(t, cmd.seat), _forget_seat(d, cmd.seat))
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
-    d.names.pop(cmd.seat, None)
     d.publish_state()
     return CommandResult.success(seat=cmd.seat)
 
@@ -239,15 +207,12 @@ async def _level(d: CommandHost, cmd: LevelCmd, t: float) -> CommandResult:
     """G11: a level set while hands are being played applies from the next hand; the live
     state shows the level in force and the pending one (``pending_level``)."""
     core = d.core
-    old = d.store.level()
-    try:
-        d.store.set_level(LevelRecord(cmd.level, cmd.small_blind, cmd.big_blind, cmd.ante,
-                                      cmd.big_blind_ante))  # fmt: skip
-    except RailguardError as exc:
-        return CommandResult.error(f"level not stored: {exc}")
-    undo = None if old is None else partial(d.store.set_level, old)
-    step = await _submit(d, SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante), "set_level",
-                         undo)  # fmt: skip
+    record = LevelRecord(cmd.level, cmd.small_blind, cmd.big_blind, cmd.ante, cmd.big_blind_ante)
+
+    def accepted() -> None:
+        d.table_write(lambda st: st.set_level(record), f"level {cmd.level}")
+
+    step = await d.submit(SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante), accepted)
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
     if core.pending_level is None:  # in force at once (before the first hand)
@@ -317,17 +282,12 @@ def _enrol(d: CommandHost, cmd: EnrolDeck) -> CommandResult:
         cards = {parse_tag(uid): Card.parse(c) for c, uid in cmd.cards}
         deck = Deck(cmd.deck_id, "", dict(cards))
         deck.add_jokers(cmd.jokers)
-        old = d.registry.decks.get(cmd.deck_id)
-        d.registry.put_deck(deck)
-        try:
-            d.store.enrol_deck(cmd.deck_id, dict(cmd.cards), cmd.jokers)
-        except RailguardError:
-            d.registry.remove_deck(cmd.deck_id)  # nothing changed: the old deck back
-            if old is not None:
-                d.registry.put_deck(old)
-            raise
+        d.registry.put_deck(deck)  # the registry refuses a tag of another deck or chip
     except RailguardError as exc:
         return CommandResult.error(str(exc))
+    # stored once the registry took it (every tag the store holds is in the registry)
+    d.table_write(lambda st: st.enrol_deck(cmd.deck_id, dict(cmd.cards), cmd.jokers),
+                  f"deck {cmd.deck_id}")  # fmt: skip
     log.info("deck %s enrolled (%d cards, %d jokers)", cmd.deck_id, len(cards),
              len(cmd.jokers))  # fmt: skip
     return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards),
@@ -366,27 +326,29 @@ async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
         return CommandResult.error(f"seat {cmd.from_seat} is empty")
     if cmd.to_seat in d.core.seats:
         return CommandResult.error(f"seat {cmd.to_seat} is taken")
+    if not 1 <= cmd.to_seat <= d.core.max_seats:
+        return CommandResult.error(f"seat {cmd.to_seat} is not 1..{d.core.max_seats}")
     if d.core.hand is not None and d.core.phase is not Phase.COMPLETE:
         return CommandResult.error("players move between hands")
-    stored = cmd.from_seat in d.store.seating()
-    if stored:
-        try:
-            d.store.move_player(cmd.from_seat, cmd.to_seat)
-        except RailguardError as exc:
-            return CommandResult.error(f"not moved: {exc}")
-    name = d.names.get(cmd.from_seat, seat.player)
+
+    def moved() -> None:
+        # written once the core seated the player at the new seat (in the state it publishes)
+        d.names.moved(cmd.from_seat, cmd.to_seat, seat.player)
+
+        def store(st: TableStore) -> None:
+            if cmd.from_seat in st.seating():
+                st.move_player(cmd.from_seat, cmd.to_seat)
+
+        d.table_write(store, f"move {cmd.from_seat} to {cmd.to_seat}")
+
     step = await d.submit(UnseatPlayer(t, cmd.from_seat))
-    if step.rejected is None:
-        d.names[cmd.to_seat] = name  # in the state published for the new seat already
-        step2 = await d.submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack))
-        if step2.rejected is not None:
-            d.names.pop(cmd.to_seat, None)
-            await d.submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
-            step = step2
     if step.rejected is not None:
-        if stored:
-            _undo("move", lambda: d.store.move_player(cmd.to_seat, cmd.from_seat))
         return CommandResult.error(str(step.rejected))
-    d.names.pop(cmd.from_seat, None)
+    step = await d.submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack), moved)
+    if step.rejected is not None:
+        # the core has no move of its own: the player goes back to the seat they left (the
+        # store and the names were not written)
+        await d.submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
+        return CommandResult.error(str(step.rejected))
     d.publish_state()
     return CommandResult.success(seat=cmd.to_seat)

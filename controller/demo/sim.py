@@ -136,7 +136,8 @@ async def _main(args: argparse.Namespace, out: TextIO) -> int:
 async def _table(args: argparse.Namespace, say: Any, work: Path, layout: Any, host: str,
                  port: int, table_id: str, hands: list[Any],
                  chips: dict[bytes, int]) -> int:  # fmt: skip
-    from controller.daemon import Daemon, config
+    from controller.daemon import config
+    from controller.daemon.service import Daemon
     from controller.demo.table import Table
     from controller.demo.view import View
     from controller.link.config import BrokerConfig

@@ -14,7 +14,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.daemon import Daemon
+from controller.daemon.service import Daemon
 from controller.demo.hands import DemoHand
 from controller.demo.view import View
 from controller.link.config import BrokerConfig

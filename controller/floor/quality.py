@@ -2,7 +2,8 @@
 
 What counts (docs/floor.md "Dealer quality"): an alert carried by a stored hand record
 (``ohh.alerts``) whose severity is ``warning`` or above and whose code is one of
-:data:`DEALER_CODES`, the irregularities of the dealer's own handling (the deal, the
+the catalogue's ``DEALER`` category (:data:`DEALER_CODES`,
+``controller/rules/catalogue.py``), the irregularities of the dealer's own handling (the deal, the
 board, the blinds, the showdown's push). Each such alert is one error. Not counted: the
 players' irregularities (action out of turn, string bets, short raises, clocks), the
 floor's own alerts, the deck's faults (foreign, duplicate, boxed cards, jokers: the deck
@@ -21,31 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-DEALER_CODES = frozenset(
-    {
-        "WRONG_FIRST_SEAT",
-        "CARD_TO_EMPTY_SEAT",
-        "SEAT_DEALT_OUT",
-        "OUT_OF_SEQUENCE",
-        "EXTRA_HOLE_CARD",
-        "MISSING_HOLE_CARD",
-        "EXPOSED_CARD",
-        "BLINDS_NOT_POSTED",
-        "MISDEAL_REFUSED",
-        "MISSING_BURN",
-        "DOUBLE_BURN",
-        "WRONG_BURN",
-        "FOUR_CARD_FLOP",
-        "TOO_MANY_BOARD_CARDS",
-        "PREMATURE_FLOP",
-        "PREMATURE_TURN",
-        "PREMATURE_RIVER",
-        "RABBIT_HUNT",
-        "SWEEP_BEFORE_BURN",
-        "WINNING_HAND_MUCKED",
-        "LOSING_HAND_LIVE",
-    }
-)
+from controller.rules.catalogue import Category, codes_of
+
+DEALER_CODES = codes_of(Category.DEALER)  # the catalogue's dealer errors
 COUNTED_SEVERITIES = frozenset({"warning", "error", "critical"})
 NO_DEALER = "(none)"
 

@@ -1,7 +1,8 @@
-"""The venue link: MQTT contract, durable outbox and the table's durable store.
+"""The venue link: MQTT contract and durable outbox.
 
-Public API for the daemon: :class:`VenueLink`, :class:`BrokerConfig`, :class:`TableStore`,
-:class:`Outbox`, the command dataclasses and :class:`CommandResult`, :func:`redact_state`.
+Public API for the daemon: :class:`VenueLink`, :class:`BrokerConfig`, :class:`Outbox`, the
+command dataclasses and :class:`CommandResult`, :func:`redact_state`. The table's own store
+is the daemon's (:mod:`controller.daemon.table_store`).
 """
 
 from controller.link.client import CommandHandler, LinkStats, VenueLink
@@ -33,7 +34,6 @@ from controller.link.errors import (
 )
 from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import redact_state
-from controller.link.store import LevelRecord, SeatRecord, TableStore
 from controller.link.topics import TableTopics
 
 __all__ = [
@@ -46,7 +46,6 @@ __all__ = [
     "CommandRefused",
     "CommandResult",
     "EnrolDeck",
-    "LevelRecord",
     "LinkError",
     "LinkStats",
     "MovePlayer",
@@ -57,13 +56,11 @@ __all__ = [
     "Replay",
     "SchemaViolation",
     "SeatPlayer",
-    "SeatRecord",
     "SetLevel",
     "SetProfile",
     "StoreError",
     "StoreFull",
     "StoreLocked",
-    "TableStore",
     "TableTopics",
     "UnseatPlayer",
     "VenueLink",

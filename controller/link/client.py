@@ -33,7 +33,6 @@ from typing import Any
 
 import aiomqtt
 
-from controller.link import schemas
 from controller.link.commands import (
     AckAlert,
     Command,
@@ -48,6 +47,7 @@ from controller.link.connect import Reconnector, cancel_if_asked
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
 from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import NO_SECRETS, HoleSecrets, check_no_hole_cards, redact_state
+from controller.link.schemas import validate
 from controller.link.topics import TableTopics
 
 # The stamp (seq, bdseq, ts) a message is validated with before it is queued; sending stamps
@@ -182,7 +182,7 @@ class VenueLink:
     def publish_state(self, state: Mapping[str, Any]) -> None:
         """Set the retained live state (redacted; RedactionError / SchemaViolation if not)."""
         clean = redact_state(state, self.secrets())
-        schemas.validate("state", {**clean, "seq": 0, "bdseq": 0, "ts": _TS})
+        validate("state", {**clean, "seq": 0, "bdseq": 0, "ts": _TS})
         self._state = clean
         if self.connected:
             self._enqueue(("state", None))
@@ -199,7 +199,7 @@ class VenueLink:
             "hand_no": hand_no,
             "data": dict(data),
         }
-        schemas.validate("event", msg)
+        validate("event", msg)
         if not self.connected:
             self.stats.events_dropped += 1
             return False
@@ -212,7 +212,7 @@ class VenueLink:
         msg: dict[str, Any] = {"seat": None, **alert, "seq": 0, "bdseq": 0, "ts": _TS}
         msg.setdefault("alert_id", uuid.uuid4().hex)
         check_no_hole_cards(msg, "alert", self.secrets())
-        schemas.validate("alert", msg)
+        validate("alert", msg)
         self._enqueue(("alert", msg))
         return str(msg["alert_id"])
 
@@ -239,9 +239,9 @@ class VenueLink:
     def check_hand(self, hand_id: str, hand_no: int, ohh: Mapping[str, Any]) -> dict[str, Any]:
         """SchemaViolation unless ``ohh`` and its envelope match the contract; the body."""
         body = dict(ohh)
-        schemas.validate("ohh", body)
+        validate("ohh", body)
         probe = self._envelope_of(hand_id, hand_no, body, seq=1, sent=0, ended=0.0)
-        schemas.validate("hand", probe)
+        validate("hand", probe)
         return body
 
     def hand_stored(self) -> None:
@@ -398,7 +398,7 @@ class VenueLink:
     def _on_ack(self, data: bytes) -> None:
         try:
             ack = json.loads(data)
-            schemas.validate("hand_ack", ack)
+            validate("hand_ack", ack)
         except (ValueError, SchemaViolation) as exc:
             log.warning("venue link: bad hand ack: %s", exc)
             return

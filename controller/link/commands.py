@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Final, Protocol
 
-from controller.link import schemas
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
+from controller.link.schemas import fast_valid, schema, validate, validator_for
 
 MAX_COMMAND_BYTES: Final = 16 * 1024
 #: a house profile's TOML text in ``set_profile`` (bytes of UTF-8; the schema's maxLength
@@ -237,10 +237,10 @@ def _request_id_of(obj: Any) -> str | None:
 def _split_validators() -> tuple[Any, dict[str, Any]]:
     """The command schema as an envelope validator plus one args validator per command
     (same rules as schemas/command.json, checked in two cheaper steps)."""
-    full = schemas.schema("command")
-    envelope = schemas.validator_for({k: v for k, v in full.items() if k != "allOf"})
+    full = schema("command")
+    envelope = validator_for({k: v for k, v in full.items() if k != "allOf"})
     per_command = {
-        rule["if"]["properties"]["command"]["const"]: schemas.validator_for(
+        rule["if"]["properties"]["command"]["const"]: validator_for(
             rule["then"]["properties"]["args"]
         )
         for rule in full["allOf"]
@@ -249,12 +249,12 @@ def _split_validators() -> tuple[Any, dict[str, Any]]:
 
 
 def _validate_command(obj: Any) -> None:
-    if schemas.fast_valid("command", obj):
+    if fast_valid("command", obj):
         return  # valid by the whole schema (envelope and args): nothing to explain
     envelope, per_command = _split_validators()
-    schemas.validate("command", obj, envelope)
+    validate("command", obj, envelope)
     try:
-        schemas.validate("command", obj["args"], per_command[obj["command"]])
+        validate("command", obj["args"], per_command[obj["command"]])
     except SchemaViolation as exc:
         path = f"args/{exc.path}".rstrip("/")
         raise SchemaViolation("command", path, str(exc).split(": ", 2)[-1]) from None
@@ -359,7 +359,8 @@ _NAMES: dict[type, str] = {
 
 
 class RequestIdStore(Protocol):
-    """Where a guard keeps request ids durably (:class:`controller.link.store.TableStore`)."""
+    """Where a guard keeps request ids durably (the daemon's table store,
+    :class:`controller.daemon.table_store.TableStore`)."""
 
     def remember_command(self, request_id: str, seen_at: float, horizon: float) -> bool: ...
 

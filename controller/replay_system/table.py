@@ -16,10 +16,10 @@ from collections.abc import Generator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from controller.daemon import Daemon
 from controller.daemon.observe import Observation
+from controller.daemon.service import Daemon
 from controller.replay import ReplayResult, alarms_of, compare_stacks, judged
-from controller.replay_system import Pace, _failed, _Pending
+from controller.replay_system.shared import Pace, Pending, failed_result
 from controller.rules.decisions import SEVERITY_NAMES
 from controller.rules.events import (
     ButtonPress,
@@ -99,7 +99,7 @@ class ReplayTable:
         self.alerts: list[dict[str, Any]] = []
         self.alerts_by_hand: dict[int, list[tuple[str, int]]] = defaultdict(list)
         self.records: dict[int, dict[str, Any]] = {}
-        self.fifo: deque[_Pending] = deque()
+        self.fifo: deque[Pending] = deque()
         self.ante_style = AnteStyle.BIG_BLIND  # of the profile the daemon runs
         self.broken = False  # a hand left the table in a state it cannot leave: replace it
         self.transport: Transport = transport
@@ -147,7 +147,7 @@ class ReplayTable:
 
     def _flush(self) -> None:
         """Every hand whose result is known (its record came, or it failed) goes out."""
-        left: deque[_Pending] = deque()
+        left: deque[Pending] = deque()
         for p in self.fifo:
             if p.result is None:
                 ohh = self.records.pop(p.hand_no, None)
@@ -158,7 +158,7 @@ class ReplayTable:
             self.out.put((p.index, p.result))
         self.fifo = left
 
-    def _result(self, p: _Pending, ohh: dict[str, Any]) -> ReplayResult:
+    def _result(self, p: Pending, ohh: dict[str, Any]) -> ReplayResult:
         assert p.hh is not None
         by_id = ohh_stacks(ohh)
         got = [by_id.get(str(s), -1) for s in p.seats]
@@ -190,7 +190,7 @@ class ReplayTable:
         for p in self.fifo:
             if p.result is None and p.hand_no not in self.records:
                 assert p.hh is not None
-                p.result = _failed(p.name, p.hh, "no hand record came over MQTT", p.inj)
+                p.result = failed_result(p.name, p.hh, "no hand record came over MQTT", p.inj)
         self._flush()
 
     # ---------------------------------------------------------------- one hand
@@ -202,10 +202,10 @@ class ReplayTable:
             before = self.daemon.observe().records
             await self._deal(plan, inj)
             await self._finish(before)
-            pending = _Pending(index, name, hh, plan.seats, self.daemon.observe().hand_no, inj)
+            pending = Pending(index, name, hh, plan.seats, self.daemon.observe().hand_no, inj)
         except DemoFailure as exc:
-            failed = _failed(name, hh, str(exc), inj)
-            self.fifo.append(_Pending(index, name, hh, plan.seats, 0, inj, failed))
+            failed = failed_result(name, hh, str(exc), inj)
+            self.fifo.append(Pending(index, name, hh, plan.seats, 0, inj, failed))
             await self._recover()
         else:
             self.fifo.append(pending)

@@ -16,7 +16,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from controller.replay import ReplayResult, load_hand
-from controller.replay_system import Pace, _failed, _variant
+from controller.replay_system.shared import Pace, failed_result, profile_variant
 from controller.rules.errors import BadInput
 from controller.rules.profile import AnteStyle, get_profile
 from hwsim.dealer import plan_hand
@@ -88,7 +88,11 @@ async def _serve(conn: Connection, spec: TableSpec) -> None:
         made += 1
         where = Path(spec.workdir) / f"{spec.table_id}-{made}"
         where.mkdir(parents=True)
-        name = spec.profile if style is prof.ante_style else _variant(spec.profile, style, where)
+        name = (
+            spec.profile
+            if style is prof.ante_style
+            else profile_variant(spec.profile, style, where)
+        )
         tid = spec.table_id if made == 1 else f"{spec.table_id}-{made}"
         t = ReplayTable(spec.host, spec.port, tid, name, spec.pace, where, spec.timeout, sink)
         t.ante_style = style
@@ -120,7 +124,7 @@ async def _serve(conn: Connection, spec: TableSpec) -> None:
                 try:
                     plan = plan_hand(hh, prof)
                 except BadInput as exc:
-                    early = _failed(path, hh, str(exc))
+                    early = failed_result(path, hh, str(exc))
             if plan is None or hh is None:
                 assert early is not None
                 sink.put((index, early))

@@ -7,82 +7,27 @@ rulebook clause it enforces, the remedy in words a dealer follows, and the seat.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, IntEnum
 from typing import Final
 
 from controller.rules.cards import Card
 
+# the alert vocabulary lives in the catalogue; re-exported for the existing imports
+from controller.rules.catalogue import SEVERITY_NAMES, AlertCode, Severity
 
-class Severity(IntEnum):
-    INFO = 0  # logged, shown; no interruption
-    WARNING = 1  # the dealer must correct something; play may continue
-    CRITICAL = 2  # stop play: misdeal, void hand, floor needed
-
-
-# the contract's word for each severity (docs/mqtt.md), indexed by the IntEnum
-SEVERITY_NAMES: Final = ("info", "warning", "critical")
-
-
-class AlertCode(Enum):
-    # the deal
-    MISDEAL = "misdeal"
-    MISDEAL_REFUSED = "misdeal_refused"
-    WRONG_FIRST_SEAT = "wrong_first_seat"
-    CARD_TO_EMPTY_SEAT = "card_to_empty_seat"
-    SEAT_DEALT_OUT = "seat_dealt_out"
-    OUT_OF_SEQUENCE = "out_of_sequence"
-    EXTRA_HOLE_CARD = "extra_hole_card"
-    MISSING_HOLE_CARD = "missing_hole_card"
-    EXPOSED_CARD = "exposed_card"
-    BOXED_CARD = "boxed_card"
-    JOKER = "joker"
-    FOREIGN_CARD = "foreign_card"
-    DUPLICATE_CARD = "duplicate_card"
-    HAND_VOID = "hand_void"
-    DEAD_HAND = "dead_hand"
-    BLINDS_NOT_POSTED = "blinds_not_posted"
-    BLINDS_OUT_OF_POSITION = "blinds_out_of_position"
-    BLIND_OVERPOSTED = "blind_overposted"
-    # the board
-    MISSING_BURN = "missing_burn"
-    DOUBLE_BURN = "double_burn"
-    WRONG_BURN = "wrong_burn"
-    FOUR_CARD_FLOP = "four_card_flop"
-    TOO_MANY_BOARD_CARDS = "too_many_board_cards"
-    PREMATURE_FLOP = "premature_flop"
-    PREMATURE_TURN = "premature_turn"
-    PREMATURE_RIVER = "premature_river"
-    RABBIT_HUNT = "rabbit_hunt"
-    SWEEP_BEFORE_BURN = "sweep_before_burn"
-    # action and money
-    ACTION_PENDING = "action_pending"
-    ACTION_OUT_OF_TURN = "action_out_of_turn"
-    WAGER_SHORT = "wager_short"
-    RAISE_SHORT = "raise_short"
-    RAISE_NOT_ALLOWED = "raise_not_allowed"
-    RAISE_LIMIT = "raise_limit"
-    OVERSIZED_CHIP = "oversized_chip"
-    MULTIPLE_CHIPS = "multiple_chips"
-    ALL_IN_FACE_UP = "all_in_face_up"
-    CLOCK_STARTED = "clock_started"
-    CLOCK_COUNTDOWN = "clock_countdown"
-    CLOCK_EXPIRED = "clock_expired"
-    FLOOR_CALLED = "floor_called"
-    # the floor as a ruling (issue 13, floor.py)
-    FLOOR_PENDING = "floor_pending"
-    FLOOR_DECISION = "floor_decision"
-    # wagers as players make them (issue 14, wagers.py)
-    STRING_BET = "string_bet"
-    CALL_NOT_RAISE = "call_not_raise"
-    CHIPS_TAKEN_BACK = "chips_taken_back"
-    NONSTANDARD_FOLD = "nonstandard_fold"
-    DECLARATION_BINDS = "declaration_binds"
-    # the showdown
-    WINNING_HAND_MUCKED = "winning_hand_mucked"
-    LOSING_HAND_LIVE = "losing_hand_live"
-    HAND_NOT_TABLED = "hand_not_tabled"
-    # rejected sensor input (impossible events)
-    REJECTED = "rejected"
+__all__ = [
+    "SEVERITY_NAMES",
+    "ActionRecord",
+    "Alert",
+    "AlertCode",
+    "Decision",
+    "HandComplete",
+    "HandRecord",
+    "Instruction",
+    "PotRecord",
+    "SeatRecord",
+    "Severity",
+    "ShowRecord",
+]
 
 
 # The decisions and records below are read-only values. They are written with an explicit

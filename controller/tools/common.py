@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import TextIO
 
 from controller.daemon.config import DaemonConfig, load
-from controller.link.store import TableStore
+from controller.daemon.table_store import TableStore
 from controller.rules.cards import Card
 from controller.rules.errors import RailguardError
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from controller.rules.cards import Card
-from controller.rules.decisions import AlertCode
+from controller.rules.catalogue import BY_WIRE
 from controller.rules.errors import BadCard, ConfigError
 from controller.rules.events import ConsoleButton, Declaration
 from controller.rules.phases import Phase
@@ -21,7 +21,7 @@ from controller.rules.profile import get_profile
 from hwsim.scenario.model import Action, CardRef, Expect, Scenario, ScenarioError, Step
 
 BUTTONS = {b.value: b for b in ConsoleButton}
-ALERT_CODES = {c.value.upper() for c in AlertCode} | {"HAND_INTERRUPTED"}
+ALERT_CODES = frozenset(BY_WIRE)  # the catalogue's codes, the daemon's own included
 SEVERITIES = ("info", "warning", "critical")
 PHASES = {p.value for p in Phase}
 STREETS = ("idle", "preflop", "flop", "turn", "river", "showdown")

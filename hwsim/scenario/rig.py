@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from controller.daemon import Daemon
+from controller.daemon.service import Daemon
 from controller.link.config import BrokerConfig
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.events import Event

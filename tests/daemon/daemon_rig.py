@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.daemon import Daemon, config
+from controller.daemon import config
+from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, PUCK, SEATS, Venue, card_uid
 from controller.rules.cards import STANDARD_DECK, Card
+from firmware_bridge.pcsc import BadgeFactory
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio, wired_factory
@@ -165,7 +167,8 @@ class Rig:
 
 @contextlib.asynccontextmanager
 async def running(tmp: Path, mqtt_port: int, *, profile: str = "tda-2024",
-                  storage: Path | None = None, **sections: dict[str, Any],
+                  storage: Path | None = None, badge_factory: BadgeFactory | None = None,
+                  **sections: dict[str, Any],
                   ) -> AsyncIterator[Rig]:  # fmt: skip
     """The simulated table, running; everything stopped on exit."""
     board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
@@ -174,7 +177,7 @@ async def running(tmp: Path, mqtt_port: int, *, profile: str = "tda-2024",
                                       **sections))  # fmt: skip
     factory = wired_factory()
     gpio = SimGpio(factory, cfg.gpio)
-    daemon = Daemon(cfg, pin_factory=factory)
+    daemon = Daemon(cfg, pin_factory=factory, badge_factory=badge_factory)
     venue = Venue("127.0.0.1", mqtt_port, BASE)
     stop = asyncio.Event()
     run = asyncio.create_task(daemon.run(stop))

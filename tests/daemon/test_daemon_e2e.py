@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from controller.daemon import Daemon
+from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, SEATS, Venue, card_uid
 from controller.demo.table import command_payload as command

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from controller.daemon.house_profiles import resolve, stored_documents
+from controller.daemon.table_store import TableStore
 from controller.demo.table import HOLE, MUCK
 from controller.demo.table import command_payload as command
-from controller.link.store import TableStore
 from controller.rules.profile import builtin_profile
 from controller.rules.profile_document import house_profile
 from tests.brokers import plain_broker

@@ -164,7 +164,7 @@ def _run(n: int, tmp: Path, kinds: tuple[str, ...]) -> None:
         seen, hands, kinds = asyncio.run(asyncio.wait_for(play, 20 + n * 6))
         count = check_no_live_hole_cards(seen, hands)
         codes = {b.get("code") for t, b in seen if t == f"{BASE}/alerts"}
-        missing = {KINDS[k][0].upper() for k in kinds if k} - codes
+        missing = {KINDS[k][0].value.upper() for k in kinds if k} - codes
         assert not missing, f"injected errors raised no alert: {sorted(missing)}"
         assert len({k for k in kinds if k}) >= min(n, len(ALL_KINDS))
         print(f"{n} hands, {count} messages, {time.monotonic() - t0:.1f} s")

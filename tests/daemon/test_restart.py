@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from controller.daemon import Daemon
+from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.hands import generated_hands
 from controller.demo.table import BET as BET_ANT

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.daemon import Daemon, config, recovery
+from controller.daemon import config, recovery
+from controller.daemon.service import Daemon
+from controller.daemon.table_store import LevelRecord
 from controller.daemon.translate import encode_event
-from controller.link import LevelRecord
 from controller.rules.cards import Card
 from controller.rules.engine import Level, TableCore
 from controller.rules.events import (

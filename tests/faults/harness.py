@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.daemon import Daemon
+from controller.daemon.service import Daemon
 from controller.demo.hands import NAMES, DemoHand, _demo_hand
 from controller.demo.table import VENUE, Table, Venue, chip_table, daemon_config
 from controller.demo.view import View

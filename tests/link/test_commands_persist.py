@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from controller.link import CommandRefused, TableStore, parse_command
+from controller.daemon.table_store import TableStore
+from controller.link import CommandRefused, parse_command
 from controller.link.commands import CommandGuard
 
 NOW = 1_800_000_000.0

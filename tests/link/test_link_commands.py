@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.daemon.table_store import TableStore
 from controller.link import (
     BrokerConfig,
     CommandRefused,
@@ -20,7 +21,6 @@ from controller.link import (
     EnrolDeck,
     SeatPlayer,
     SetLevel,
-    TableStore,
     VenueLink,
     parse_command,
 )

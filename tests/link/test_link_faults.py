@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from loop_timers import recording_timers
 
-from controller.link import BrokerConfig, Outbox, StoreFull, StoreLocked, TableStore, VenueLink
+from controller.daemon.table_store import TableStore
+from controller.link import BrokerConfig, Outbox, StoreFull, StoreLocked, VenueLink
 from controller.venuelog import SqliteHandStore, VenueLogger
 from tests.brokers import plain_broker
 from tests.link import samples

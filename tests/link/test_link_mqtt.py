@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from controller.daemon.table_store import TableStore
 from controller.link import (
     BrokerConfig,
     CommandResult,
     RedactionError,
     SeatPlayer,
-    TableStore,
     VenueLink,
 )
 from controller.link.commands import AckAlert, Command

@@ -43,7 +43,7 @@ def test_every_kind_raises_its_alert_and_keeps_the_result(
 ) -> None:
     r = replay_file(_flop_hand(tmp_path), get_profile(profile), kind)
     assert r.injected, r.line()
-    assert KINDS[parse_kind(kind)[0]][0] in r.alerts, r.line()
+    assert KINDS[parse_kind(kind)[0]][0].value in r.alerts, r.line()
     assert r.match is True, r.line()
     assert r.got == [8100, 9900, 12300, 9700]
     assert r.remedy

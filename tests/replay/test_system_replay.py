@@ -114,7 +114,7 @@ def test_injected_errors_through_the_whole_system(tmp_path: Path, kind: str, rem
     for r in results:
         assert r.match is True, r.line()
         assert r.injected and remedy in r.remedy
-        assert KINDS[kind][0] in r.alerts, r.line()
+        assert KINDS[kind][0].value in r.alerts, r.line()
 
 
 def test_compressed_time() -> None:

@@ -8,7 +8,7 @@ import pytest
 from tools_rig import FAST_BOARD, Cli, run, write_config
 
 from controller.daemon.config import load
-from controller.link.store import TableStore
+from controller.daemon.table_store import TableStore
 from controller.rules.cards import Card
 from firmware_bridge.decks import DEFAULT_ORDER
 from hwsim.board import SimBoard

@@ -113,7 +113,7 @@ def test_alert_filter_finds_the_injected_dealer_error(store: HandStore) -> None:
     for n, (_, _, _, inj, _) in HANDS.items():
         if inj is None:
             continue
-        code = KINDS[inj][0].upper()  # the code the injection must raise
+        code = KINDS[inj][0].value.upper()  # the code the injection must raise
         assert n in _nos(store, alert=code), (n, code)
     assert _nos(store, alert="EXPOSED_CARD") == [2]
     assert _nos(store, alert="FOUR_CARD_FLOP") == [3]

@@ -49,6 +49,16 @@ CREATE TABLE IF NOT EXISTS hand_events (
 """
 
 
+def check_text(**fields: str) -> None:
+    """BadInput naming the first field that is not encodable text (a lone surrogate): what
+    the store cannot hold, checked before a command changes anything."""
+    for what, text in fields.items():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadInput(f"{what} is not valid Unicode text (a lone surrogate)") from None
+
+
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
     seat: int
@@ -135,11 +145,7 @@ class TableStore:
         """Seat a player; BadInput if the seat is taken or the player is seated elsewhere,
         or if ``name`` or ``player_id`` is not encodable text (a lone surrogate). With
         ``update``, the same player already in ``seat`` gets the new name and stack."""
-        for what, text in (("player_id", player_id), ("name", name)):
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                raise BadInput(f"{what} is not valid Unicode text (a lone surrogate)") from None
+        check_text(player_id=player_id, name=name)
         with self.db.transaction(f"seating {player_id}") as con:
             taken = con.execute("SELECT player_id FROM seats WHERE seat = ?", (seat,)).fetchone()
             if taken is not None and update and taken[0] == player_id:
@@ -159,12 +165,15 @@ class TableStore:
                 (seat, player_id, name, stack),
             )
 
-    def unseat_player(self, seat: int) -> SeatRecord:
-        """Remove the player of ``seat`` and return their record; BadInput if empty."""
+    def unseat_player(self, seat: int, *, missing_ok: bool = False) -> SeatRecord | None:
+        """Remove the player of ``seat`` and return their record; BadInput if empty (None
+        with ``missing_ok``: a seat the store never had, e.g. seated before a restore)."""
         with self.db.transaction(f"unseating seat {seat}") as con:
             row = con.execute(
                 "SELECT seat, player_id, name, stack FROM seats WHERE seat = ?", (seat,)
             ).fetchone()
+            if row is None and missing_ok:
+                return None
             if row is None:
                 raise BadInput(f"seat {seat} is empty")
             con.execute("DELETE FROM seats WHERE seat = ?", (seat,))
