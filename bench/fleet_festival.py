@@ -293,7 +293,10 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
             groups["console"] = ([console.pid], False)
             groups["chromium"] = ([driver.service.process.pid], True)
         start = time.time() + 1.0
-        (work / "go").write_text(repr(start))
+        # atomically: a worker polling for the file must not read it half written (one
+        # read an empty "go" under load and stopped: "could not convert string to float")
+        (work / "go.tmp").write_text(repr(start))
+        (work / "go.tmp").rename(work / "go")
         time.sleep(max(0.0, start - time.time()))
         cpu0 = {k: _cpu(pids, tree) for k, (pids, tree) in groups.items()}
         sys0, load0 = psutil.cpu_times(), os.getloadavg()

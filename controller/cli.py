@@ -56,7 +56,25 @@ def _order(item: tuple[str, object]) -> tuple[int, str]:
     return (ORDER.index(name) if name in ORDER else len(ORDER), name)
 
 
-def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names: its first argument that is not an option (the
+    top-level parser has only ``--help`` and ``--version``, which take no value)."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if not arg.startswith("-"):
+            return arg
+    return None
+
+
+def _build_parser(
+    argv: Sequence[str] | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    """The parser and each command's handler. Only the command ``argv`` names gets its
+    arguments registered (a register function imports its command's modules: the floor
+    console's aiohttp app, the scenario runner, the logger; ``railguard run`` must not carry
+    them); the others are listed with their summary for ``--help``. ``argv`` None: all."""
+    chosen = _chosen(argv) if argv is not None else None
     parser = argparse.ArgumentParser(
         prog="railguard",
         description="The controller in the rail of a poker table, and its tools.",
@@ -69,13 +87,17 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     for name, (register, handler) in sorted(commands.REGISTRY.items(), key=_order):
         doc = (handler.__doc__ or "").strip()
         summary = doc.split("\n\n")[0]
-        register(sub.add_parser(name, help=summary, description=doc))
+        command = sub.add_parser(name, help=summary, description=doc)
+        if argv is None or name == chosen:
+            register(command)
         handlers[name] = handler
     return parser, handlers
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, handlers = _build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser, handlers = _build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return handlers[args.command](args)

@@ -12,6 +12,8 @@ this interpreter's environment, a C compiler and the Python headers.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import importlib
 import os
 import pkgutil
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from importlib import metadata
 from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
@@ -27,6 +30,9 @@ COMPILED = "compiled (mypyc)"
 PURE = "pure Python"
 # What a build of the wheel reads from the source tree (pyproject.toml names the README).
 BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md", "controller", "firmware_bridge", "hwsim")
+# What the compiled part of such a wheel is made of: the rules core imports nothing outside
+# controller/rules, and setup.py and pyproject.toml ([tool.mypy]) steer mypyc.
+CORE_INPUTS = ("pyproject.toml", "setup.py", "controller/rules")
 
 
 def is_extension(path: str | None) -> bool:
@@ -99,6 +105,82 @@ def build_wheel(
                    for n in zf.namelist()):  # fmt: skip
             raise RuntimeError(f"{wheels[-1].name} has no compiled controller/rules/engine")
     return wheels[-1]
+
+
+_IGNORED_SUFFIXES = (".pyc", ".so", ".pyd")
+
+
+def sources_hash(
+    source: Path, inputs: tuple[str, ...] = CORE_INPUTS, python: str = sys.executable
+) -> str:
+    """A hex digest of the files of ``inputs`` under ``source`` (less caches and build
+    output), the interpreter and the mypy that compiles them: the key of
+    :func:`cached_wheel`'s cache."""
+    h = hashlib.sha256()
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        h.update(metadata.version("mypy").encode())
+    h.update(f"{python}\0{sys.version}\0{sys.platform}\0".encode())
+    for name in inputs:
+        path = source / name
+        files = sorted(path.rglob("*")) if path.is_dir() else [path]
+        for f in files:
+            rel = f.relative_to(source).as_posix()
+            if (
+                not f.is_file()
+                or "__pycache__" in f.parts
+                or "build" in f.relative_to(source).parts
+                or f.name.endswith(_IGNORED_SUFFIXES)
+            ):
+                continue
+            h.update(rel.encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:20]
+
+
+def cache_dir() -> Path:
+    """Where :func:`cached_wheel` keeps compiled wheels: ``$RAILGUARD_CORE_CACHE``, else
+    ``$XDG_CACHE_HOME/railguard/core-wheels`` (``~/.cache/...``)."""
+    env = os.environ.get("RAILGUARD_CORE_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "railguard" / "core-wheels"
+
+
+def cached_wheel(source: Path, *, keep: int = 3) -> tuple[Path, bool]:
+    """A compiled wheel of ``source``: the cached one whose compiled core was built from
+    the same sources (:func:`sources_hash` of ``CORE_INPUTS``) if there is one, else a
+    fresh build put in the cache (the ``keep`` newest builds are kept). Returns the wheel
+    and whether it was built now.
+
+    The key covers the compiled core only: the rest of a cached wheel (the daemon,
+    ``hwsim``) is as of its build. That is what the benchmark's worker needs (the compiled
+    core and ``hwsim``'s hand planner, which is consistent with it); install a fresh
+    :func:`build_wheel` for anything else."""
+    root = cache_dir()
+    key = sources_hash(source)
+    entry = root / key
+    found = sorted(entry.glob("railguard-*.whl")) if entry.is_dir() else []
+    if found:
+        return found[0], False
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=root))
+    try:
+        build_wheel(source, scratch)
+        try:
+            scratch.rename(entry)  # atomic; a build that finished first wins
+        except OSError:
+            shutil.rmtree(scratch, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    old = sorted(
+        (d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")),
+        key=lambda d: d.stat().st_mtime,
+        reverse=True,
+    )
+    for d in old[keep:]:
+        shutil.rmtree(d, ignore_errors=True)
+    return sorted(entry.glob("railguard-*.whl"))[0], True
 
 
 def unpack_wheel(wheel: Path, dest: Path) -> Path:

@@ -133,6 +133,8 @@ REMEDY: dict[tuple[str, str], str] = {
     "of the live bet nor returned as uncalled",
     ("bb_ante_order", "ante-first"): "a big blind short of the blind and the ante posts the "
     "ante first, the rest is the blind; the ante is dead money in the main pot",
+    ("max_ante_big_blinds", "*"): "a level whose ante is above {v} big blind(s) is refused, "
+    "at the table and by the floor console (issue 22)",
     ("smallest_chip", "*"): "split pots and odd chips are paid in {v}-chips: the odd chips "
     "one {v} each from the first winner left of the button (002 [L63])",
     ("untabled_muck_relinquishes", "true"): "SHOWDOWN: a hand mucked without being tabled "

@@ -54,7 +54,8 @@ needs_mosquitto = pytest.mark.skipif(
 @pytest.mark.timeout(150)
 @pytest.mark.parametrize("source", ["auto", "generated"])
 def test_demo_plays_three_seeded_hands(source: str) -> None:
-    r = _run("--hands", "3", "--seed", "1", "--source", source, "--error-rate", "0.5")
+    r = _run("--hands", "3", "--seed", "1", "--source", source, "--error-rate", "0.5",
+             "--tables", "1")  # fmt: skip
     assert r.returncode == 0, r.stdout
     assert re.search(r"^demo: 3 hands played, 0 records missing, 0 mismatches, seed 1: OK$",
                      r.stdout, re.M), r.stdout  # fmt: skip
@@ -65,8 +66,8 @@ def test_demo_plays_three_seeded_hands(source: str) -> None:
 @needs_mosquitto
 @pytest.mark.timeout(150)
 def test_demo_is_reproducible_with_a_seed() -> None:
-    a = _run("--hands", "2", "--seed", "7", "--source", "generated")
-    b = _run("--hands", "2", "--seed", "7", "--source", "generated")
+    a = _run("--hands", "2", "--seed", "7", "--source", "generated", "--tables", "1")
+    b = _run("--hands", "2", "--seed", "7", "--source", "generated", "--tables", "1")
     assert a.returncode == b.returncode == 0, a.stdout + b.stdout
 
     def hands(out: str) -> list[str]:
@@ -103,7 +104,7 @@ def test_demo_dealer_makes_errors_of_several_kinds_and_each_raises_its_alert() -
     # every hand with a dealer error (error rate 1): hwsim.inject's kinds and their remedies
     # through the whole table; the remedies keep every hand's result
     res = _run("--hands", "8", "--seed", "5", "--error-rate", "1.0", "--source", "generated",
-               timeout=240)  # fmt: skip
+               "--tables", "1", timeout=240)  # fmt: skip
     assert res.returncode == 0, res.stdout
     errors = re.findall(r"dealer error: (.+)", res.stdout)
     assert len(errors) >= 5 and len(set(errors)) >= 3, errors
@@ -143,17 +144,25 @@ def _until(cond: Callable[[], T | None], what: str, timeout: float = 60) -> T:
     pytest.fail(f"timed out waiting for {what}")
 
 
+DIRECTOR_LINE = re.compile(r"director login: user (\S+), password (\S+) ")
+
+
 @needs_mosquitto
-@pytest.mark.timeout(200)
+@pytest.mark.timeout(240)
 def test_demo_opens_the_room_in_the_floor_console() -> None:
-    # the address and login the demo prints serve the console, and its room shows the demo
-    # table as the table published it: the players the demo's own view printed
-    proc, lines = _start("--hands", "6", "--seed", "3", "--source", "generated",
-                         "--console-port", "0")  # fmt: skip
+    # the address and logins the demo prints serve the console; its room shows the demo's
+    # three tables (six, nine and eight seats, as each table's zone map says in its state)
+    # as they published them, the first with the players the demo's own view printed; the
+    # hand search finds every table's hands (the logger's database, issue 22) and dealer
+    # quality names the dealers who tapped their badges
+    proc, lines = _start("--hands", "3", "--seed", "3", "--source", "generated",
+                         "--console-port", "0", "--error-rate", "0")  # fmt: skip
     try:
         banner = _until(lambda: next((m for ln in lines if (m := CONSOLE_LINE.search(ln))), None),
                         "the console's address")  # fmt: skip
         url, user, password = banner.group(1), banner.group(2), banner.group(3)
+        director = _until(lambda: next((m for ln in lines if (m := DIRECTOR_LINE.search(ln))),
+                                       None), "the director's login")  # fmt: skip
         jar = http.cookiejar.CookieJar()
         web = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
         with web.open(url, timeout=10) as page:
@@ -162,31 +171,48 @@ def test_demo_opens_the_room_in_the_floor_console() -> None:
         with pytest.raises(urllib.error.HTTPError) as refused:  # no session, no room
             web.open(url + "api/room", timeout=10)
         assert refused.value.code == 401
-        body = json.dumps({"user": user, "password": password}).encode()
-        login = urllib.request.Request(url + "api/login", method="POST", data=body,
-                                       headers={"Content-Type": "application/json"})  # fmt: skip
-        with web.open(login, timeout=10) as r:
-            assert json.load(r)["role"] == "supervisor"
 
-        def tile() -> dict[str, Any] | None:
+        def login(name: str, pw: str) -> str:
+            body = json.dumps({"user": name, "password": pw}).encode()
+            req = urllib.request.Request(url + "api/login", method="POST", data=body,
+                                         headers={"Content-Type": "application/json"})  # fmt: skip
+            with web.open(req, timeout=10) as r:
+                return str(json.load(r)["role"])
+
+        assert login(director.group(1), director.group(2)) == "director"
+        assert login(user, password) == "supervisor"
+
+        def tiles() -> dict[str, dict[str, Any]] | None:
             with web.open(url + "api/room", timeout=10) as r:
                 room = json.load(r)
-            for t in room["tiles"]:
-                if t["key"] == "v1/t1" and t["status"] == "online" and t["state"].get("seats"):
-                    return dict(t)
-            return None
+            got = {t["key"]: t for t in room["tiles"]
+                   if t["status"] == "online" and t["state"].get("seats")}  # fmt: skip
+            return got if len(got) == 3 else None
 
-        seen = _until(tile, "the demo table in the room")
+        seen = _until(tiles, "the demo's three tables in the room")
+        assert {k: len(t["state"]["table_seats"]) for k, t in seen.items()} == {
+            "v1/t1": 6, "v1/t2": 9, "v1/t3": 8}  # fmt: skip
         printed = {m.group(1) for ln in lines if (m := SEAT_LINE.match(ln))}
-        names = {s["name"] for s in seen["state"]["seats"]}
+        names = {s["name"] for s in seen["v1/t1"]["state"]["seats"]}
         assert names and names <= printed, (names, printed)
-        _until(lambda: (t := tile()) is not None and (t["state"].get("hand_no") or 0) >= 1,
-               "a hand on the tile")  # fmt: skip
-        proc.wait(timeout=180)
+
+        def get(path: str) -> Any:
+            with web.open(url + path, timeout=10) as r:
+                return json.load(r)
+
+        _until(lambda: {h["table"] for h in get("api/hands")["hands"]} == {"t1", "t2", "t3"},
+               "a hand of each table in the hand search")  # fmt: skip
+        # each table's first dealer tapped in before its first hand (the second takes over
+        # half way): dealer quality has their names, not "(none)"
+        dealers = {d["dealer"] for d in get("api/quality")["dealers"]}
+        assert {"Ana", "Chloe", "Eva"} <= dealers, dealers
+        proc.wait(timeout=200)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     assert proc.returncode == 0, "\n".join(lines)
+    assert re.search(r"^demo: 9 hands played, 0 records missing, 0 mismatches", "\n".join(lines),
+                     re.M), lines  # fmt: skip
     with pytest.raises(urllib.error.URLError):  # the demo closed its console as it ended
         urllib.request.urlopen(url, timeout=5)

@@ -334,6 +334,7 @@ class Daemon:
             payload["badge_reader"] = self.badge_reader
         payload["dealer"] = self.core.dealer[:64] or None
         payload["storage"] = self.health.storage
+        payload["table_seats"] = list(venue_commands.table_seats(self))
         self.indicators.set_action_seat(snap.to_act or None)
         if payload == self.last_state:
             return

@@ -16,6 +16,13 @@ state is republished. ``button_draw`` starts the button draw (as a long press of
 ACK button between hands does). ``set_profile`` with a ``document`` instead of a name is a
 venue's own house profile (:mod:`controller.daemon.house_profiles`); ``unseat`` answers
 with the player who left and the stack they took (the console moves them to another table).
+
+Before anything else, ``seat``, ``unseat``, ``move`` and ``set_level`` pass the floor's sense
+checks (:mod:`controller.link.command_checks`, the same the floor console runs before it
+sends): against the seats this table really has (its zone map, within the profile's
+``max_seats``; published in the live state as ``table_seats``) and who sits where, and the
+level's blinds and ante against each other and the profile. A refusal is a sentence the
+floor reads ("Seat 7 does not exist at this table: it has seats 1-6.").
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from controller.link import (
 from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
+from controller.link import command_checks as checks
 from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
 from controller.rules.cards import Card
 from controller.rules.engine import Step, TableCore
@@ -106,11 +114,39 @@ async def handle_command(d: CommandHost, cmd: Command) -> CommandResult:
     return result
 
 
+def table_seats(d: CommandHost) -> tuple[int, ...]:
+    """The seats this table has: its zone map's, up to the profile's ``max_seats``."""
+    return tuple(s for s in d.cfg.zones.seats if s <= d.core.profile.max_seats)
+
+
+def _occupied(d: CommandHost) -> dict[int, str]:
+    return {s: st.player for s, st in d.core.seats.items()}
+
+
+def sense(d: CommandHost, cmd: Command) -> str | None:
+    """The floor's sense checks of ``cmd`` at this table (None: it makes sense)."""
+    if isinstance(cmd, SeatCmd):
+        return checks.check_seat(cmd.seat, cmd.player_id, table_seats(d), _occupied(d))
+    if isinstance(cmd, UnseatCmd):
+        return checks.check_unseat(cmd.seat, table_seats(d), _occupied(d))
+    if isinstance(cmd, MovePlayer):
+        return checks.check_move(cmd.from_seat, cmd.to_seat, table_seats(d), _occupied(d))
+    if isinstance(cmd, LevelCmd):
+        prof = d.core.profile
+        return checks.check_level(cmd.small_blind, cmd.big_blind, cmd.ante, cmd.big_blind_ante,
+                                  ante_style=prof.ante_style.value, profile=prof.name,
+                                  max_ante_bb=prof.max_ante_big_blinds)  # fmt: skip
+    return None
+
+
 async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
     """Every check before the rules core sees the command; the table store written only
     once the core accepted it. A refused command leaves the core's state and the store as
     they were."""
     t = time.monotonic()
+    problem = sense(d, cmd)
+    if problem is not None:
+        return CommandResult.error(problem)
     if isinstance(cmd, SeatCmd):
         return await _seat(d, cmd, t)
     if isinstance(cmd, UnseatCmd):

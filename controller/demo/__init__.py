@@ -1,7 +1,10 @@
-"""``railguard demo``: the README's main job on the simulated table. A private mosquitto (or
-``--broker``), the daemon in-process, the reader board on a pty and MockFactory GPIO; the
-virtual dealer plays N hands through the simulated hardware while a live view prints each
-hand, then a summary. Exit 0 when every hand has its record and the right finishing stacks."""
+"""``railguard demo``: the README's main job on simulated tables. A private mosquitto (or
+``--broker``), ``--tables`` tables (default 3, of six, nine and eight seats: a room) each
+with its daemon in-process, its reader board on a pty and MockFactory GPIO, one venue
+logger; each table's virtual dealer (logged in by badge) plays ``--hands`` hands through the
+simulated hardware while a live view prints the first table's hands, then a summary. The
+floor console opens on the room (a supervisor's and a director's login printed). Exit 0
+when every hand of every table has its record and the right finishing stacks."""
 
 from __future__ import annotations
 
@@ -28,7 +31,10 @@ __all__ = ["broker_for", "register", "run_demo"]
 def register(p: argparse.ArgumentParser) -> None:
     from controller.tools.args import add_broker, add_logger_group
 
-    p.add_argument("--hands", type=int, default=20, metavar="N", help="hands to play (default 20)")
+    p.add_argument("--hands", type=int, default=20, metavar="N",
+                   help="hands each table plays (default 20)")  # fmt: skip
+    p.add_argument("--tables", type=int, default=3, metavar="N",
+                   help="tables in the room, 1-10 (default 3: of 6, 9 and 8 seats)")  # fmt: skip
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="the same seed plays the same run again (default: a new one)")  # fmt: skip
     add_broker(p, "the broker the table and its venue logger use")
@@ -94,18 +100,22 @@ async def _with_console(
     play: Coroutine[Any, Any, T], room: tuple[str, int, int] | None, workdir: Path, view: View
 ) -> T:
     """``play`` with the floor console open on the demo's broker (``room``: broker host,
-    port, the console's port; None: no console), its address and login printed first."""
+    port, the console's port; None: no console), its address and logins printed first. The
+    console searches the hands the demo's venue logger stores (``workdir``/venue.db)."""
     if room is None:
         return await play
     from controller.demo.console import open_console
 
     try:
-        console = await open_console(room[0], room[1], workdir / "console", room[2])
+        console = await open_console(room[0], room[1], workdir / "console", room[2],
+                                     db=workdir / "venue.db")  # fmt: skip
     except BaseException:
         play.close()
         raise
     view.line(f"  floor console {console.url} (user {console.user}, password"
               f" {console.password}): the room, live in a browser")  # fmt: skip
+    view.line(f"  director login: user {console.director}, password"
+              f" {console.director_password} (the room's level, a table's profile)")  # fmt: skip
     try:
         return await play
     finally:
@@ -114,7 +124,8 @@ async def _with_console(
 
 def run_demo(args: argparse.Namespace) -> int:
     from controller.demo.hands import demo_hands
-    from controller.demo.table import DemoFailure, run_table
+    from controller.demo.room import plans, run_room, table_ids
+    from controller.demo.table import DemoFailure
     from controller.demo.view import View
     from controller.rules.errors import RailguardError
     from controller.rules.profile import get_profile
@@ -124,6 +135,9 @@ def run_demo(args: argparse.Namespace) -> int:
     if args.hands < 1:
         print("railguard demo: --hands must be at least 1")
         return 2
+    if not 1 <= args.tables <= 10:
+        print("railguard demo: --tables must be 1-10")
+        return 2
     if not 0 <= args.console_port < 65536:
         print("railguard demo: --console-port must be 0-65535")
         return 2
@@ -131,12 +145,16 @@ def run_demo(args: argparse.Namespace) -> int:
     view = View()
     try:
         profile = get_profile(args.profile)
-        where, hands = demo_hands(random.Random(seed), args.hands, profile, args.source)
+        dealt = [demo_hands(random.Random(seed if i == 0 else f"{seed}-table-{i}"), args.hands,
+                            profile, args.source) for i in range(args.tables)]  # fmt: skip
     except RailguardError as exc:
         print(f"railguard demo: {exc}")
         return 2
-    view.total = len(hands)
-    view.banner(f"railguard demo: {len(hands)} hands, seed {seed}, profile {profile.name}")
+    where = dealt[0][0]
+    hands = [h for _, h in dealt]
+    n_hands = sum(len(h) for h in hands)
+    view.banner(f"railguard demo: {args.tables} table{'s' if args.tables > 1 else ''},"
+                f" {len(hands[0])} hands each, seed {seed}, profile {profile.name}")  # fmt: skip
     view.line(f"  {where}")
     try:
         with broker_for(args.broker) as (host, port, table_id), \
@@ -144,39 +162,63 @@ def run_demo(args: argparse.Namespace) -> int:
             # on a venue's broker, a share group (and client id) of its own: the venue's
             # logger keeps every hand of the venue's tables (docs/cli.md)
             group = args.logger_group or (table_id if args.broker else "venuelog")
-            view.line(f"  broker mqtt://{host}:{port}, table railguard/v1/{table_id},"
-                      f" venue logger share group {group}")  # fmt: skip
-            play = run_table(
-                hands, host=host, port=port, profile=args.profile, seed=seed,
-                error_rate=args.error_rate, workdir=Path(tmp), view=view, table_id=table_id,
-                logger_group=group, logger_instance=table_id if args.broker else "main",
+            room_plan = plans(table_ids(table_id, args.tables), hands, view)
+            names = ", ".join(f"{p.table_id} ({p.seats} seats, dealer {p.dealers[0]})"
+                              for p in room_plan)  # fmt: skip
+            view.line(f"  broker mqtt://{host}:{port}, venue logger share group {group}")
+            view.line(f"  tables railguard/v1/: {names}; the hands of {room_plan[0].table_id}"
+                      " are shown")  # fmt: skip
+            play = run_room(
+                room_plan, host=host, port=port, profile=args.profile, seed=seed,
+                error_rate=args.error_rate, workdir=Path(tmp), logger_group=group,
+                logger_instance=table_id if args.broker else "main",
             )  # fmt: skip
             room = None if args.no_console else (host, port, args.console_port)
-            outcome, counts = asyncio.run(_with_console(play, room, Path(tmp), view))
+            stored = asyncio.run(_with_console(play, room, Path(tmp), view))
     except (DemoFailure, RailguardError, RuntimeError, ValueError, OSError) as exc:
         print(f"railguard demo: failed: {exc}")
         return 1
     view.line()
     view.banner("summary")
-    alerts = ", ".join(f"{c}={n}" for c, n in sorted(view.by_code.items())) or "none"
-    view.line(f"  dealer errors injected: {outcome.errors_injected}; alerts: {alerts}")
+    by_code: dict[str, int] = {}
+    for p in room_plan:
+        for code, n in p.view.by_code.items():
+            by_code[code] = by_code.get(code, 0) + n
+    alerts = ", ".join(f"{c}={n}" for c, n in sorted(by_code.items())) or "none"
+    injected = sum(p.outcome.errors_injected for p in room_plan)
+    view.line(f"  dealer errors injected: {injected}; alerts: {alerts}")
+    counts = {"daemon": sum(p.records for p in room_plan),
+              "mqtt": sum(p.over_mqtt for p in room_plan), "logger": stored}  # fmt: skip
     view.line(f"  hand records: daemon {counts['daemon']}, over MQTT {counts['mqtt']}, "
               f"stored by the venue logger {counts['logger']}")  # fmt: skip
-    for m in outcome.missing:
+    if len(room_plan) > 1:
+        for p in room_plan:
+            o = p.outcome
+            view.line(f"  table {p.table_id} ({p.seats} seats, dealers {p.dealers[0]} and"
+                      f" {p.dealers[1]}): {o.hands} hands played, {len(o.missing)} records"
+                      f" missing, {len(o.mismatches)} mismatches")  # fmt: skip
+    mismatches = [m for p in room_plan for m in p.outcome.mismatches]
+    missing_labels = [m for p in room_plan for m in p.outcome.missing]
+    for m in missing_labels:
         view.line(f"  MISSING record: {m}")
-    for m in outcome.mismatches:
+    for m in mismatches:
         view.line(f"  MISMATCH {m}")
-    missing = len(outcome.missing) + max(0, len(hands) - min(counts.values()))
+    missing = len(missing_labels) + max(0, n_hands - min(counts.values()))
     # with no dealer error injected, an alert above info is a false alarm: the demo fails
-    alarms = sum(view.alarms.values())
-    if outcome.errors_injected == 0 and alarms:
-        by_code = ", ".join(f"{c}={n}" for c, n in sorted(view.alarms.items()))
-        view.line(f"  FALSE ALARMS (no dealer error was made): {by_code}")
-    ok = not outcome.mismatches and missing == 0 and not (outcome.errors_injected == 0 and alarms)
+    alarm_codes: dict[str, int] = {}
+    for p in room_plan:
+        for code, n in p.view.alarms.items():
+            alarm_codes[code] = alarm_codes.get(code, 0) + n
+    false_alarms = injected == 0 and bool(alarm_codes)
+    if false_alarms:
+        listed = ", ".join(f"{c}={n}" for c, n in sorted(alarm_codes.items()))
+        view.line(f"  FALSE ALARMS (no dealer error was made): {listed}")
+    ok = not mismatches and missing == 0 and not false_alarms
     verdict = "OK" if ok else "FAILED"
+    played = sum(p.outcome.hands for p in room_plan)
     view.line(
-        f"demo: {outcome.hands} hands played, {missing} records missing, "
-        f"{len(outcome.mismatches)} mismatches, seed {seed}: {verdict}"
+        f"demo: {played} hands played, {missing} records missing, "
+        f"{len(mismatches)} mismatches, seed {seed}: {verdict}"
     )
     view.next_steps()
     return 0 if ok else 1

@@ -36,8 +36,9 @@ from typing import Any
 
 from aiohttp import web
 
-from controller.floor.app import Console, make_app
+from controller.floor.app import make_app
 from controller.floor.auth import Sessions, hash_password, load_users
+from controller.floor.console import Console
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
 from controller.link.config import BrokerConfig

@@ -1,4 +1,5 @@
-"""The console's hand history and dealer quality: the routes (registered by :func:`register`).
+"""The console's hand history and dealer quality: the handlers of these routes (listed, with
+the access each needs, in :mod:`controller.floor.routes`).
 
     GET /history                              the page (search, quality)
     GET /hand/{hand_id}                       a hand's page (street by street)
@@ -21,10 +22,12 @@ import asyncio
 import io
 import math
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from aiohttp import web
 
+from controller.floor.auth import User
+from controller.floor.console import Console
 from controller.floor.handview import hand_view, summary
 from controller.floor.quality import chart_svg, quality
 from controller.link.errors import BadInput, StoreError
@@ -32,12 +35,8 @@ from controller.venuelog.export import export_ohh, export_phh, phh_file_name, ph
 from controller.venuelog.query import MAX_LIMIT, HandQuery
 from controller.venuelog.store import HandStore, open_for_export
 
-if TYPE_CHECKING:
-    from controller.floor.app import Console
-
 #: the most hands an export or a quality table reads (a shift at a room is far fewer)
 MAX_HANDS_READ = 20_000
-PAGES = {"history": "history.html", "hand": "hand.html"}
 T = TypeVar("T")
 
 
@@ -112,38 +111,34 @@ def _page(q: HandQuery, offset: int) -> HandQuery:
                      MAX_LIMIT, offset)  # fmt: skip
 
 
-class History:
-    """The routes' access to the logger's store (opened read-only for each request)."""
+async def _read(c: Console, fn: Callable[[HandStore], T]) -> T:
+    """``fn`` on the logger's store, opened read-only for this request (404 without a store,
+    400 for a bad search, 503 for an unreadable store)."""
+    db = c.db
+    if db is None:
+        raise web.HTTPNotFound(text="no hand store configured (floor.db)")
 
-    def __init__(self, console: Console) -> None:
-        self.console = console
-
-    async def read(self, request: web.Request, fn: Callable[[HandStore], T]) -> T:
-        self.console.session(request)
-        db = self.console.db
-        if db is None:
-            raise web.HTTPNotFound(text="no hand store configured (floor.db)")
-
-        def run() -> T:
-            store = open_for_export(db)
-            try:
-                return fn(store)
-            finally:
-                store.close()
-
+    def run() -> T:
+        store = open_for_export(db)
         try:
-            return await asyncio.to_thread(run)
-        except BadInput as exc:
-            raise web.HTTPBadRequest(text=str(exc)) from None
-        except StoreError as exc:
-            raise web.HTTPServiceUnavailable(text=f"hand store: {exc}") from None
+            return fn(store)
+        finally:
+            store.close()
 
-    async def one(self, request: web.Request) -> dict[str, Any]:
-        hand_id = request.match_info["hand_id"]
-        env = await self.read(request, lambda s: s.get(hand_id))
-        if env is None:
-            raise web.HTTPNotFound(text=f"no stored hand {hand_id}")
-        return env
+    try:
+        return await asyncio.to_thread(run)
+    except BadInput as exc:
+        raise web.HTTPBadRequest(text=str(exc)) from None
+    except StoreError as exc:
+        raise web.HTTPServiceUnavailable(text=f"hand store: {exc}") from None
+
+
+async def _one(c: Console, request: web.Request) -> dict[str, Any]:
+    hand_id = request.match_info["hand_id"]
+    env = await _read(c, lambda s: s.get(hand_id))
+    if env is None:
+        raise web.HTTPNotFound(text=f"no stored hand {hand_id}")
+    return env
 
 
 def _download(body: str, name: str, kind: str) -> web.Response:
@@ -163,60 +158,44 @@ def _export(hands: list[dict[str, Any]], fmt: str) -> str:
     return out.getvalue()
 
 
-def register(app: web.Application, console: Console, asset: Callable[[str], str]) -> None:
-    """Add the history routes to the console's application."""
-    h = History(console)
-    routes = web.RouteTableDef()
+async def search(c: Console, request: web.Request, _user: User | None) -> web.Response:
+    q = parse_query(request.query)
+    found, total = await _read(c, lambda s: s.search(q))
+    return web.json_response({"hands": [summary(e) for e in found], "total": total,
+                              "offset": q.offset, "limit": q.limit})  # fmt: skip
 
-    @routes.get("/history")
-    async def history_page(_request: web.Request) -> web.Response:
-        return web.Response(text=asset(PAGES["history"]), content_type="text/html")
 
-    @routes.get("/hand/{hand_id}")
-    async def hand_page(_request: web.Request) -> web.Response:
-        return web.Response(text=asset(PAGES["hand"]), content_type="text/html")
+async def export_search(c: Console, request: web.Request, _user: User | None) -> web.Response:
+    fmt = request.match_info["fmt"]
+    q = parse_query(request.query, paged=False)
+    text = await _read(c, lambda s: _export(list(every_hand(s, q)), fmt))
+    name = "hands.ohh" if fmt == "ohh" else "hands.phhs"
+    return _download(text, name, "application/json" if fmt == "ohh" else "text/plain")
 
-    @routes.get("/api/history")
-    async def search(request: web.Request) -> web.Response:
-        q = parse_query(request.query)
-        found, total = await h.read(request, lambda s: s.search(q))
-        return web.json_response({"hands": [summary(e) for e in found], "total": total,
-                                  "offset": q.offset, "limit": q.limit})  # fmt: skip
 
-    @routes.get("/api/history/export.{fmt:ohh|phh}")
-    async def export_search(request: web.Request) -> web.Response:
-        fmt = request.match_info["fmt"]
-        q = parse_query(request.query, paged=False)
-        text = await h.read(request, lambda s: _export(list(every_hand(s, q)), fmt))
-        name = "hands.ohh" if fmt == "ohh" else "hands.phhs"
-        return _download(text, name, "application/json" if fmt == "ohh" else "text/plain")
+async def hand(c: Console, request: web.Request, _user: User | None) -> web.Response:
+    return web.json_response(hand_view(await _one(c, request)))
 
-    @routes.get("/api/hand/{hand_id}")
-    async def hand(request: web.Request) -> web.Response:
-        return web.json_response(hand_view(await h.one(request)))
 
-    @routes.get("/api/hand/{hand_id}/export.{fmt:ohh|phh}")
-    async def export_hand(request: web.Request) -> web.Response:
-        env = await h.one(request)
-        if request.match_info["fmt"] == "ohh":
-            return _download(_export([env], "ohh"), phh_file_name(env["hand_id"])[:-4] + ".ohh",
-                             "application/json")  # fmt: skip
-        try:
-            text = phh_text(env["ohh"])
-        except (BadInput, KeyError) as exc:
-            raise web.HTTPUnprocessableEntity(text=f"no PHH for {env['hand_id']}: {exc}") from None
-        return _download(text, phh_file_name(env["hand_id"]), "text/plain")
+async def export_hand(c: Console, request: web.Request, _user: User | None) -> web.Response:
+    env = await _one(c, request)
+    if request.match_info["fmt"] == "ohh":
+        return _download(_export([env], "ohh"), phh_file_name(env["hand_id"])[:-4] + ".ohh",
+                         "application/json")  # fmt: skip
+    try:
+        text = phh_text(env["ohh"])
+    except (BadInput, KeyError) as exc:
+        raise web.HTTPUnprocessableEntity(text=f"no PHH for {env['hand_id']}: {exc}") from None
+    return _download(text, phh_file_name(env["hand_id"]), "text/plain")
 
-    @routes.get("/api/quality")
-    async def quality_json(request: web.Request) -> web.Response:
-        q = parse_query(request.query, paged=False)
-        report = await h.read(request, lambda s: quality(every_hand(s, q)))
-        return web.json_response(report.as_json())
 
-    @routes.get("/api/quality.svg")
-    async def quality_chart(request: web.Request) -> web.Response:
-        q = parse_query(request.query, paged=False)
-        svg = await h.read(request, lambda s: chart_svg(quality(every_hand(s, q))))
-        return web.Response(text=svg, content_type="image/svg+xml")
+async def quality_json(c: Console, request: web.Request, _user: User | None) -> web.Response:
+    q = parse_query(request.query, paged=False)
+    report = await _read(c, lambda s: quality(every_hand(s, q)))
+    return web.json_response(report.as_json())
 
-    app.add_routes(routes)
+
+async def quality_chart(c: Console, request: web.Request, _user: User | None) -> web.Response:
+    q = parse_query(request.query, paged=False)
+    svg = await _read(c, lambda s: chart_svg(quality(every_hand(s, q))))
+    return web.Response(text=svg, content_type="image/svg+xml")

@@ -20,7 +20,9 @@ from controller.link.errors import SchemaViolation
 _ID = re.compile(r"[A-Za-z0-9-]{1,32}")
 KINDS = {"state": "state", "status": "status", "alerts": "alert", "events": "event"}
 SEAT_FIELDS = ("seat", "player_id", "name", "stack", "bet", "status", "cards_held")
-STATE_FIELDS = ("hand_no", "street", "pot", "button", "to_act", "profile", "badge_reader", "dealer")
+STATE_FIELDS: tuple[str, ...] = ("hand_no", "street", "pot", "button", "to_act", "profile",
+                                 "badge_reader", "dealer")  # fmt: skip
+STATE_FIELDS += ("table_seats",)  # the table's seats (its zone map): the floor actions' checks
 FEED_SIZE = 200
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Final, Protocol
 
+from controller.link.command_checks import check_level, plain_field_error
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
 from controller.link.schemas import fast_valid, schema, validate, validator_for
 
@@ -256,8 +257,19 @@ def _validate_command(obj: Any) -> None:
     try:
         validate("command", obj["args"], per_command[obj["command"]])
     except SchemaViolation as exc:
+        if obj["command"] in FLOOR_COMMANDS:  # a floor person reads these: plain words
+            raise PlainRefusal(plain_field_error(obj["args"], exc.path, exc.rule,
+                                                 exc.message)) from None  # fmt: skip
         path = f"args/{exc.path}".rstrip("/")
         raise SchemaViolation("command", path, str(exc).split(": ", 2)[-1]) from None
+
+
+#: the commands the floor sends by hand: their argument errors are worded for the floor
+FLOOR_COMMANDS = frozenset({"seat", "unseat", "move", "set_level", "ack_alert"})
+
+
+class PlainRefusal(Exception):
+    """A command's arguments refused in a sentence (:func:`plain_field_error`)."""
 
 
 def parse_command(payload: bytes | str) -> Command:
@@ -274,6 +286,8 @@ def parse_command(payload: bytes | str) -> Command:
         _validate_command(obj)
     except SchemaViolation as exc:
         raise CommandRefused(f"invalid: {exc}", rid) from None
+    except PlainRefusal as exc:
+        raise CommandRefused(str(exc), rid) from None
     try:
         issued_at = float(obj["ts"])
     except OverflowError:
@@ -287,11 +301,15 @@ def parse_command(payload: bytes | str) -> Command:
         return UnseatPlayer(meta, a["seat"])
     if name == "move":
         if a["from_seat"] == a["to_seat"]:
-            raise CommandRefused("invalid: args: from_seat and to_seat are the same seat", rid)
+            raise CommandRefused(f"Seat {a['from_seat']} is both the seat to move from and the"
+                                 " seat to move to.", rid)  # fmt: skip
         return MovePlayer(meta, a["from_seat"], a["to_seat"])
     if name == "set_level":
-        if a["small_blind"] > a["big_blind"]:
-            raise CommandRefused("invalid: args: small_blind is larger than big_blind", rid)
+        # the ante's cap is the table's profile's: the daemon checks it (venue_commands)
+        problem = check_level(a["small_blind"], a["big_blind"], a["ante"],
+                              bool(a.get("big_blind_ante", False)), max_ante_bb=None)  # fmt: skip
+        if problem is not None:
+            raise CommandRefused(problem, rid)
         return SetLevel(
             meta,
             a["level"],

@@ -30,10 +30,12 @@ class LinkError(RailguardError):
 class SchemaViolation(BadInput):
     """A payload does not match its JSON Schema; ``path`` names the offending part."""
 
-    def __init__(self, kind: str, path: str, message: str) -> None:
+    def __init__(self, kind: str, path: str, message: str, rule: str = "") -> None:
         super().__init__(f"{kind}: {path or '(root)'}: {message}")
         self.kind = kind
         self.path = path
+        self.message = message
+        self.rule = rule  # the JSON Schema keyword that failed ("pattern", "minimum" ...)
 
 
 class RedactionError(BadInput):

@@ -133,4 +133,4 @@ def validate(
     message = str(err.message)
     if len(message) > 200:  # a long value quoted: keep the verdict at the end ("is too long")
         message = message[:120] + "..." + message[-77:]
-    raise SchemaViolation(kind, path, message)
+    raise SchemaViolation(kind, path, message, str(err.validator))

@@ -63,7 +63,9 @@ class Pending:
 
 
 def profile_variant(profile: str, style: AnteStyle, where: Path) -> str:
-    """A TOML copy of ``profile`` whose antes follow ``style`` (a hand recorded with them)."""
+    """A TOML copy of ``profile`` whose antes follow ``style`` (a hand recorded with them)
+    and are not capped (``max_ante_big_blinds``: a recorded structure's ante is what it was,
+    e.g. WSOP 2023 #43's big blind ante of 1.5 big blinds)."""
     if profile.endswith(".toml") or "/" in profile:
         text = Path(profile).read_text(encoding="utf-8")
     else:
@@ -73,6 +75,10 @@ def profile_variant(profile: str, style: AnteStyle, where: Path) -> str:
     text, n = re.subn(r"(?m)^ante_style\s*=.*$", line, text)
     if not n:
         text = text.replace("[profile]", f"[profile]\n{line}", 1)
+    cap = "max_ante_big_blinds = 1000.0"
+    text, n = re.subn(r"(?m)^max_ante_big_blinds\s*=.*$", cap, text)
+    if not n:
+        text = text.replace("[profile]", f"[profile]\n{cap}", 1)
     path = where / f"profile-antes-{style.value}.toml"
     path.write_text(text, encoding="utf-8")
     return str(path)

@@ -88,11 +88,7 @@ async def _serve(conn: Connection, spec: TableSpec) -> None:
         made += 1
         where = Path(spec.workdir) / f"{spec.table_id}-{made}"
         where.mkdir(parents=True)
-        name = (
-            spec.profile
-            if style is prof.ante_style
-            else profile_variant(spec.profile, style, where)
-        )
+        name = profile_variant(spec.profile, style, where)  # the recorded antes, uncapped
         tid = spec.table_id if made == 1 else f"{spec.table_id}-{made}"
         t = ReplayTable(spec.host, spec.port, tid, name, spec.pace, where, spec.timeout, sink)
         t.ante_style = style

@@ -169,6 +169,9 @@ class Profile:
     joker: JokerRule = JokerRule.MISDEAL
     ante_style: AnteStyle = AnteStyle.BIG_BLIND
     bb_ante_order: AnteOrder = AnteOrder.BLIND_FIRST  # G10: a short big blind's two posts
+    # issue 22, the floor's level check: an ante of at most this many big blinds (no rulebook
+    # asks for more; a recorded structure may: WSOP 2023 #43 posts 1.5 big blinds)
+    max_ante_big_blinds: float = 1.0
     smallest_chip: int = 1  # split pots and odd chips are paid in this chip (002 [L63])
     # the showdown: a hand mucked without being tabled has no claim (000 [L166], 002 [L51],
     # 004 AR-6); the pot waits until every losing hand is killed (003 [L63])
@@ -251,6 +254,8 @@ def profile_from_dict(data: dict[str, Any], source: str = "<profile>") -> Profil
     prof = Profile(**kwargs)
     if not 2 <= prof.max_seats <= 10:
         raise ConfigError(f"{source}: key 'max_seats': must be between 2 and 10")
+    if prof.max_ante_big_blinds <= 0:
+        raise ConfigError(f"{source}: key 'max_ante_big_blinds': must be above 0")
     if prof.smallest_chip < 1:
         raise ConfigError(f"{source}: key 'smallest_chip': must be at least 1")
     if prof.exposed_misdeal_count < 1 or prof.boxed_misdeal_count < 1:

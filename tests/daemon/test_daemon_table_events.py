@@ -141,7 +141,7 @@ async def _state_after_commands(tmp: Path, port: int) -> None:
         await wait_for(lambda: seat(3) is None, "the unseat")
         # a refused command changes nothing and publishes nothing new
         n = len(rig.venue.on("state"))
-        with pytest.raises(Exception, match="seat 1 is taken"):
+        with pytest.raises(Exception, match="Seat 1 is taken by p1"):
             await rig.venue.do("seat", seat=1, player_id="p9", name="Zed", stack=100)
         await asyncio.sleep(0.2)
         assert len(rig.venue.on("state")) == n

@@ -208,7 +208,7 @@ def test_commands_are_logged(tmp_path: Path, caplog: pytest.LogCaptureFixture) -
     _run(tmp_path, _logged)
     text = "\n".join(r.getMessage() for r in caplog.records)
     assert "command seat request_id=" in text and "seat=1 accepted" in text
-    assert "refused: 'seat 1 is taken by p1'" in text
+    assert "refused: 'Seat 1 is taken by p1: unseat or move them first.'" in text
     assert "venue command refused request_id='stale-1': 'stale: older than 30 s'" in text
 
 

@@ -26,6 +26,7 @@ import pytest
 
 from controller.floor.auth import hash_password
 from controller.floor.cli import FloorConfig, start, stop
+from controller.floor.console import Console
 from controller.link.config import BrokerConfig
 from controller.rules.profile_document import house_profile
 from hwsim.table import SimTable
@@ -56,6 +57,7 @@ class Room:
     tables: dict[str, SimTable]
     sessions: dict[str, tuple[aiohttp.ClientSession, str]]  # user: (session, csrf)
     port: int
+    console: Console
 
     async def post(self, user: str, path: str, body: dict[str, Any],
                    csrf: bool = True) -> tuple[int, Any]:  # fmt: skip
@@ -77,6 +79,11 @@ class Room:
 
     def commands(self) -> dict[str, int]:
         return {k: t.daemon.stats.commands for k, t in self.tables.items()}
+
+
+def console_profile(room: Room, table: str) -> Any:
+    """The profile the console's room shows for ``table`` (from its last state)."""
+    return room.console.room.tiles[f"v1/{table}"].state.get("profile")
 
 
 async def _until(cond: Callable[[], Any], what: str, timeout: float = 10) -> None:
@@ -108,7 +115,7 @@ async def _room(tmp: Path, port: int) -> AsyncIterator[Room]:
             r = await s.post(f"{url}/api/login", json={"user": u, "password": u * 3})
             assert r.status == 200
             sessions[u] = (s, (await r.json())["csrf"])
-        room = Room(url, tables, sessions, port)
+        room = Room(url, tables, sessions, port, console)
         await _until(lambda: {"v1/t1", "v1/t2"} <= set(console.room.tiles), "both tiles")
         for t, table in tables.items():  # two players each, through the table's contract
             for seat in (1, 2):
@@ -155,11 +162,14 @@ async def _refusals(room: Room) -> None:
         assert (status, text) == (403, f"sam is a supervisor: {action} needs a director"
                                   " (tournament director)")  # fmt: skip
     bad = [
-        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": 11}, "seat: 11 is not 1..10"),
-        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": "1"}, "seat: expected an"),
-        ("sam", "/api/move", {**ACTIONS["/api/move"], "to_seat": 1}, "the same seat"),
+        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": 11},
+         "Seat 11 does not exist: seats are numbered 1 to 10 at most."),
+        ("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": "1"},
+         "The seat must be a seat number (1 to 10)."),
+        ("sam", "/api/move", {**ACTIONS["/api/move"], "to_seat": 1},
+         "Seat 1 is both the seat to move from and the seat to move to."),
         ("dan", "/api/room/level", {**ACTIONS["/api/room/level"], "small_blind": 300},
-         "small_blind is larger than big_blind"),
+         "The small blind (300) may not be larger than the big blind (200)."),
         ("dan", "/api/profile", {"venue": "v1", "table": "t1", "profile": "wsop"},
          "'wsop' is not a packaged profile"),
         ("dan", "/api/profile", {"venue": "v1", "table": "t1"}, "give profile"),
@@ -186,8 +196,10 @@ async def _supervisor(room: Room) -> None:
     assert status == 200 and resp["ok"], resp
     assert resp["data"] == {"seat": 2, "player_id": "t1p2", "name": "t1 player 2", "stack": 5002}
     await _until(lambda: sorted(room.seats("t1")) == [1], "seat 2 empty at t1")
+    before = room.commands()  # the console sees the seat empty: nothing is sent
     status, resp = await room.post("sam", "/api/unseat", {"venue": "v1", "table": "t1", "seat": 5})
-    assert status == 200 and resp == {**resp, "ok": False, "reason": "seat 5 is empty"}
+    assert (status, resp) == (400, "Seat 5 is empty: there is nobody to unseat.")
+    assert room.commands() == before
 
     # a move within the table: the table's own move
     body = {"venue": "v1", "table": "t1", "from_seat": 1, "to_seat": 4}
@@ -225,8 +237,8 @@ async def _supervisor(room: Room) -> None:
     assert status == 200 and not resp["ok"], resp
     assert [(s["table"], s["command"], s["ok"]) for s in resp["steps"]] == [
         ("v1/t2", "unseat", True), ("v1/t1", "seat", False), ("v1/t2", "seat", True)]  # fmt: skip
-    assert resp["reason"] == ("v1/t1: player t1p1 already sits in seat 9; t1 player 1 is back"
-                              " in v1/t2 seat 7")  # fmt: skip
+    assert resp["reason"] == ("v1/t1: Player t1p1 already sits in seat 9: move them instead;"
+                              " t1 player 1 is back in v1/t2 seat 7")  # fmt: skip
     await _until(lambda: 7 in room.seats("t2"), "the player back at t2")
     assert t2.core.seats[7].stack == 5001 and 5 not in t1.core.seats
 
@@ -256,6 +268,12 @@ async def _director(room: Room) -> None:
             break
         await asyncio.sleep(0.02)
     level = {"level": 3, "small_blind": 150, "big_blind": 300, "ante": 300, "big_blind_ante": True}
+    # confirmed for another number of tables than the room has online now: nothing is sent
+    before = room.commands()
+    status, resp = await room.post("dan", "/api/room/level", {**level, "tables": 3})
+    assert (status, resp) == (409, "The room has 2 tables online now, not 3: check the level"
+                                   " and confirm again.")  # fmt: skip
+    assert room.commands() == before
     status, resp = await room.post("dan", "/api/room/level", level)
     assert status == 200 and not resp["ok"] and resp["reason"] == "not set at v1/t9", resp
     assert [(r["table"], r["ok"], r["data"].get("applies")) for r in resp["results"]] == [
@@ -272,6 +290,15 @@ async def _director(room: Room) -> None:
     status, resp = await room.post("dan", "/api/profile", body)
     assert status == 200 and resp["data"] == {"profile": "club-003", "applies": "now"}, resp
     assert t1.core.profile.name == "club-003" and t2.core.profile.name == "tda-2024"
+    # a big blind ante where the profile has each player ante (club-003): not sent there
+    await _until(lambda: console_profile(room, "t1") == "club-003", "club-003 on the tile")
+    before = room.commands()
+    status, resp = await room.post("dan", "/api/room/level", {**level, "level": 4})
+    assert status == 200 and resp["reason"] == "not set at v1/t1, v1/t9", resp
+    assert resp["results"][0]["reason"] == (
+        "not sent: This table's profile club-003 has every player post the ante, not the big"
+        " blind: untick big blind ante (or change the table's profile).")  # fmt: skip
+    assert resp["results"][1]["ok"] and room.commands()["t1"] == before["t1"]
 
     # a house profile: checked by the console (nothing sent when it is wrong), then the table
     before = room.commands()

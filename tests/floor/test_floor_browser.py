@@ -390,6 +390,10 @@ async def _play(tmp: Path, port: int, shots: Path) -> None:
         await _in_thread(_fill, driver, {"level-no": 2, "level-sb": 100, "level-bb": 200,
                                          "level-ante": 0})  # fmt: skip
         await _in_thread(_click, driver, "#level-button")
+        ask = "Set level 2 (100/200, ante 0) at 1 table?"
+        await _in_thread(_wait, driver, lambda d: d.find_element("id", "level-confirm-text").text
+                         == ask, "the confirmation")  # fmt: skip
+        await _in_thread(_click, driver, "#level-confirm")
         want = ["v1/t1: level 2 from the next hand"]
         await _in_thread(_wait, driver, lambda d: _answers(d) == want, "the level's answer")
         assert _response(driver) == "level 2 (100/200, ante 0): set at 1 of 1 tables"

@@ -85,7 +85,7 @@ def test_malformed_payloads(payload: bytes, reason: str) -> None:
 
 def test_cross_field_checks() -> None:
     cases = [
-        ("move", {"from_seat": 2, "to_seat": 2}, "same seat"),
+        ("move", {"from_seat": 2, "to_seat": 2}, "both the seat to move from and the seat to"),
         ("set_level", {"level": 1, "small_blind": 500, "big_blind": 100, "ante": 0}, "larger"),
         ("enrol_deck", {"deck_id": "d", "cards": {**DECK, "As": DECK["Ks"]}}, "share"),
         ("seat", {"seat": 11, "player_id": "p", "name": "x", "stack": 1}, "seat"),

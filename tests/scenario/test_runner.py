@@ -188,11 +188,11 @@ def test_a_refusal_stops_unless_expected(tmp_path: Path, broker: Broker) -> None
     wrong_words.write_text("profile tda-2024\nseat 1 1000\nmove 3 2\nexpect refused taken\n")
     by_name = {Path(r.path).name: r for r in run([tmp_path], broker)}
     r = by_name["a-unexpected.scn"]
-    assert (r.line, len(r.failures)) == (4, 1) and "seat 2 is taken" in r.reason, r.report()
+    assert (r.line, len(r.failures)) == (4, 1) and "Seat 2 is taken" in r.reason, r.report()
     r = by_name["b-accepted.scn"]
     assert r.line == 4 and "the command was accepted" in r.reason, r.report()
     r = by_name["c-words.scn"]
-    assert r.line == 4 and "seat 3 is empty" in r.reason, r.report()
+    assert r.line == 4 and "Seat 3 is empty" in r.reason, r.report()
 
 
 VERBS = {

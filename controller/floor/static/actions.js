@@ -1,12 +1,33 @@
-// railguard floor console: the floor's actions (unseat, move, button draw; the director's
-// room level and table profile), each sent through the console to the tables' venue
-// commands, and every table's answer shown. Uses floor.js's S, api, el and say. The server
-// checks the role and the CSRF token of every request whatever this page shows.
+// railguard floor console: the floor's actions (seat, unseat, move, button draw; the
+// director's room level and table profile), each sent through the console to the tables'
+// venue commands, and every answer shown beside the control that was used (and listed under
+// "Answers"). The console checks each command against the table's real seats and for sense
+// before it sends (controller/link/command_checks.py, the checks the table runs too); a room
+// level is confirmed first, naming how many tables it changes. Uses floor.js's S, api, el
+// and say. The server checks the role and the CSRF token of every request.
 "use strict";
 
-const A = { maxDoc: 8192, profiles: [] };
+const A = { maxDoc: 8192, profiles: [], level: null };
 
 function byId(id) { return document.getElementById(id); }
+
+// the answer beside a form's button: an <output> made once per form
+function answerOf(formId) {
+  const form = byId(formId);
+  let out = form.querySelector("output.answer");
+  if (!out) {
+    out = el("output", { class: "answer", id: `${formId}-answer`, role: "status",
+      "aria-live": "polite" });
+    form.append(out);
+  }
+  return out;
+}
+
+function beside(formId, ok, text) {
+  const out = answerOf(formId);
+  out.className = `answer ${ok ? "ok" : "refused"}`;
+  out.textContent = text;
+}
 function num(id) { return Number(byId(id).value); }
 function split(key) { const [venue, table] = key.split("/"); return { venue, table }; }
 
@@ -17,8 +38,26 @@ function answers(items) {
 }
 
 function refusal(r) {
-  // the console's own refusal (403, 400, 413 ...) or the table's (ok false)
+  // the console's own refusal: its checks (400, 409: a sentence) or the role, the token,
+  // the size (403, 413 ...); else the table's (ok false)
+  if (r.status === 400 || r.status === 409) return r.data.reason;
   return r.status !== 200 ? `refused (${r.status}): ${r.data.reason}` : r.data.reason;
+}
+
+async function seatPlayer(e) {
+  e.preventDefault();
+  const key = byId("seat-table").value, { table } = split(key);
+  const v = (id) => byId(id).value;
+  const n = Number(v("seat-no"));
+  const r = await api("POST", "/api/seat", { ...split(key), seat: n, player_id: v("seat-player"),
+    name: v("seat-name"), stack: Number(v("seat-stack")) });
+  const ok = r.status === 200 && r.data.ok;
+  let text;
+  if (ok) text = `${table}: seat ${n}: ${v("seat-name")} seated`;
+  else if (r.status === 200) text = `${table}: the table refused the seat: ${r.data.reason}`;
+  else text = `${table}: seat ${n} refused: ${refusal(r)}`;
+  say(text);
+  beside("seat-form", ok, text);
 }
 
 function stepText(s) {
@@ -41,9 +80,11 @@ async function unseat(e) {
     const who = d.name ? `${d.name} unseated (stack ${d.stack})` : "unseated";
     say(`${key}: seat ${seat}: ${who}`);
     answers([{ ok: true, table: key, text: `${key}: seat ${seat}: ${who}` }]);
+    beside("unseat-form", true, `${key}: seat ${seat}: ${who}`);
   } else {
     say(`${key}: unseat refused: ${refusal(r)}`);
     answers([{ ok: false, table: key, text: `${key}: unseat refused: ${refusal(r)}` }]);
+    beside("unseat-form", false, `${key}: unseat refused: ${refusal(r)}`);
   }
 }
 
@@ -64,6 +105,8 @@ async function move(e) {
         : `${from}: move refused: ${refusal(r)}` });
   }
   answers(steps);
+  const ok = r.status === 200 && r.data.ok;
+  beside("move-form", ok, ok ? `moved: ${what}` : `move ${what} refused: ${refusal(r)}`);
 }
 
 async function draw(e) {
@@ -75,23 +118,64 @@ async function draw(e) {
     + " to each seat" : `${key}: button draw refused: ${refusal(r)}`;
   say(text);
   answers([{ ok, table: key, text }]);
+  beside("draw-form", ok, text);
 }
 
-async function roomLevel(e) {
+function onlineTables() {
+  return [...S.tiles.values()].filter((t) => t.status !== "offline").length;
+}
+
+function confirmBox(show, text) {
+  let box = byId("level-confirm-box");
+  if (!box) {
+    box = el("span", { id: "level-confirm-box", class: "confirm", role: "alertdialog" },
+      el("span", { id: "level-confirm-text" }, ""),
+      el("button", { id: "level-confirm", type: "button" }, "Confirm"),
+      el("button", { id: "level-cancel", type: "button" }, "Cancel"));
+    byId("level-button").after(box);
+    byId("level-confirm").addEventListener("click", sendLevel);
+    byId("level-cancel").addEventListener("click", () => {
+      A.level = null; confirmBox(false, ""); beside("level-form", false, "level not changed");
+    });
+  }
+  box.hidden = !show;
+  byId("level-confirm-text").textContent = text;
+}
+
+function roomLevel(e) {
+  // first step: name what changes and how many tables, and wait for the confirmation
   e.preventDefault();
   const body = { level: num("level-no"), small_blind: num("level-sb"),
-    big_blind: num("level-bb"), ante: num("level-ante"), big_blind_ante: byId("level-bba").checked };
+    big_blind: num("level-bb"), ante: num("level-ante") };
+  if (byId("level-bba").checked) body.big_blind_ante = true;
+  const n = onlineTables();
+  body.tables = n;
+  A.level = body;
+  answerOf("level-form").textContent = "";
+  confirmBox(true, `Set level ${body.level} (${body.small_blind}/${body.big_blind}, ante`
+    + ` ${body.ante}${body.big_blind_ante ? ", big blind ante" : ""}) at ${n}`
+    + ` table${n === 1 ? "" : "s"}?`);
+}
+
+async function sendLevel() {
+  const body = A.level;
+  if (!body) return;
+  A.level = null;
+  confirmBox(false, "");
   const r = await api("POST", "/api/room/level", body);
   if (r.status !== 200) {
     say(`room level refused: ${refusal(r)}`);
     answers([{ ok: false, table: "", text: `room level refused: ${refusal(r)}` }]);
+    beside("level-form", false, `room level refused: ${refusal(r)}`);
     return;
   }
   const res = r.data.results || [];
   const set = res.filter((x) => x.ok).length;
-  say(`level ${body.level} (${body.small_blind}/${body.big_blind}, ante ${body.ante}): set at`
-    + ` ${set} of ${res.length} tables${r.data.ok ? "" : `; ${r.data.reason}`}`);
+  const text = `level ${body.level} (${body.small_blind}/${body.big_blind}, ante ${body.ante}):`
+    + ` set at ${set} of ${res.length} tables${r.data.ok ? "" : `; ${r.data.reason}`}`;
+  say(text);
   answers(res.map((s) => ({ ok: s.ok, table: s.table, text: stepText(s) })));
+  beside("level-form", r.data.ok, [text, ...res.map(stepText)].join("\n"));
 }
 
 async function setProfile(e) {
@@ -107,6 +191,7 @@ function profileAnswer(key, name, r) {
     : `${key}: profile ${name} refused: ${refusal(r)}`;
   say(text);
   answers([{ ok, table: key, text }]);
+  beside("profile-form", ok, text);
 }
 
 function showSummary(ok, text) {
@@ -181,6 +266,7 @@ async function onMe(me) {
   sel.replaceChildren(...r.data.packaged.map((n) => el("option", { value: n }, n)));
 }
 
+byId("seat-form").addEventListener("submit", seatPlayer);
 byId("unseat-form").addEventListener("submit", unseat);
 byId("move-form").addEventListener("submit", move);
 byId("draw-form").addEventListener("submit", draw);
@@ -190,5 +276,6 @@ byId("house-form").addEventListener("submit", sendHouse);
 byId("house-check").addEventListener("click", checkHouse);
 byId("house-file").addEventListener("change", loadFile);
 document.addEventListener("floor:tiles", fillTables);
+document.head.append(el("link", { rel: "stylesheet", href: "/static/actions.css" }));
 document.addEventListener("floor:me", (e) => { onMe(e.detail); });
 if (S.me) onMe(S.me);  // logged in before this script ran

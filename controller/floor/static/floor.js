@@ -161,18 +161,6 @@ async function ack(a) {
   else say(`${a.table}: the table refused: ${r.data.reason}`);
 }
 
-async function seat(e) {
-  e.preventDefault();
-  const [venue, table] = document.getElementById("seat-table").value.split("/");
-  const v = (id) => document.getElementById(id).value;
-  const n = Number(v("seat-no"));
-  const r = await api("POST", "/api/seat", { venue, table, seat: n, player_id: v("seat-player"),
-    name: v("seat-name"), stack: Number(v("seat-stack")) });
-  if (r.status !== 200) say(`refused (${r.status}): ${r.data.reason}`);
-  else if (r.data.ok) say(`${table}: seat ${n}: ${v("seat-name")} seated`);
-  else say(`${table}: the table refused the seat: ${r.data.reason}`);
-}
-
 async function searchHands(e) {
   if (e) e.preventDefault();
   const table = document.getElementById("hand-table").value.trim();
@@ -216,7 +204,7 @@ async function start() {
     await api("POST", "/api/logout"); if (S.stream) S.stream.close(); show(null);
   });
   document.getElementById("hand-search").addEventListener("submit", searchHands);
-  document.getElementById("seat-form").addEventListener("submit", seat);
+  // the seat form's handler: actions.js (with the other floor actions)
   setInterval(() => { if (S.me) renderRoom(); }, 5000);  // "last seen" ages
   const r = await api("GET", "/api/me");
   show(r.status === 200 ? r.data : null);

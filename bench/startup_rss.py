@@ -1,0 +1,139 @@
+"""The table daemon's resident memory stage by stage of its start-up, and its import set.
+
+A fresh interpreter follows ``railguard run --config FILE``'s path one import group at a time
+and reads its resident set size (``VmRSS`` of /proc/self/status) after each:
+
+1. ``interpreter``: Python, ``site`` and the editable install's finder;
+2. ``asyncio + logging``: the standard library the daemon's loop needs;
+3. ``cli (run)``: ``controller.cli`` with the parser built for ``run`` (only the run
+   command's arguments are registered; the other commands' modules are not imported);
+4. ``mqtt (aiomqtt, paho)``;
+5. ``schemas (jsonschema-rs)``: ``controller.link.schemas``;
+6. ``rules core``: ``controller.rules.engine`` (with ``treys`` and the evaluator's tables);
+7. ``drivers``: pyserial-asyncio-fast, gpiozero and the mock pin factory, firmware_bridge;
+8. ``daemon``: ``controller.daemon.config`` and ``controller.daemon.service`` (what the run
+   command imports), the venue link;
+9. ``config loaded``: the demo table's config read and checked.
+
+The running daemon's own figure (the idle demo table, ``rss_mb``) is bench/idle.py's. The
+child also lists the modules the run path imported that the table never uses
+(:data:`NOT_FOR_THE_TABLE`); tests/bench/test_run_imports.py asserts that list is empty.
+
+    .venv/bin/python bench/startup_rss.py     # prints one JSON object
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if __name__ == "__main__":  # run as a script: the checkout's packages first
+    sys.path.insert(0, str(ROOT))
+
+#: packages (and their submodules) ``railguard run`` never needs: the floor console and its
+#: web server, the venue logger, the simulator's scenario runner and demo, PostgreSQL, the
+#: pure-Python schema validator (loaded only for an invalid message), test-only libraries
+NOT_FOR_THE_TABLE = (
+    "aiohttp",
+    "controller.floor",
+    "controller.venuelog",
+    "controller.demo",
+    "controller.replay",
+    "controller.replay_system",
+    "hwsim.scenario",
+    "jsonschema",
+    "psycopg",
+    "pokerkit",
+    "selenium",
+)
+
+_CHILD = r"""
+import importlib, json, sys
+out = []
+def rss():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+def stage(name, *modules):
+    for m in modules:
+        importlib.import_module(m)
+    out.append((name, round(rss(), 1), len(sys.modules)))
+stage("interpreter")
+stage("asyncio + logging", "asyncio", "logging", "signal")
+from controller import cli
+parser, handlers = cli._build_parser(["run", "--config", CONFIG])
+args = parser.parse_args(["run", "--config", CONFIG])
+stage("cli (run)")
+stage("mqtt (aiomqtt, paho)", "aiomqtt")
+stage("schemas (jsonschema-rs)", "controller.link.schemas")
+stage("rules core", "controller.rules.engine")
+stage("drivers (serial, gpiozero, firmware_bridge)", "serial_asyncio_fast", "gpiozero",
+      "gpiozero.pins.mock", "firmware_bridge.serial_link", "firmware_bridge.gpio")
+stage("daemon (config, service, venue link)", "controller.daemon.config",
+      "controller.daemon.service")
+from controller.daemon.config import load
+load(args.config)
+stage("config loaded")
+loaded = list(sys.modules)
+sys.path.append(ROOT)  # last: only for this module's own strays()
+from bench.startup_rss import strays
+print(json.dumps({"stages": out, "not_for_the_table": strays(loaded)}))
+"""
+
+
+def strays(modules: Iterable[str]) -> list[str]:
+    """The modules of ``modules`` that belong to :data:`NOT_FOR_THE_TABLE`, sorted."""
+    return sorted(
+        m for m in modules if any(m == p or m.startswith(p + ".") for p in NOT_FOR_THE_TABLE)
+    )
+
+
+def measure(python: str = sys.executable) -> dict[str, Any]:
+    """Run the child (a fresh interpreter, in a scratch directory so the checkout is not
+    first on its path beyond what the install puts there) and return its JSON."""
+    from bench.procs import daemon_mapping, toml_dumps  # not in the child: it imports the demo
+
+    with tempfile.TemporaryDirectory(prefix="railguard-startup-") as tmp:
+        config = Path(tmp) / "railguard.toml"
+        config.write_text(toml_dumps(daemon_mapping("/dev/null", 1883, Path(tmp) / "state")))
+        code = f"CONFIG = {str(config)!r}\nROOT = {str(ROOT)!r}\n" + _CHILD
+        proc = subprocess.run(
+            [python, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp,
+            check=False,
+        )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"the start-up child failed:\n{proc.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run() -> dict[str, Any]:
+    """bench/run.py's figures: the RSS after each stage, in MB, and the stray imports."""
+    r = measure()
+    return {
+        "startup_rss_mb": {name: mb for name, mb, _ in r["stages"]},
+        "startup_modules": r["stages"][-1][2],
+        "run_imports_not_for_the_table": r["not_for_the_table"],
+    }
+
+
+def main() -> int:
+    r = measure()
+    prev = 0.0
+    for name, mb, mods in r["stages"]:
+        print(f"{name:46s} {mb:6.1f} MB  (+{mb - prev:4.1f})  {mods} modules")
+        prev = mb
+    print(f"imported but not for the table: {r['not_for_the_table'] or 'none'}")
+    print(json.dumps(run()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
