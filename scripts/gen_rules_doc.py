@@ -141,8 +141,9 @@ REMEDY: dict[tuple[str, str], str] = {
     "(ACK) has no claim to the pot; HAND_NOT_TABLED if it was the best hand read",
     ("untabled_muck_relinquishes", "false"): "SHOWDOWN: a hand mucked untabled still wins by "
     "the cards read (cards speak)",
-    ("kill_losers_before_award", "true"): "SHOWDOWN: every hand tabled, the pot waits until "
-    "each losing hand is killed (LOSING_HAND_LIVE)",
+    ("kill_losers_before_award", "true"): "SHOWDOWN: every hand tabled, the dealer is told "
+    "to kill each losing hand and the pot waits until they are; LOSING_HAND_LIVE only if he "
+    "moves to award (ACK) while one is live",
     ("kill_losers_before_award", "false"): "SHOWDOWN: the pot is awarded once every hand is "
     "tabled or mucked",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",

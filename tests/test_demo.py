@@ -79,15 +79,7 @@ def test_demo_is_reproducible_with_a_seed() -> None:
 
 @needs_mosquitto
 @pytest.mark.timeout(150)
-@pytest.mark.parametrize(
-    "profile",
-    [
-        "vistancia-002",
-        pytest.param("club-003", marks=pytest.mark.xfail(
-            reason="LOSING_HAND_LIVE at the tabling under club-003 (core fix pending)",
-            strict=True)),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize("profile", ["vistancia-002", "club-003"])
 def test_demo_with_no_dealer_error_raises_no_alert_above_info(profile: str) -> None:
     """With no error injected the dealer plays clean: an alert above info is a false alarm,
     and the demo fails on one (issue 24). Generated four-handed hands with seed 3 include

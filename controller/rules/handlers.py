@@ -288,6 +288,9 @@ def badge(core: TableCore, e: BadgeTap) -> None:
         else:
             floor.badge(core, e.badge)
         return
+    if h is not None and h.wager.floor_seat and core.phase is Phase.BETTING:
+        wagers.floor_badge(core, h, e.badge)  # 003 [L61]: the floor rules the action out of turn
+        return
     board.supervisor(core, e)
 
 

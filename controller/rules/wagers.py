@@ -346,6 +346,15 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> None:
     betting.act(core, h, p, amount, ())
 
 
+def floor_badge(core: TableCore, h: Hand, badge_id: str) -> None:
+    """The supervisor's badge while an action out of turn awaits the floor (003 [L61])."""
+    h.floor_badge = badge_id
+    core.instruct(
+        f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "
+        "stands, or take the chips back (all options)"
+    )
+
+
 def floor_stands(core: TableCore, h: Hand) -> bool:
     """ACK while the floor rules on an action out of turn: it stands. True if so."""
     seat = h.wager.floor_seat
@@ -355,6 +364,16 @@ def floor_stands(core: TableCore, h: Hand) -> bool:
     amount, _ = h.oot.pop(seat)
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
+    if h.floor_badge:  # the supervisor's ruling: on the venue's alert topic and the record
+        core.alert(
+            AlertCode.FLOOR_DECISION,
+            Severity.INFO,
+            "floor ruling (supervisor's badge)",
+            f"Floor ruling by {h.floor_badge}: seat {seat}'s action out of turn is binding "
+            f"({sensed})",
+            seat,
+        )
+        h.floor_badge = ""
     core.instruct(
         f"Seat {seat}: the action out of turn stands ({sensed}; the floor's ruling)", seat
     )

@@ -37,18 +37,8 @@ finishing_stacks = [12100, 9900, 8000]
 """
 
 
-# 003's LOSING_HAND_LIVE fires at the tabling, not at the award (a rules-core fix, issue 24)
-LOSING_AT_TABLING = pytest.mark.xfail(
-    reason="LOSING_HAND_LIVE at the tabling under club-003 (core fix pending)", strict=True
-)
-
-
-def _marked(profiles: list[str]) -> list[object]:
-    return [pytest.param(p, marks=LOSING_AT_TABLING) if p == "club-003" else p for p in profiles]
-
-
 @needs_data
-@pytest.mark.parametrize("profile", _marked(builtin_profile_names()))
+@pytest.mark.parametrize("profile", builtin_profile_names())
 def test_a_sample_of_the_corpus_raises_no_false_alarm(profile: str) -> None:
     files = sorted(PHH.rglob("*.phh"))[::40]  # every folder, about 210 hands
     assert len(files) > 200
@@ -115,7 +105,7 @@ SYSTEM_SAMPLE = ("pluribus/30/45", "pluribus/30/63", "pluribus/30/21", "pluribus
     reason="mosquitto not installed",
 )
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("profile", _marked(["vistancia-002", "club-003"]))
+@pytest.mark.parametrize("profile", ["vistancia-002", "club-003"])
 def test_a_sample_through_the_whole_system_raises_no_false_alarm(profile: str) -> None:
     files = [str(PHH / f"{name}.phh") for name in SYSTEM_SAMPLE]
     code, lines = _replay("--profile", profile, "--tables", "2", *files)
