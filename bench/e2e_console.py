@@ -6,8 +6,9 @@ board on a pty, the same REJECTED alert per event); the floor console (``control
 started as ``railguard demo`` starts it: controller/demo/console.py) runs in this process on
 the same broker, and Debian's chromium (headless, driven by Selenium through Debian's
 chromedriver, as tests/floor/test_floor_browser.py drives it) is logged in to it. A
-``MutationObserver`` put into the page notes, for each alert id, when an ``li.alert`` carrying
-it first appears in a tile (``performance.timeOrigin + performance.now()``); the browser's
+``MutationObserver`` put into the page notes, for each alert id, when a tile's
+``data-alert-ids`` (its open alerts) first names it (``performance.timeOrigin +
+performance.now()``); the browser's
 clock is tied to this process's by the Selenium round trip with the least delay (its half is
 printed as the uncertainty). Each alert is acknowledged once shown (``ack_alert``), so the
 tile shows one alert at a time, as a table's tile does on a calm night.
@@ -38,11 +39,13 @@ OBSERVE = """
 window.__seen = {};
 new MutationObserver(() => {
   const t = performance.timeOrigin + performance.now();
-  for (const li of document.querySelectorAll('article.tile li.alert[data-alert-id]')) {
-    const id = li.dataset.alertId;
-    if (!(id in window.__seen)) window.__seen[id] = t;
+  for (const tile of document.querySelectorAll('article.tile[data-alert-ids]')) {
+    for (const id of tile.dataset.alertIds.split(" ").filter(Boolean)) {
+      if (!(id in window.__seen)) window.__seen[id] = t;
+    }
   }
-}).observe(document.body, {childList: true, subtree: true});
+}).observe(document.body, {childList: true, subtree: true, attributes: true,
+                           attributeFilter: ["data-alert-ids"]});
 window.__sse = {};  // alert id -> its "alert" and "tile" messages handed to the page's handler
 const handler = S.stream.onmessage;
 S.stream.onmessage = (e) => {

@@ -246,6 +246,20 @@ def floor(args: argparse.Namespace) -> int:
     return main(args)
 
 
+def _tournament_args(p: argparse.ArgumentParser) -> None:
+    from controller.tournament.cli import register
+
+    register(p)
+
+
+@command("tournament", _tournament_args)
+def tournament(args: argparse.Namespace) -> int:
+    """A tournament at the venue: clock and levels, seat draw, balancing, standings."""
+    from controller.tournament.cli import main
+
+    return main(args)
+
+
 # ---------------------------------------------------------------- the simulated-table demo
 
 

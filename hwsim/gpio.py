@@ -15,7 +15,7 @@ and the plain ``set_*`` helpers may be called from any thread.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,16 +107,37 @@ class SimGpio:
         await asyncio.sleep(hold_s)
         self.set_button(button, False)
 
-    async def long_press(self, button: ConsoleButton, extra_s: float = 0.1) -> None:
-        """Held past the configured long-press time."""
-        await self.press(button, self.config.long_press_s + extra_s)
+    async def long_press(
+        self,
+        button: ConsoleButton,
+        extra_s: float = 0.1,
+        taken: Callable[[], bool] | None = None,
+        limit_s: float = 8.0,  # under the console's stuck time (gpio.stuck_s, 10 s)
+    ) -> None:
+        """Held past the configured long-press time; with ``taken``, held on until it holds
+        (as a dealer keeps the key down until the console answers: on a loaded machine the
+        daemon's loop can take the press late and time the hold from then), at most
+        ``limit_s`` (then released, and the caller's wait names what was not taken)."""
+        self.set_button(button, True)
+        try:
+            await asyncio.sleep(self.config.long_press_s + extra_s)
+            deadline = asyncio.get_running_loop().time() + limit_s
+            while taken is not None and not taken():
+                if asyncio.get_running_loop().time() > deadline:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            self.set_button(button, False)
 
-    async def declare(self, word: Declaration, gap_s: float = 0.05) -> None:
+    async def declare(
+        self, word: Declaration, gap_s: float = 0.05, taken: Callable[[], bool] | None = None
+    ) -> None:
         """The dealer records a declaration on the console: DECLARE, then the button with
-        that legend (``DECLARE_KEYS``); "not a check" is DECLARE held."""
+        that legend (``DECLARE_KEYS``); "not a check" is DECLARE held (until ``taken``
+        holds, if given: :meth:`long_press`)."""
         hold = 2 * self.config.button_debounce_s + 0.01
         if word is Declaration.NOT_A_CHECK:
-            await self.long_press(ConsoleButton.DECLARE)
+            await self.long_press(ConsoleButton.DECLARE, taken=taken)
             return
         key = next(b for b, w in DECLARE_KEYS.items() if w is word)
         await self.press(ConsoleButton.DECLARE, hold)

@@ -305,36 +305,6 @@ COMMON = [
 
 NOT_ENFORCED = [
     (
-        "000-S1-stacks-2, 003-Open-stack",
-        "venue data: the event's starting amount is not sent to the table. A `seat` command "
-        "carries a stack, and whether it is an entrant's starting stack (003: 4,500 or 5,000) "
-        "or the chips of a player moved from another table only the venue knows; the core "
-        "seats the stack it is sent and deals an absent player in (000-S1-absent-4, enforced)",
-    ),
-    (
-        "002-FinalTable-1",
-        "venue data: the table is not told that it is the final table. The core refuses a "
-        "seat beyond the profile's `max_seats` at every table (003-Open-table9, enforced); a "
-        "final table of 9 under a 10-seat profile is the venue's to seat",
-    ),
-    (
-        "000-S1-balance-4, 004-TG-13",
-        "venue data: other tables' seat counts never reach this table, so one table cannot "
-        "compare them; its own seats are in every state message for the venue to balance",
-    ),
-    (
-        "004-TG-14",
-        "venue data: when the event redraws is the director's call, not sensed; the re-seat "
-        "itself is venue `seat`/`move` commands, which the core takes between hands, and the "
-        "new button is placed by a button draw (`draw`, 004-TG-21)",
-    ),
-    (
-        "004-TG-25",
-        "venue data: a player busted at another table is unknown here, and the core drops a "
-        "busted seat (its elimination is in the hand record); refusing a later `seat` for "
-        "that player needs the event's list of eliminations, which only the venue has",
-    ),
-    (
         "000-S3-irreg-1",
         "not announced: the core computes every hand's button, blinds and first seat from "
         "the last hand's and judges the next deal by them (blinds from other seats: "
@@ -558,6 +528,17 @@ def render() -> str:
         "and, after a run of the whole suite, fails it listing each row that has neither such a",
         "test nor a line here; a missing inventory fails it too. A name, a docstring, a skipped",
         "test or a text file naming an id counts for nothing.",
+        "",
+        "The room's clauses that one table cannot see are enforced at the venue by the tournament",
+        "service (issue 25, docs/tournament.md), asserted by these tests:",
+        "`000-S1-stacks-2` and `003-Open-stack`",
+        "(`tests/tournament/test_tournament_core.py::test_a_new_entrant_starts_with_the_starting_stack`),",
+        "`000-S1-balance-4` (`::test_balance_within_two_000`), `004-TG-13`",
+        "(`::test_balance_within_one_at_six_tables_or_fewer_004` and, with real tables and a real",
+        "bust-out, `tests/tournament/test_tournament_venue.py::test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal`),",  # noqa: E501
+        "`004-TG-14` (`::test_redraw_at_three_two_and_one_tables_004`), `002-FinalTable-1`",
+        "(`::test_final_table_of_nine_002`), `004-TG-25`",
+        "(`::test_a_player_busted_at_another_table_is_refused`).",
         "",
         "| clauses | why |",
         "| --- | --- |",

@@ -59,8 +59,8 @@ def test_a_run_on_the_venue_broker_leaves_every_hand_to_the_venue_logger(
     its group, the run's own logger would take about half of them (round robin)."""
     n = 4
     if command == "demo":
-        args = ["demo", "--hands", str(n), "--source", "generated", "--seed", "2",
-                "--error-rate", "0"]  # fmt: skip
+        args = ["demo", "--tables", "1", "--hands", str(n), "--source", "generated",
+                "--seed", "2", "--error-rate", "0"]  # fmt: skip
     else:
         for i in range(n):
             (tmp_path / f"h{i}.phh").write_text(HAND_WITH_FLOP_BET)

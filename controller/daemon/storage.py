@@ -418,7 +418,7 @@ async def outbox_task(d: StorageHost) -> None:
         hid = d.hand_id(rec.hand_no)
         await live_sent(d)
         ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size,
-                     names=seated_names(d))  # fmt: skip
+                     names=hand_names(d, rec))  # fmt: skip
         d.records.append(ohh)
         stacks = {s: seat.stack for s, seat in d.core.seats.items()}
         d.table_write(lambda st, v=stacks: _store_stacks(st, v), f"hand={hid} stacks")  # type: ignore[misc]
@@ -432,9 +432,11 @@ async def outbox_task(d: StorageHost) -> None:
         queue_record(d, hid, rec.hand_no, body, rec.dealer or None)
 
 
-def seated_names(d: StorageHost) -> dict[str, str]:
-    """Player id -> name of the seated players (the daemon's names), for hand records."""
-    return d.names.by_player({s: seat.player for s, seat in d.core.seats.items()})
+def hand_names(d: StorageHost, rec: HandRecord) -> dict[str, str]:
+    """Player id -> name of the hand's players (the daemon's names), for its record: the
+    record's seats, not the core's, so a player busted in the hand (the core has dropped
+    the seat) keeps the name the venue gave."""
+    return d.names.by_player({s.seat: s.player for s in rec.seats})
 
 
 async def live_sent(d: StorageHost, limit: float = 1.0) -> None:

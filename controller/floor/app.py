@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from controller.floor import tournament
 from controller.floor.auth import Role
 from controller.floor.console import COOKIE, Console
 from controller.floor.policy import admit
@@ -42,6 +43,7 @@ def make_app(console: Console) -> web.Application:
             app.router.add_get(route.path, _guarded(console, route))
         else:
             app.router.add_route(route.method, route.path, _guarded(console, route))
+    tournament.attach(app, console.link.broker, console.link.command_key)  # the event topics
     return app
 
 

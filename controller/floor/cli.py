@@ -1,6 +1,6 @@
 """``railguard floor``: run the console, or hash a password for the users file.
 
-    railguard floor run --config floor.toml
+    railguard floor run --config floor.toml [--venue venue.toml]
     railguard floor hash-password            # reads the password from standard input
 
 The config (TOML)::
@@ -13,6 +13,7 @@ The config (TOML)::
     command_key_file = ""          # the tables' mqtt.command_key, when they require one
     cert_file = ""                 # HTTPS with cert_file + key_file
     key_file = ""
+    venue_file = ""                # tables' names and numbers, room settings (floor/venue.py)
 
     [mqtt]                         # the venue broker, as for the venue logger
     host = "broker.venue"
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import getpass
 import secrets
 import signal
@@ -41,10 +43,12 @@ from controller.floor.auth import Sessions, hash_password, load_users
 from controller.floor.console import Console
 from controller.floor.link import FloorLink
 from controller.floor.room import Room
+from controller.floor.venue import Venue, load_venue
 from controller.link.config import BrokerConfig
 from controller.rules.errors import ConfigError
 
-_FLOOR_KEYS = {"listen", "port", "users_file", "db", "command_key_file", "cert_file", "key_file"}
+_FLOOR_KEYS = {"listen", "port", "users_file", "db", "command_key_file", "cert_file", "key_file",
+               "venue_file"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class FloorConfig:
     command_key: bytes | None = None
     cert_file: str | None = None
     key_file: str | None = None
+    venue: Venue | None = None  # names and numbers of the tables, the room's settings
 
 
 def _opt(floor: dict[str, Any], key: str) -> str | None:
@@ -89,6 +94,8 @@ def parse_config(raw: dict[str, Any], base: Path) -> FloorConfig:
     cert, tls_key = _opt(floor, "cert_file"), _opt(floor, "key_file")
     if (cert is None) != (tls_key is None):
         raise ConfigError("floor.cert_file and floor.key_file go together")
+    venue_file = _opt(floor, "venue_file")
+    venue = load_venue(base / venue_file) if venue_file is not None else None
     db = _opt(floor, "db")
     if db is not None and not db.startswith(("postgresql://", "postgres://")):
         db = str(base / db)
@@ -97,7 +104,7 @@ def parse_config(raw: dict[str, Any], base: Path) -> FloorConfig:
         users_file=str(base / users), listen=_opt(floor, "listen") or "127.0.0.1",
         port=port, db=db, command_key=key,
         cert_file=str(base / cert) if cert else None,
-        key_file=str(base / tls_key) if tls_key else None,
+        key_file=str(base / tls_key) if tls_key else None, venue=venue,
     )  # fmt: skip
 
 
@@ -113,7 +120,7 @@ def load_config(path: str | Path) -> FloorConfig:
 async def start(cfg: FloorConfig) -> tuple[web.AppRunner, Console]:
     """Start the link and the web server; returns them for :func:`stop`."""
     users = load_users(cfg.users_file)
-    room = Room()
+    room = Room(cfg.venue)
     link = FloorLink(cfg.broker, room, command_key=cfg.command_key)
     console = Console(users, Sessions(secrets.token_bytes(32)), room, link, cfg.db,
                       secure_cookie=cfg.cert_file is not None)  # fmt: skip
@@ -155,6 +162,8 @@ def register(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="floor_command", required=True, metavar="ACTION")
     run = sub.add_parser("run", help="serve the floor console")
     run.add_argument("--config", required=True, help="the console's TOML config")
+    run.add_argument("--venue", help="the venue file: tables' names and numbers (instead of"
+                     " the config's floor.venue_file)")  # fmt: skip
     sub.add_parser("hash-password", help="print a scrypt hash for the users file")
 
 
@@ -164,7 +173,10 @@ def main(args: argparse.Namespace) -> int:
             pw = getpass.getpass("password: ") if sys.stdin.isatty() else sys.stdin.readline()
             print(hash_password(pw.rstrip("\n")))
             return 0
-        asyncio.run(_serve(load_config(args.config)))
+        cfg = load_config(args.config)
+        if getattr(args, "venue", None):
+            cfg = dataclasses.replace(cfg, venue=load_venue(args.venue))
+        asyncio.run(_serve(cfg))
     except ConfigError as exc:
         print(f"railguard floor: {exc}", file=sys.stderr)
         return 2

@@ -32,6 +32,9 @@ log = logging.getLogger("railguard.floor")
 TOPICS = (("railguard/+/+/state", 0), ("railguard/+/+/status", 1), ("railguard/+/+/alerts", 1),
           ("railguard/+/+/events", 0), ("railguard/+/+/cmd/response", 1))  # fmt: skip
 RESPONSE_TIMEOUT = 5.0
+#: the table's refusal of an ``ack_alert`` for an alert it does not hold open
+#: (controller/daemon/venue_commands.py): the console closes it too (Room.closed_at_table)
+NOT_OPEN = "is not an open alert of this table"
 #: topics the client hands over before anything queued before them (an alert overtakes the
 #: states waiting behind it; its ACK event does not: an ACK never overtakes its alert)
 URGENT = ("/alerts", "/cmd/response")
@@ -128,6 +131,7 @@ class FloorLink:
                         await client.subscribe(t, qos=qos)
                     self._client, delay = client, 0.2
                     self.connected.set()
+                    self._link_changed(True, "")
                     log.info("floor: subscribed on %s", self.broker.host)
                     queue = client._queue  # an AlertsFirst, see below
                     async for m in client.messages:
@@ -139,11 +143,24 @@ class FloorLink:
                             self._handle(more.topic.value, more.payload)
             except aiomqtt.MqttError as exc:
                 log.warning("floor: broker: %s; retrying in %.1f s", exc, delay)
+                reason = str(exc)
+            else:
+                reason = "the broker ended the connection"
             finally:
                 self._client = None
                 self.connected.clear()
+            if self.room.link["connected"] or self.room.link["reason"] != reason:
+                self._link_changed(False, reason)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 10.0)
+
+    def _link_changed(self, connected: bool, reason: str) -> None:
+        """The header's broker status, through the stream (and the next snapshot)."""
+        self._changed(self.room.link_state(connected, time.time(), reason))
+
+    def _changed(self, changes: list[dict[str, Any]]) -> None:
+        if changes and self.on_change is not None:
+            self.on_change(changes)
 
     def _handle(self, topic: str, payload: Any) -> None:
         raw = payload if isinstance(payload, bytes) else str(payload).encode()
@@ -190,7 +207,14 @@ class FloorLink:
         try:
             await client.publish(f"railguard/{venue}/{table}/cmd", json.dumps(body), qos=1)
             async with asyncio.timeout(RESPONSE_TIMEOUT):  # not wait_for: gh-86296
-                return await fut
+                resp = await fut
+            if (
+                command == "ack_alert"
+                and not resp.get("ok")
+                and NOT_OPEN in str(resp.get("reason", ""))
+            ):
+                self._changed(self.room.closed_at_table(venue, table, str(args.get("alert_id"))))
+            return resp
         except TimeoutError:
             return {"ok": False, "reason": f"no response from {venue}/{table} in"
                     f" {RESPONSE_TIMEOUT:.0f} s (offline?)"}  # fmt: skip

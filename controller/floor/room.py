@@ -4,16 +4,24 @@ the contract's schema first (anyone on the venue network may publish anything).
 
 A tile copies a whitelist of fields, never a whole payload: the seats' player, stack, bet,
 status and how many cards they hold, never which; the dealer on duty (a staff id) and the
-table's storage health (``ok`` / ``degraded`` with each reason's code and detail).
+table's storage health (``ok`` / ``degraded`` with each reason's code and detail). It carries
+the table's name and number from the venue file (controller/floor/venue.py).
+
+The room also holds the console's own link to the broker (connected or not, since when, the
+last message): the header's status, and what makes every tile stale while the broker is
+lost. The feed holds the open alerts only: an alert the table closed (its ``alert_ack``
+event) leaves it.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.floor.venue import Venue
 from controller.link import schemas
 from controller.link.errors import SchemaViolation
 
@@ -24,6 +32,9 @@ STATE_FIELDS: tuple[str, ...] = ("hand_no", "street", "pot", "button", "to_act",
                                  "badge_reader", "dealer")  # fmt: skip
 STATE_FIELDS += ("table_seats",)  # the table's seats (its zone map): the floor actions' checks
 FEED_SIZE = 200
+#: the open alerts a tile keeps, as many as the table itself holds (controller/daemon/service.py
+#: keeps its last 100 open: an older one can no longer be acknowledged there)
+OPEN_ALERTS = 100
 
 
 def parse_topic(topic: str) -> tuple[str, str, str] | None:
@@ -36,15 +47,17 @@ def parse_topic(topic: str) -> tuple[str, str, str] | None:
     return parts[1], parts[2], parts[3]
 
 
-def _alert_view(venue: str, table: str, body: dict[str, Any]) -> dict[str, Any]:
+def _alert_view(venue: str, table: str, body: dict[str, Any], now: float) -> dict[str, Any]:
     keys = ("alert_id", "code", "severity", "clause", "remedy", "seat", "message", "hand_no", "ts")
-    return {"venue": venue, "table": table, **{k: body.get(k) for k in keys}}
+    return {"venue": venue, "table": table, **{k: body.get(k) for k in keys}, "received": now}
 
 
 @dataclass
 class Tile:
     venue: str
     table: str
+    name: str = ""
+    number: int | None = None
     status: str = "unknown"
     last_seen: float | None = None
     state: dict[str, Any] = field(default_factory=dict)
@@ -56,6 +69,7 @@ class Tile:
 
     def view(self) -> dict[str, Any]:
         return {"key": self.key, "venue": self.venue, "table": self.table,
+                "name": self.name or self.table, "number": self.number,
                 "status": self.status, "last_seen": self.last_seen, "state": self.state,
                 "alerts": list(self.alerts.values())}  # fmt: skip
 
@@ -82,21 +96,36 @@ def _state_view(body: dict[str, Any]) -> dict[str, Any]:
 class Room:
     """Every table seen on the broker; :meth:`apply` returns what changed (for the stream)."""
 
-    def __init__(self) -> None:
+    def __init__(self, venue: Venue | None = None) -> None:
+        self.venue = venue if venue is not None else Venue()
         self.tiles: dict[str, Tile] = {}
-        self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_SIZE)  # newest first
+        self.feed: deque[dict[str, Any]] = deque(maxlen=FEED_SIZE)  # open alerts, newest first
         self.refused = 0  # payloads dropped: not JSON objects or not the contract's schema
+        #: the console's own link to the broker (FloorLink sets it through :meth:`link_state`)
+        self.link: dict[str, Any] = {"connected": False, "since": None, "reason": "starting",
+                                     "last_message": None}  # fmt: skip
 
     def tile(self, venue: str, table: str) -> Tile:
         key = f"{venue}/{table}"
         t = self.tiles.get(key)
         if t is None:
-            t = self.tiles[key] = Tile(venue, table)
+            named = self.venue.name_of(venue, table)
+            t = self.tiles[key] = Tile(venue, table, named.name, named.number)
         return t
 
-    def snapshot(self) -> dict[str, Any]:
+    def link_state(self, connected: bool, now: float, reason: str = "") -> list[dict[str, Any]]:
+        """The console's broker link went up or down: the change for the stream."""
+        since = self.link["since"]
+        if since is None or connected != self.link["connected"]:
+            since = now  # when it went up, or down
+        self.link = {**self.link, "connected": connected, "since": since, "reason": reason}
+        return [{"type": "link", "link": dict(self.link), "now": now}]
+
+    def snapshot(self, now: float | None = None) -> dict[str, Any]:
         return {"tiles": [t.view() for t in sorted(self.tiles.values(), key=lambda t: t.key)],
-                "feed": list(self.feed)}  # fmt: skip
+                "feed": list(self.feed), "link": dict(self.link),
+                "settings": self.venue.settings(),
+                "now": time.time() if now is None else now}  # fmt: skip
 
     def apply(
         self, topic: str, body: object, now: float, *, integral_floats: bool | None = None
@@ -116,7 +145,7 @@ class Room:
         if kind == "events" and body.get("kind") != "alert_ack":
             return []  # the console shows the state, not the event stream
         t = self.tile(venue, table)
-        t.last_seen = now
+        t.last_seen = self.link["last_message"] = now
         out: list[dict[str, Any]] = []
         if kind == "status":
             t.status = str(body["status"])
@@ -124,17 +153,43 @@ class Room:
             t.status = "online"
             t.state = _state_view(body)
         elif kind == "alerts":
-            a = _alert_view(venue, table, body)
-            t.alerts[str(a["alert_id"])] = a
-            self.feed.appendleft({**a, "acked_by": None})
+            a = {
+                **_alert_view(venue, table, body, now),
+                "name": t.name or table,
+                "number": t.number,
+            }
+            aid = str(a["alert_id"])
+            if aid in t.alerts:
+                return []  # the same alert again (QoS 1 delivers at least once)
+            t.alerts[aid] = a
+            while len(t.alerts) > OPEN_ALERTS:
+                gone = next(iter(t.alerts))
+                del t.alerts[gone]
+                self._unfeed(venue, table, gone)
+            self.feed.appendleft(a)
             out.append({"type": "alert", "alert": a})
         else:
             data = body.get("data") or {}
             aid, by = str(data.get("alert_id")), data.get("by")
             t.alerts.pop(aid, None)
-            for entry in self.feed:
-                if entry["alert_id"] == aid and entry["table"] == table:
-                    entry["acked_by"] = by
+            self._unfeed(venue, table, aid)
             out.append({"type": "ack", "key": t.key, "alert_id": aid, "by": by})
         out.append({"type": "tile", "tile": t.view()})
         return out
+
+    def closed_at_table(self, venue: str, table: str, alert_id: str) -> list[dict[str, Any]]:
+        """The table answered that ``alert_id`` is not open there (a restarted table forgets
+        its open alerts; it keeps its last 100): it leaves the tile and the feed as if the
+        table had acknowledged it, so the floor is not left with an alert nobody can clear."""
+        t = self.tiles.get(f"{venue}/{table}")
+        if t is None or t.alerts.pop(alert_id, None) is None:
+            return []
+        self._unfeed(venue, table, alert_id)
+        return [{"type": "ack", "key": t.key, "alert_id": alert_id, "by": None},
+                {"type": "tile", "tile": t.view()}]  # fmt: skip
+
+    def _unfeed(self, venue: str, table: str, alert_id: str) -> None:
+        """The table closed the alert: it leaves the feed."""
+        for entry in list(self.feed):
+            if (entry["alert_id"], entry["table"], entry["venue"]) == (alert_id, table, venue):
+                self.feed.remove(entry)

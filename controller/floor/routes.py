@@ -14,7 +14,7 @@ from typing import Final
 
 from aiohttp import web
 
-from controller.floor import actions, history, views
+from controller.floor import actions, history, tournament, views
 from controller.floor.auth import User
 from controller.floor.console import Console
 from controller.floor.policy import Access
@@ -65,4 +65,13 @@ ROUTES: Final = (
     Route("GET", "/api/hand/{hand_id}/export.{fmt:ohh|phh}", history.export_hand, VIEW, "export"),
     Route("GET", "/api/quality", history.quality_json, VIEW, "quality"),
     Route("GET", "/api/quality.svg", history.quality_chart, VIEW, "quality"),
+    # the tournament (controller/floor/tournament.py): a players' screen reads the clock
+    Route("GET", "/clock", tournament.clock_page, PUBLIC, "clock page"),
+    Route("GET", "/event", tournament.event_page, PUBLIC, "event page"),
+    Route("GET", "/static/event/{name}", tournament.event_asset, PUBLIC, "asset"),
+    Route("GET", "/api/event/clock", tournament.clock, PUBLIC, "clock"),
+    Route("GET", "/api/event", tournament.event, VIEW, "event"),
+    Route("POST", "/api/event/confirm", tournament.confirm, DIRECTOR, "confirming a move"),
+    Route("POST", "/api/event/clock", tournament.clock_op, DIRECTOR, "the clock"),
+    Route("POST", "/api/event/hand_for_hand", tournament.hand_for_hand, DIRECTOR, "hand-for-hand"),
 )

@@ -7,8 +7,8 @@ part of its work, and the browser drew up to three tiles a second a table
 and go out together: one write a frame to each page, each change
 encoded once for all pages, and of a table's tile only the latest within a frame (a tile is
 the whole tile, so the latest supersedes the ones before). An alert or an ACK is never
-dropped nor moved before an earlier change, and an alert is sent at once, with whatever
-waits before it, not at the end of the frame.
+dropped nor moved before an earlier change, and an alert (or a change of the console's own
+broker link) is sent at once, with whatever waits before it, not at the end of the frame.
 
 The format is unchanged: each change is its own ``data: <json>`` event (static/floor.js).
 A page that is :data:`MAX_BEHIND` frames behind (its connection does not take the bytes)
@@ -84,7 +84,7 @@ class Frames:
             else:
                 self._seq += 1
                 key = str(self._seq)
-                urgent = urgent or c.get("type") == "alert"
+                urgent = urgent or c.get("type") in ("alert", "link")
             self._pending[key] = c
         loop = asyncio.get_running_loop()
         if urgent:

@@ -21,7 +21,8 @@ from controller.venuelog.store import open_for_export
 ASSETS = {"floor.js": "text/javascript", "floor.css": "text/css", "actions.js": "text/javascript",
           "actions.css": "text/css", "pages.js": "text/javascript",
           "history.js": "text/javascript", "hand.js": "text/javascript",
-          "history.css": "text/css"}  # fmt: skip
+          "history.css": "text/css", "room.js": "text/javascript",
+          "sound.js": "text/javascript"}  # fmt: skip
 PAGES = {"/": "floor.html", "/history": "history.html", "/hand/{hand_id}": "hand.html"}
 MAX_HANDS = 200
 

@@ -36,6 +36,10 @@ KINDS: Final = (
     "command",
     "response",
     "ohh",
+    "event_command",
+    "event_clock",
+    "event_standings",
+    "event_proposal",
 )
 
 

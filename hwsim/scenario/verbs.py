@@ -154,7 +154,7 @@ async def _declare(rig: Rig, a: Action) -> None:
     before = rig.events_handled()
     in_turn = rig.phase() not in ("idle", "draw") and rig.snapshot().to_act == a.seat
     if in_turn or word is Declaration.NOT_A_CHECK:
-        await rig.gpio.declare(word)
+        await rig.gpio.declare(word, taken=lambda: rig.events_handled() > before)
     else:
         rig.put(Declare(rig.now(), word, a.seat), "gpio")
     await wait_until(lambda: rig.events_handled() > before, f"the declaration {a.text}")

@@ -90,6 +90,8 @@ def _tile_text(driver: Any, key: str, cls: str) -> str | None:
 
     try:
         tile = driver.find_element(By.CSS_SELECTOR, f'article[data-table="{key}"]')
+        if not tile.find_elements(By.CSS_SELECTOR, "section.detail"):
+            tile.find_element(By.CSS_SELECTOR, "button.head").click()  # a click opens the table
         return str(tile.find_element(By.CLASS_NAME, cls).text)
     except (NoSuchElementException, StaleElementReferenceException):
         return None

@@ -1,9 +1,10 @@
 // railguard floor console: the room live over server-sent events. No framework, no build
 // step; every value from the network goes into the page as text, never as HTML.
 "use strict";
-// el(): pages.js, loaded first
 
-const S = { me: null, tiles: new Map(), feed: [], stream: null };
+// el(), getJSON(): pages.js; the room's tiles: room.js; sound and flashes: sound.js
+const S = { me: null, tiles: new Map(), feed: [], stream: null, link: null, linkState: "connecting",
+  skew: 0, lostAt: null, open: null, settings: { escalate_after_s: 60, stale_after_s: 0 } };
 
 async function api(method, path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -16,155 +17,123 @@ async function api(method, path, body) {
   return { status: r.status, data };
 }
 
-function since(ts) {
-  if (!ts) return "never";
-  const s = Math.max(0, Math.round(Date.now() / 1000 - ts));
-  return s < 60 ? `${s} s ago` : `${Math.round(s / 60)} min ago`;
-}
-
-function beep() {
-  try {
-    const ctx = new AudioContext();
-    const o = ctx.createOscillator();
-    o.frequency.value = 880; o.connect(ctx.destination); o.start(); o.stop(ctx.currentTime + 0.3);
-  } catch (_e) { /* no audio on this device */ }
-}
-
-function alertItem(a, withAck) {
-  const li = el("li", { class: `alert sev-${a.severity}`, "data-alert-id": a.alert_id },
-    el("span", { class: "code" }, a.code), " ", el("span", { class: "severity" }, a.severity),
-    a.seat ? ` seat ${a.seat}` : "",
-    el("div", { class: "clause" }, `clause ${a.clause}`),
-    el("div", { class: "remedy" }, a.remedy));
-  if (withAck && S.me && S.me.role !== "viewer") {
-    const b = el("button", { class: "ack", "data-alert-id": a.alert_id }, "Acknowledge");
-    b.addEventListener("click", () => ack(a));
-    li.append(b);
-  }
-  return li;
-}
-
-function renderTile(t) {
-  const st = t.state || {};
-  const blinds = (l) => `${l.small_blind}/${l.big_blind}${l.ante ? ` ante ${l.ante}` : ""}`;
-  const lvl = st.level ? blinds(st.level) + (st.pending_level
-    ? ` (next hand: ${blinds(st.pending_level)})` : "") : "";
-  const players = (st.seats || []).filter((s) => s.status !== "empty").length;
-  const div = el("article", { class: `tile ${t.status}${t.alerts.length ? " has-alert" : ""}`,
-                              "data-table": t.key },
-    el("h3", {}, el("span", { class: "name" }, t.key),
-       el("span", { class: "status" }, t.status)));
-  const dl = el("dl");
-  const row = (k, v, cls) => { dl.append(el("dt", {}, k), el("dd", { class: cls }, v)); };
-  row("last seen", since(t.last_seen), "last-seen");
-  row("hand", st.hand_no ?? "–", "hand-no");
-  row("street", st.street ?? "–", "street");
-  row("pot", st.pot ?? "–", "pot");
-  row("to act", st.to_act ? `seat ${st.to_act}` : "–", "to-act");
-  row("button", st.button ? `seat ${st.button}` : "–", "button-seat");
-  row("players", players, "players");
-  row("level", lvl || "–", "level");
-  row("profile", st.profile ?? "–", "profile");
-  row("badge reader", st.badge_reader ?? "–", "badge-reader");
-  row("dealer", st.dealer ?? "–", "dealer");
-  const sto = st.storage;
-  const reasons = sto ? sto.reasons.map((r) => `${r.code}: ${r.detail}`).join("; ") : "";
-  row("storage", sto ? sto.health + (reasons ? ` (${reasons})` : "") : "–",
-      `storage${sto && sto.health !== "ok" ? " storage-degraded" : ""}`);
-  div.append(dl);
-  const ul = el("ul", { class: "alerts" });
-  for (const a of t.alerts) ul.append(alertItem(a, true));
-  div.append(ul);
-  return div;
-}
-
 function renderTables() {
   const sel = document.getElementById("seat-table");
-  const keys = [...S.tiles.keys()].sort();
-  if ([...sel.options].map((o) => o.value).join() === keys.join()) return;
-  const was = sel.value;
-  sel.replaceChildren(...keys.map((k) => el("option", { value: k }, k)));
-  if (keys.includes(was)) sel.value = was;
-}
-
-function renderRoom() {
-  renderTables();
-  const room = document.getElementById("room");
-  room.replaceChildren(...[...S.tiles.values()].sort((a, b) => a.key.localeCompare(b.key))
-    .map(renderTile));
+  const tiles = [...S.tiles.values()].sort((a, b) => ((a.number ?? 1e9) - (b.number ?? 1e9))
+    || a.key.localeCompare(b.key));
+  const keys = tiles.map((t) => t.key);
+  if ([...sel.options].map((o) => o.value).join() !== keys.join()) {
+    const was = sel.value;
+    sel.replaceChildren(...tiles.map((t) => el("option", { value: t.key }, `${label(t)} (${t.key})`)));
+    if (keys.includes(was)) sel.value = was;
+  }
+  const names = document.getElementById("table-names");
+  names.replaceChildren(...tiles.map((t) => el("option", { value: t.name })));
   document.dispatchEvent(new CustomEvent("floor:tiles"));  // actions.js: its table lists
 }
 
-// A tile's change redraws that tile alone, once per frame however many messages came: a
-// festival room (500 tables, thousands of state messages a second) redrawn whole for each
-// message kept the page tens of seconds behind the room (bench/fleet.py).
-const dirty = new Set();
-let frame = 0;
-
-function tileChanged(key) {
-  dirty.add(key);
-  if (!frame) frame = requestAnimationFrame(flushTiles);
-}
-
-function flushTiles() {
-  frame = 0;
-  const room = document.getElementById("room");
-  const shown = new Map([...room.children].map((e) => [e.dataset.table, e]));
-  let added = false;
-  for (const key of dirty) {
-    const t = S.tiles.get(key);
-    const old = shown.get(key);
-    if (!t) { if (old) old.remove(); continue; }
-    if (old) old.replaceWith(renderTile(t)); else added = true;
-  }
-  dirty.clear();
-  if (added) renderRoom();  // a new table: its place in the order
-}
-
+// the room's open alerts, newest first; an alert the table closed leaves it
 function renderFeed() {
   const ol = document.getElementById("feed");
-  ol.replaceChildren(...S.feed.map((a) => {
-    const li = el("li", { class: a.acked_by ? "acked" : "", "data-alert-id": a.alert_id },
-      `${a.venue}/${a.table} `, el("b", {}, a.code), ` (${a.severity}) `, a.remedy);
-    if (a.acked_by) li.append(el("span", { class: "by" }, ` acknowledged by ${a.acked_by}`));
+  keyed(ol, S.feed, (a) => `${a.venue}/${a.table}/${a.alert_id}`, (a) => {
+    const li = el("li", {}, el("time", { class: "ftime" }), " ", el("span", { class: "ftable" }),
+      " ", el("b", { class: "fcode" }), " ", el("span", { class: "fsev" }), el("span", { class: "fwhere" }),
+      el("div", { class: "fremedy" }));
+    li.addEventListener("click", () => { if (S.open !== `${a.venue}/${a.table}`) toggleOpen(`${a.venue}/${a.table}`); });
     return li;
-  }));
+  }, (li, a) => {
+    const t = S.tiles.get(`${a.venue}/${a.table}`);
+    setClass(li, `sev-${a.severity}`);
+    setAttr(li, "data-alert-id", a.alert_id);
+    setText(li.querySelector(".ftime"), clock(a.ts));
+    setAttr(li.querySelector(".ftime"), "datetime", new Date(a.ts * 1000).toISOString());
+    setText(li.querySelector(".ftable"), label(t || { ...a, name: a.name || a.table }));
+    setText(li.querySelector(".fcode"), a.code);
+    setText(li.querySelector(".fsev"), `(${a.severity})`);
+    setText(li.querySelector(".fwhere"), `${a.seat ? ` seat ${a.seat}` : ""}${a.hand_no
+      ? ` hand ${a.hand_no}` : ""}`);
+    setText(li.querySelector(".fremedy"), a.remedy);
+  });
+}
+
+// the header: the console's own link to the broker, and how old what the page shows is
+function showLink() {
+  const e = document.getElementById("link");
+  const l = S.link || {};
+  let text;
+  if (S.linkState === "console-down") {
+    text = `console unreachable${S.lostAt ? ` since ${clock(S.lostAt)} (${age(S.lostAt)})` : ""}:`
+      + " reconnecting…; the room shown is not current";
+  } else if (S.linkState === "broker-down") {
+    text = `broker lost${l.since ? ` since ${clock(l.since)} (${age(l.since)})` : ""}${l.reason
+      ? `: ${l.reason}` : ""}; the room shown is ${l.last_message ? `${age(l.last_message)} old`
+      : "empty"}`;
+  } else if (S.linkState === "live") {
+    text = `broker connected · last message ${l.last_message ? `${age(l.last_message)} ago`
+      : "none yet"}`;
+  } else text = "connecting…";
+  setText(e, text);
+  setClass(e, `link ${S.linkState}`);
+  setAttr(e, "data-state", S.linkState);
+}
+
+function setLink(link, now) {
+  if (now) S.skew = now - Date.now() / 1000;
+  if (link) S.link = link;
+  const before = S.linkState;
+  S.linkState = S.link && S.link.connected ? "live" : "broker-down";
+  showLink();
+  if (before !== S.linkState) allChanged();
 }
 
 function onEvent(ev) {
   const m = JSON.parse(ev.data);
   if (m.type === "snapshot") {
+    S.settings = m.settings || S.settings;
     S.tiles = new Map(m.tiles.map((t) => [t.key, t]));
     S.feed = m.feed;
-    renderRoom(); renderFeed();
+    S.lostAt = null;
+    setLink(m.link, m.now);
+    for (const k of R.els.keys()) if (!S.tiles.has(k)) R.dirty.add(k);  // gone meanwhile
+    allChanged(); renderTables(); renderFeed();
   } else if (m.type === "tile") {
-    S.tiles.set(m.tile.key, m.tile); tileChanged(m.tile.key);
+    const isNew = !S.tiles.has(m.tile.key);
+    S.tiles.set(m.tile.key, m.tile);
+    tileChanged(m.tile.key);
+    if (isNew) renderTables();
+    if (m.tile.last_seen && S.link) { S.link.last_message = m.tile.last_seen; }
   } else if (m.type === "alert") {
-    S.feed.unshift({ ...m.alert, acked_by: null }); S.feed.length = Math.min(S.feed.length, 200);
+    S.feed.unshift(m.alert); S.feed.length = Math.min(S.feed.length, 200);
     renderFeed();
-    if (m.alert.severity === "critical") beep();
+    alarm(m.alert);
   } else if (m.type === "ack") {
-    for (const a of S.feed) {
-      if (a.alert_id === m.alert_id && `${a.venue}/${a.table}` === m.key) a.acked_by = m.by;
-    }
+    S.feed = S.feed.filter((a) => !(a.alert_id === m.alert_id && `${a.venue}/${a.table}` === m.key));
     renderFeed();
+  } else if (m.type === "link") {
+    setLink(m.link, m.now);
   }
 }
 
 function say(text) { document.getElementById("response").textContent = text; }
 
-async function ack(a) {
-  const r = await api("POST", "/api/ack", { venue: a.venue, table: a.table,
-                                            alert_id: a.alert_id });
-  if (r.status !== 200) say(`refused (${r.status}): ${r.data.reason}`);
-  else if (r.data.ok) say(`${a.table}: ${a.code} acknowledged`);
-  else say(`${a.table}: the table refused: ${r.data.reason}`);
+// what the floor types for a table: its name or number from the venue file, its id or
+// venue/id, in any case; the hand store knows the id
+function tableQuery(typed) {
+  const q = typed.trim().replace(/^#/, "").toLowerCase();
+  if (!q) return "";
+  for (const t of S.tiles.values()) {
+    if ([t.name, t.number, t.table, t.key, label(t)].some((x) => x !== null && x !== undefined
+      && String(x).toLowerCase() === q)) {
+      return `table=${encodeURIComponent(t.table)}&venue=${encodeURIComponent(t.venue)}`;
+    }
+  }
+  return `table=${encodeURIComponent(typed.trim())}`;
 }
 
 async function searchHands(e) {
   if (e) e.preventDefault();
-  const table = document.getElementById("hand-table").value.trim();
-  const r = await api("GET", `/api/hands${table ? `?table=${encodeURIComponent(table)}` : ""}`);
+  const query = tableQuery(document.getElementById("hand-table").value);
+  const r = await api("GET", `/api/hands${query ? `?${query}` : ""}`);
   const body = document.querySelector("#hands tbody");
   if (r.status !== 200) { say(`hand search: ${r.data.reason}`); return; }
   body.replaceChildren(...r.data.hands.map((h) => el("tr", { "data-hand-id": h.hand_id },
@@ -174,15 +143,31 @@ async function searchHands(e) {
 
 function connect() {
   if (S.stream) S.stream.close();
-  const link = document.getElementById("link");
   S.stream = new EventSource("/api/stream");
-  S.stream.onopen = () => { link.textContent = "live"; link.className = "link live"; };
-  S.stream.onerror = () => { link.textContent = "reconnecting…"; link.className = "link"; };
+  S.stream.onerror = () => {  // the page lost the console itself: nothing shown is current
+    if (S.linkState !== "console-down") { S.lostAt = Date.now() / 1000 + S.skew; }
+    S.linkState = "console-down"; showLink(); allChanged();
+    if (S.stream.readyState === EventSource.CLOSED) setTimeout(reconnect, 3000);
+  };
   S.stream.onmessage = onEvent;
+}
+
+// the browser gave up on the stream (an answer that was not a stream: the console restarted
+// and forgot the session, or a proxy's error page): log in again, or try again
+async function reconnect() {
+  if (!S.me) return;
+  const r = await api("GET", "/api/me");
+  if (r.status === 401) {
+    show(null);
+    document.getElementById("login-error").textContent = "The console restarted: log in again.";
+  } else connect();
 }
 
 function show(me) {
   S.me = me;
+  // another user (another role): the room is drawn again, with their buttons or none
+  document.getElementById("room").replaceChildren();
+  R.levels.clear(); R.els.clear();
   document.getElementById("login").hidden = !!me;
   document.getElementById("console").hidden = !me;
   document.getElementById("logout").hidden = !me;
@@ -190,11 +175,13 @@ function show(me) {
   document.getElementById("who").textContent = me ? `${me.user} (${me.role})` : "";
   document.dispatchEvent(new CustomEvent("floor:me", { detail: me }));  // actions.js
   if (me) connect();
+  if (me) requestAnimationFrame(fitRoom);
 }
 
 async function start() {
   document.getElementById("login").addEventListener("submit", async (e) => {
     e.preventDefault();
+    if (document.getElementById("arm-sound").checked) soundArm(); else soundDisarm();
     const r = await api("POST", "/api/login", { user: document.getElementById("user").value,
       password: document.getElementById("password").value });
     if (r.status === 200) show(r.data);
@@ -205,7 +192,9 @@ async function start() {
   });
   document.getElementById("hand-search").addEventListener("submit", searchHands);
   // the seat form's handler: actions.js (with the other floor actions)
-  setInterval(() => { if (S.me) renderRoom(); }, 5000);  // "last seen" ages
+  roomInit();
+  soundInit();
+  setInterval(() => { if (S.me) showLink(); }, 1000);  // the ages in the header
   const r = await api("GET", "/api/me");
   show(r.status === 200 ? r.data : null);
 }
