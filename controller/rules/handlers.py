@@ -28,6 +28,7 @@ from controller.rules.events import (
     ChipsIn,
     ChipsOut,
     ConsoleButton,
+    Declaration,
     Declare,
     Interrupted,
     SeatPlayer,
@@ -274,6 +275,9 @@ def declare(core: TableCore, e: Declare) -> None:
     """A verbal declaration, or the dealer's "not a check" (wagers.py)."""
     if not 0 <= e.seat <= core.max_seats:
         raise TableError("bad_seat", f"seat {e.seat} is not 0 (in turn) or 1..{core.max_seats}")
+    if core.phase is Phase.SHOWDOWN and e.declaration is not Declaration.PLAY_BOARD:
+        raise TableError("showdown", f"at the showdown only {Declaration.PLAY_BOARD.value!r} "
+                         f"is declared, not {e.declaration.value!r}")  # fmt: skip
     wagers.declare(core, e)
 
 

@@ -140,6 +140,9 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         return
     seat = owner.seat
     shown = h.shows.get(seat)
+    declared = core.profile.declared_board_keeps_claim and _declared_board(h, seat)
+    if shown and declared:
+        return  # 004 AR-6: a declared board's cards may go to the muck; the claim stands
     if shown:  # a tabled hand to the muck: killed; never the best tabled hand (002 [L59])
         if seat in _best_tabled(core, h):
             if seat not in h.show_alerted:
@@ -156,6 +159,13 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
             return
         _decide(core, h)  # a losing hand killed (it stays recorded as shown)
         return
+    if shown is None and declared:
+        # 004 AR-6 [L53]: "You must declare that you are playing the board before you throw
+        # your cards away": declared, the hand keeps its claim (its cards are read)
+        h.shows[seat] = True
+        core.instruct(f"Seat {seat} declared the board before the muck: the claim stands", seat)
+        _decide(core, h)
+        return
     if shown is None:
         # the hands still in it, this one included: was it the best hand read?
         others = [s for s in h.show_order if h.shows.get(s, True)]
@@ -170,6 +180,10 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
                 seat,
             )
         _decide(core, h)
+
+
+def _declared_board(h: Hand, seat: int) -> bool:
+    return any(a.seat == seat and a.kind == "declare_play_board" for a in h.actions)
 
 
 def may_win(h: Hand, relinquish: bool) -> set[int]:
