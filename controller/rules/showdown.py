@@ -75,11 +75,28 @@ def begin(core: TableCore) -> None:
         _decide(core, h)
         return
     rest = ", ".join(str(s) for s in h.show_order[1:])
-    core.instruct(
+    text = (
         f"Showdown: seat {first} shows first, then seat{'s' if ',' in rest else ''} {rest}; "
-        "ACK as each prompted hand is tabled, muck a hand that is not shown",
-        first,
+        "ACK as each prompted hand is tabled, muck a hand that is not shown"
     )
+    prof = core.profile
+    shown_to_share = prof.untabled_muck_relinquishes and not prof.declared_board_keeps_claim
+    if shown_to_share and _board_plays(core, h):  # 002 [L51], 000 [L166]: not declared
+        text += "; a hand playing the board must show all hole cards to share the pot"
+    core.instruct(text, first)
+
+
+def _board_plays(core: TableCore, h: Hand) -> bool:
+    """The five board cards are the best hand of some live seat."""
+    board = known_cards(core.card_of, h.board)
+    if len(board) != 5:
+        return False
+    alone = score(board)
+    for s in h.show_order:
+        hole = known_cards(core.card_of, h.players[s].hole)
+        if len(hole) == 2 and score(hole + board) == alone:
+            return True
+    return False
 
 
 def _prompted(h: Hand) -> int:
