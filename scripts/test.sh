@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-echo "== ruff";  .venv/bin/ruff check controller firmware_bridge hwsim tests bench scripts
-.venv/bin/ruff format --check controller firmware_bridge hwsim tests bench scripts
+echo "== ruff";  .venv/bin/ruff check controller firmware_bridge hwsim reader_firmware tests bench scripts
+.venv/bin/ruff format --check controller firmware_bridge hwsim reader_firmware tests bench scripts
 echo "== mypy";  .venv/bin/mypy
 echo "== pytest"; .venv/bin/python -m pytest -q -n "${RAILGUARD_TEST_WORKERS:-2}" "$@"

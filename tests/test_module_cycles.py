@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TOPS = ("controller", "firmware_bridge", "hwsim")
+TOPS = ("controller", "firmware_bridge", "hwsim", "reader_firmware")
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:
@@ -104,17 +104,9 @@ def package_of(module: str) -> str:
 
 
 PACKAGES = sorted({package_of(m) for m in module_files()})
-RULES_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="the rules core's circle is broken on the rules-core branch (issue 21); "
-    "drop this mark once it is merged",
-)
 
 
-@pytest.mark.parametrize(
-    "package",
-    [pytest.param(p, marks=RULES_XFAIL) if p == "controller.rules" else p for p in PACKAGES],
-)
+@pytest.mark.parametrize("package", PACKAGES)
 def test_no_run_time_import_circle(package: str) -> None:
     mine = [c for c in circles(module_graph()) if package_of(c[0]) == package]
     assert not mine, f"modules that import each other at run time in {package}: {mine}"

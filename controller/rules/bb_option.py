@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import betting
+from controller.rules import rounds
 from controller.rules.hand import Street
 from controller.rules.phases import Phase
 
@@ -33,7 +33,7 @@ def open_seat(core: TableCore) -> int:
     if h.street is not Street.PREFLOP:
         return 0
     p = h.players.get(h.pos.bb)
-    if p is None or p.acted or not betting.needs_action(h, p) or p.street_bet < h.current_bet:
+    if p is None or p.acted or not rounds.needs_action(h, p) or p.street_bet < h.current_bet:
         return 0
     return p.seat
 
@@ -43,7 +43,7 @@ def sweep_held(core: TableCore) -> bool:
     chips go into the pot but the round stays open (no check is taken for him). True if so;
     otherwise ``betting.sweep`` judges the sweep."""
     h = core.hand
-    if h is None or betting.pending_bet(core) or not open_seat(core):
+    if h is None or rounds.pending_bet(core) or not open_seat(core):
         return False
     h.unswept = False
     return True

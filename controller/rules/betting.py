@@ -4,78 +4,28 @@ turn, the clock, the end of a betting round and the award."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
-from controller.rules.decisions import ActionRecord, AlertCode, Severity
+from controller.rules import oot_limits, showdown, wagers
+from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
 from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
-from controller.rules.profile import BurnError
+from controller.rules.rounds import (
+    Then,
+    count_window,
+    hold,
+    needs_action,
+    next_to_act,
+    order_from,
+    owe,
+    record,
+)
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
-
-# dealing and misdeal import this module: the cycle is resolved at call time (both are fully
-# imported before any event is handled), not by importing inside the functions on the
-# action path, which costs an import-system lookup per call.
-from controller.rules import clock, dealing, floor, misdeal, oot_limits, posting, showdown, wagers
-
-_STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
-
-
-def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
-    p = h.players[seat]
-    w = h.wager
-    if seat != w.last_mover:
-        w.last_mover = 0  # another seat acted: the next chips are a new motion
-    if w.declared and (len(w.declared) > 1 or seat not in w.declared):
-        word = w.declared.get(seat)  # a declaration binds its seat's turn only
-        w.declared = {} if word is None else {seat: word}
-    h.actions.append(
-        ActionRecord(_STREET_NO[h.street], seat, kind, amount, p.street_bet, core.t, p.all_in)
-    )
-    if amount > 0:
-        h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
-    if h.pending_board and core.profile.burn_error is BurnError.CORRECT_BEFORE_ACTION:
-        _board_stands(core, h)
-
-
-def _board_stands(core: TableCore, h: Hand) -> None:
-    """000 IRREGULARITIES 12. [L144]: "Once action has been taken on a board card, the card
-    must stand"; later cards are those that would have come: the next street burns two."""
-    h.pending_board = ""
-    h.burn_debt = 1
-    core.instruct(
-        "The board stands (action was taken on it): burn two cards before the next board card"
-    )
-
-
-def _order_from(h: Hand, seat: int, n: int) -> list[Player]:
-    return [h.players[s] for s in clockwise(seat, n) if s in h.players]
-
-
-def needs_action(h: Hand, p: Player) -> bool:
-    # p.can_act, inlined: this is on the path of every action
-    return not (p.folded or p.dead or p.all_in) and (not p.acted or p.street_bet < h.current_bet)
-
-
-def street_no(h: Hand) -> int:
-    return _STREET_NO[h.street]
-
-
-def next_after(core: TableCore, h: Hand, after: int) -> int:
-    return _next_to_act(core, h, after)
-
-
-def _next_to_act(core: TableCore, h: Hand, after: int) -> int:
-    players = h.players
-    for s in clockwise(after, core.max_seats):
-        p = players.get(s)
-        if p is not None and needs_action(h, p):
-            return s
-    return 0
 
 
 def open_preflop(core: TableCore) -> None:
@@ -87,7 +37,7 @@ def open_preflop(core: TableCore) -> None:
     first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
     if first not in live or not needs_action(h, h.players[first]):
         before = clockwise(first, core.max_seats)[-1]
-        first = _next_to_act(core, h, before)
+        first = next_to_act(core, h, before)
     h.pointer = first
     after_change(core)
 
@@ -113,7 +63,7 @@ def open_street(core: TableCore) -> None:
     # skipped the first seat: the small blind, and heads-up the big blind.)
     start = postflop_first(h.pos, frozenset(h.players), core.max_seats)
     before = clockwise(start, core.max_seats)[-2]
-    h.pointer = _next_to_act(core, h, before)
+    h.pointer = next_to_act(core, h, before)
     after_change(core)
 
 
@@ -132,12 +82,12 @@ def after_change(core: TableCore) -> None:
         return
     if h.pointer and needs_action(h, h.players[h.pointer]):
         if h.oot and h.pointer in h.oot:
-            wagers.apply_pending(core, h, h.pointer)
+            play(core, h, wagers.apply_pending(core, h, h.pointer))
         return
-    h.pointer = _next_to_act(core, h, h.pointer or h.pos.button)
+    h.pointer = next_to_act(core, h, h.pointer or h.pos.button)
     if h.pointer:
         if h.oot and h.pointer in h.oot:
-            wagers.apply_pending(core, h, h.pointer)
+            play(core, h, wagers.apply_pending(core, h, h.pointer))
         return
     # the round is closed
     if h.street is Street.RIVER:
@@ -171,8 +121,8 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
         return False
     skipped: list[Player] = []
     held = 0
-    # start AT the pointer: _order_from(h, x) begins after x, so pass the seat before it
-    for p in _order_from(h, clockwise(h.pointer, core.max_seats)[-2], core.max_seats):
+    # start AT the pointer: order_from(h, x) begins after x, so pass the seat before it
+    for p in order_from(h, clockwise(h.pointer, core.max_seats)[-2], core.max_seats):
         if p.seat == seat:
             break
         if needs_action(h, p):
@@ -187,22 +137,15 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
     for p in skipped:
         p.acted = True
         record(core, h, p.seat, "check", 0)
-        _count_window(h, p.seat, chips=False)
+        count_window(h, p.seat, chips=False)
     if held:
         h.pointer = held
-        wagers.apply_pending(core, h, held)
+        play(core, h, wagers.apply_pending(core, h, held))
         if core.phase is not Phase.BETTING or needs_action(h, h.players[held]):
             return False
         return seat == h.pointer or infer_checks(core, h, seat, None)
     h.pointer = seat
     return True
-
-
-def _count_window(h: Hand, seat: int, chips: bool) -> None:
-    if h.street is Street.PREFLOP:
-        h.window_actions += 1
-        h.window_chip_actions += int(chips)
-        h.window_seats.add(seat)
 
 
 def _out_of_turn(core: TableCore, h: Hand, seat: int, what: str) -> None:
@@ -216,35 +159,34 @@ def _out_of_turn(core: TableCore, h: Hand, seat: int, what: str) -> None:
     )
 
 
-def begin_action(core: TableCore, h: Hand) -> bool:
-    """Chips or a fold while the deal is still going on: betting has begun."""
-    if core.phase is Phase.DEALING:
-        if dealing.missing_cards_at_action(core):
-            return False
-        if core.phase is Phase.DEALING:
-            open_preflop(core)
-    return core.phase is Phase.BETTING
-
-
-def chips_in(core: TableCore, e: ChipsIn) -> None:
-    h = core.hand
-    amount = 1 if e.amount is None else e.amount
-    if h is None or core.phase in (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID):
-        core.posted[e.seat] = core.posted.get(e.seat, 0) + amount
-        if e.amount is None:
-            core.presence_posts.add(e.seat)
-        posting.chips_posted(core, e.seat, e.amount)  # ruled before the first card
+def play(core: TableCore, h: Hand, then: Then | None) -> None:
+    """Play what a wager ruling left for the round (:class:`~controller.rules.rounds.Then`;
+    None: nothing)."""
+    if then is None:
         return
-    p = h.players.get(e.seat)
-    if p is None:
-        raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
-    if h.floor_hold:
-        floor.chips_held(core, e.seat)
+    kind = then.kind
+    if kind == "act":
+        act(core, h, h.players[then.seat], then.amount, ())
+    elif kind == "ack":
+        ack(core)
+    elif kind == "presence":
+        act_presence(core, h, h.players[then.seat])
+    else:
+        after_change(core)
+
+
+def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | None:
+    """Chips into the zone of ``p``, a seat in the hand, before they are played: refused
+    (TableError, nothing changed), taken as a blind posted from the stack, or ruled as
+    chips while the board is being dealt (None: nothing more to do); else the chips to
+    play (a blind's share taken off). The handler sequences the rest: the deal's end
+    (``dealing.begin_action``), a fouled hand (``misdeal.acted_with_joker``), then
+    :func:`chips_played`."""
     owed = h.unconfirmed.get(e.seat, 0)
     take = min(owed, e.amount) if owed and e.amount is not None else 0
     if take and take == e.amount:
         h.unconfirmed[e.seat] = owed - take  # the chips confirm a blind posted from the stack
-        return
+        return None
     # validate before mutating: a rejected event leaves the state unchanged
     if not p.live:
         raise TableError("not_live", f"seat {e.seat} has folded; its chips cannot play")
@@ -278,7 +220,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
             "stays), reshuffle, cut and deal a new flop without a burn",
             e.seat,
         )
-        return
+        return None
     if core.phase is Phase.BOARD:
         core.alert(
             AlertCode.ACTION_PENDING,
@@ -287,17 +229,19 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
             f"Seat {e.seat}: the betting round is closed; wait for the next card",
             e.seat,
         )
-        return
-    if not begin_action(core, h):
-        return
-    if misdeal.acted_with_joker(core, e.seat, e.amount):
-        return
+        return None
+    return e
+
+
+def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
+    """Chips in a betting round, in turn or not (after :func:`chips_checked`)."""
     w = h.wager
     if w.wrong[0]:
         if e.seat == h.pointer:
             w.wrong = (0, 0, 0)  # 004 AR-13: the true position acts; the wrong wager is void
         elif e.seat == w.wrong[2]:
-            wagers.wrong_bet_stands(core, h)  # the next seat acted: the wrong wager stands
+            # the next seat acted: the wrong wager stands
+            play(core, h, wagers.wrong_bet_stands(core, h))
             if core.phase is not Phase.BETTING:
                 return
     if w.floor_seat == e.seat:
@@ -305,8 +249,11 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         h.oot.pop(e.seat, None)
     n = w.motions + 1 if w.last_mover == e.seat else 1
     w.last_mover, w.motions = e.seat, n
-    if n > 1 and wagers.second_motion(core, h, p, e, n):
-        return
+    if n > 1:
+        judged = wagers.second_motion(core, h, p, e, n)
+        if judged is not False:
+            play(core, h, None if judged is True else judged)
+            return
     if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
         w.last_mover = 0
         if core.phase is Phase.BETTING:
@@ -317,7 +264,13 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         h.clock_seat = 0
     if e.amount is None:
         act_presence(core, h, p)
-    elif not (w.limited and p.seat in w.limited and oot_limits.limited(core, h, p, e)):
+    elif w.limited and p.seat in w.limited:
+        limit = oot_limits.limited(core, h, p, e)
+        if limit is None:
+            act(core, h, p, e.amount, e.chips, n)
+        else:
+            play(core, h, limit)
+    else:
         act(core, h, p, e.amount, e.chips, n)
 
 
@@ -329,7 +282,7 @@ def act_presence(core: TableCore, h: Hand, p: Player) -> None:
         h.current_bet = 1
         h.last_aggressor = p.seat
     p.street_bet = h.current_bet
-    _count_window(h, p.seat, chips=True)
+    count_window(h, p.seat, chips=True)
     record(core, h, p.seat, kind, 0)
     after_change(core)
 
@@ -357,7 +310,7 @@ def act(
                 f"Seat {p.seat}: a single oversized chip is a call; give {amount - to_call} change",
                 p.seat,
             )
-            wagers.owe(h, p.seat, amount - to_call)
+            owe(h, p.seat, amount - to_call)
             amount, new_total = to_call, h.current_bet
         elif (
             prof.multiple_chip_rule
@@ -373,7 +326,7 @@ def act(
                 f"give {amount - to_call} change",
                 p.seat,
             )
-            wagers.owe(h, p.seat, amount - to_call)
+            owe(h, p.seat, amount - to_call)
             amount, new_total = to_call, h.current_bet
     if new_total < h.current_bet and not all_in:
         core.alert(
@@ -386,7 +339,7 @@ def act(
         p.stack -= amount
         p.street_bet += amount
         p.total += amount
-        wagers.hold(h, p.seat, amount)
+        hold(h, p.seat, amount)
         return
     if new_total > h.current_bet:
         raise_by = new_total - h.current_bet
@@ -400,7 +353,7 @@ def act(
                 f"call only: give {raise_by} back",
                 p.seat,
             )
-            wagers.owe(h, p.seat, raise_by)
+            owe(h, p.seat, raise_by)
             amount, new_total = to_call, h.current_bet
         elif prof.raise_limit and h.raises >= prof.raise_limit and h.current_bet > 0:
             core.alert(
@@ -411,7 +364,7 @@ def act(
                 f"give {raise_by} back",
                 p.seat,
             )
-            wagers.owe(h, p.seat, raise_by)
+            owe(h, p.seat, raise_by)
             amount, new_total = to_call, h.current_bet
         elif (
             not full and not all_in and prof.short_raise_completion and 2 * raise_by < h.last_raise
@@ -425,7 +378,7 @@ def act(
                 f"call: give {raise_by} back",
                 p.seat,
             )
-            wagers.owe(h, p.seat, raise_by)
+            owe(h, p.seat, raise_by)
             amount, new_total = to_call, h.current_bet
         elif not full and not all_in:
             core.alert(
@@ -439,7 +392,7 @@ def act(
             p.stack -= amount
             p.street_bet += amount
             p.total += amount
-            wagers.hold(h, p.seat, amount)
+            hold(h, p.seat, amount)
             return
     p.stack -= amount
     p.street_bet = new_total
@@ -470,7 +423,7 @@ def act(
         wagers.declared_unmet(core, h, p, kind)
     if h.wager.held:
         amount += h.wager.held.pop(p.seat, 0)  # earlier motions of this wager (short, declared)
-    _count_window(h, p.seat, chips=amount > 0)
+    count_window(h, p.seat, chips=amount > 0)
     record(core, h, p.seat, kind, amount)
     after_change(core)
 
@@ -479,8 +432,6 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     h = core.hand
     assert h is not None
     p = h.players[seat]
-    if core.phase is Phase.DEALING and not begin_action(core, h):
-        return
     if core.phase is Phase.BOARD or not p.live:
         p.folded = True
         record(core, h, seat, "fold", 0)
@@ -490,7 +441,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if w.wrong[0] and seat == h.pointer:
         w.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; the wrong wager is void
     elif w.wrong[0] and seat == w.wrong[2]:
-        wagers.wrong_bet_stands(core, h)  # 004 AR-13: the next seat acted
+        play(core, h, wagers.wrong_bet_stands(core, h))  # 004 AR-13: the next seat acted
         if core.phase is not Phase.BETTING:
             return
     if seat != h.pointer and not infer_checks(core, h, seat, None):
@@ -502,21 +453,13 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if h.clock_seat == seat:
         h.clock_seat = 0
     h.oot.pop(seat, None)
-    _count_window(h, seat, chips=False)
+    count_window(h, seat, chips=False)
     record(core, h, seat, "fold", 0)
     after_change(core)
 
 
-def chips_out(core: TableCore, e: ChipsOut) -> None:
-    h = core.hand
-    if h is None or core.phase in (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID):
-        if e.seat in core.posted:
-            left = core.posted[e.seat] - (e.amount or core.posted[e.seat])
-            if left > 0:
-                core.posted[e.seat] = left
-            else:
-                del core.posted[e.seat]
-        return
+def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
+    """Chips leave a zone during a hand (between hands: ``posting.chips_out``)."""
     if core.phase is Phase.BETTING or core.phase is Phase.BOARD:
         wagers.chips_out(core, h, e)  # change, a refused wager, or chips that must stay in
 
@@ -549,28 +492,16 @@ def close_unbet_round(core: TableCore) -> None:
     still to act checked (L2)."""
     h = core.hand
     assert h is not None
-    # from the seat to act (the pointer) on, in position order: _order_from(h, x) begins
+    # from the seat to act (the pointer) on, in position order: order_from(h, x) begins
     # after x, so pass the seat before the pointer
     start = clockwise(h.pointer, core.max_seats)[-2] if h.pointer else h.pos.button
-    for p in _order_from(h, start, core.max_seats):
+    for p in order_from(h, start, core.max_seats):
         if needs_action(h, p):
             p.acted = True
-            _count_window(h, p.seat, chips=False)
+            count_window(h, p.seat, chips=False)
             record(core, h, p.seat, "check", 0)
     h.pointer = 0
     after_change(core)
-
-
-def pending_bet(core: TableCore) -> int:
-    """A seat that provably still has to act (it faces a bet), or 0."""
-    h = core.hand
-    assert h is not None
-    if core.phase is not Phase.BETTING:
-        return 0
-    for p in h.players.values():
-        if needs_action(h, p) and p.street_bet < h.current_bet:
-            return p.seat
-    return 0
 
 
 def ack(core: TableCore) -> None:
@@ -578,8 +509,11 @@ def ack(core: TableCore) -> None:
     h = core.hand
     if h is None or core.phase is not Phase.BETTING or not h.pointer:
         return
-    if h.wager.floor_seat and wagers.floor_stands(core, h):
-        return
+    if h.wager.floor_seat:
+        stands = wagers.floor_stands(core, h)
+        if stands is not None:
+            play(core, h, stands)
+            return
     p = h.players[h.pointer]
     if p.street_bet < h.current_bet:
         return
@@ -587,14 +521,6 @@ def ack(core: TableCore) -> None:
     p.acted = True
     if h.clock_seat == p.seat:
         h.clock_seat = 0
-    _count_window(h, p.seat, chips=False)
+    count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
     after_change(core)
-
-
-def start_clock(core: TableCore) -> None:
-    clock.start_clock(core)  # clock.py
-
-
-def clock_tick(core: TableCore, t: float) -> None:
-    clock.clock_tick(core, t)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import bb_option, betting, misdeal
-from controller.rules.decisions import AlertCode, Severity
+from controller.rules import bb_option, betting, rounds
+from controller.rules.decisions import AlertCode, Severity, StreetDealt
 from controller.rules.events import BadgeTap, CardPlaced
 from controller.rules.hand import Hand, Street
 from controller.rules.phases import Phase
@@ -36,7 +36,7 @@ def _provably_pending(core: TableCore) -> bool:
         return True
     if core.phase is not Phase.BETTING:
         return False
-    return betting.pending_bet(core) != 0 or bb_option.open_seat(core) != 0
+    return rounds.pending_bet(core) != 0 or bb_option.open_seat(core) != 0
 
 
 def on_burn(core: TableCore, e: CardPlaced) -> None:
@@ -125,7 +125,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         return
     if core.phase is Phase.BETTING:
         if _provably_pending(core):
-            seat = betting.pending_bet(core) or bb_option.open_seat(core)
+            seat = rounds.pending_bet(core) or bb_option.open_seat(core)
             core.alert(
                 AlertCode.ACTION_PENDING,
                 Severity.WARNING,
@@ -342,6 +342,9 @@ def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
     h.burn_credit = 0
     h.burn_debt = 0
     h.set_aside.clear()
+    cards = [core.card_of.get(t) for t in h.board]
+    # the fact (decisions.py): the street is out, before its betting round opens
+    core.out.append(StreetDealt(int(coming), tuple(c for c in cards if c is not None), core.t))
     betting.open_street(core)
 
 
@@ -420,7 +423,7 @@ def _premature(core: TableCore, h: Hand, e: CardPlaced) -> None:
         return
     h.premature.add(int(coming))
     prof = core.profile
-    seat = betting.pending_bet(core) or bb_option.open_seat(core)
+    seat = rounds.pending_bet(core) or bb_option.open_seat(core)
     if coming is Street.FLOP:
         if h.street_burns or h.burn_credit:
             h.no_burn.add(int(Street.FLOP))
@@ -486,16 +489,18 @@ def on_board_removed(core: TableCore, tag: str) -> None:
         h.board.remove(tag)
 
 
-def supervisor(core: TableCore, e: BadgeTap) -> None:
+def supervisor(core: TableCore, e: BadgeTap) -> bool:
+    """A supervisor's badge: the director draws a four-card flop's burn (002 b), or - True -
+    authorises the misdeal the dealer called after its window closed (the handler rules it:
+    ``misdeal.force_misdeal``)."""
     h = core.hand
     if h is None:
-        return
+        return False
     if h.floor_draw:
         h.floor_ok = True  # 002 Four-card flop b) [L113]: the director draws
         core.instruct("Floor: draw one of the four face-down cards; place it on the burn")
-        return
-    if h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD):
-        misdeal.force_misdeal(core)
+        return False
+    return h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
 def burn_on_muck(core: TableCore, tag: str) -> None:

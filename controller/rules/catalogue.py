@@ -238,8 +238,9 @@ _ENTRIES: Final[dict[AlertCode, tuple[tuple[Severity, ...], Category, tuple[str,
     ),
     A.BLINDS_OUT_OF_POSITION: (
         (_W,), _P,
-        ("000 SECTION 1 item 14 (2nd run) [L50]", "000 RULES FOR POSTING BLINDS 2 [L223]"),
-        "Chips were posted in a zone that owes no blind",
+        ("000 SECTION 1 item 14 (2nd run) [L50]", "000 RULES FOR POSTING BLINDS 2 [L223]",
+         "000 RULES FOR POSTING BLINDS 4 [L225]", "004 TG 24 [L133]"),
+        "Chips were posted in a zone that owes no blind, or heads-up blinds swapped",
     ),
     A.BLIND_OVERPOSTED: (
         (_W,), _P,

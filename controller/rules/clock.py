@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import betting
+from controller.rules import betting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.phases import Phase
@@ -62,6 +62,6 @@ def clock_tick(core: TableCore, t: float) -> None:
             f"Seat {seat}: time is up, the hand is dead; muck it",
             seat,
         )
-        betting.record(core, h, seat, "fold", 0)
+        rounds.record(core, h, seat, "fold", 0)
         betting.after_change(core)
     core.t = max(saved_t, core.t)

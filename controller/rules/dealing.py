@@ -5,21 +5,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, designate, entitled, floor, misdeal, posting, thrown
-from controller.rules.decisions import AlertCode, Severity
-from controller.rules.errors import TableError
+from controller.rules import (
+    betting,
+    board,
+    designate,
+    entitled,
+    floor,
+    misdeal,
+    posting,
+    thrown,
+)
+from controller.rules.decisions import AlertCode, HandStarted, Severity
 from controller.rules.events import CardPlaced, ZoneKind
-from controller.rules.hand import Hand, Level, Player, Street
+from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import (
-    AnteOrder,
     ExtraCardRule,
     ForeignCard,
     JokerRule,
     SequenceRule,
     WrongFirstSeat,
 )
-from controller.rules.seating import SeatStatus, deal_order, waits_for_button
+from controller.rules.seating import SeatStatus, deal_order
+from controller.rules.seating import dealt_in as seating_dealt_in
 from controller.rules.spots import spot, spot_of
 
 if TYPE_CHECKING:
@@ -34,19 +42,7 @@ _ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 def dealt_in(core: TableCore) -> set[int]:
     """The seats a hand starting now would deal in; raises (changing nothing) if it cannot
     start. Pure: ``start_hand`` and the event validation both use it."""
-    pos = core.positions
-    if pos is None:
-        raise TableError("no_button", "place the button first (a draw or a SetButton command)")
-    dealt = {
-        s
-        for s, seat in core.seats.items()
-        if seat.stack > 0
-        and seat.status is not SeatStatus.BUSTED
-        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, core.profile))
-    }
-    if len(dealt) < 2:
-        raise TableError("too_few_players", "a hand needs at least two players dealt in")
-    return dealt
+    return seating_dealt_in(core.positions, core.seats, core.profile)
 
 
 def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = None) -> Hand:
@@ -91,83 +87,19 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     core.hand = h
     core.button_set = False
     core.enter(Phase.DEALING)
-    _post_forced(core, h)
-    return h
-
-
-def _post_forced(core: TableCore, h: Hand) -> None:
-    """Blinds and antes: taken from the chips already in the zones; a missing one is posted
-    from the seat's stack with an alert (000-S1-absent-4, 000-S2-blinds-1)."""
-    due = posting.forced_due(
-        h.pos, h.players.keys(), Level(h.small_blind, h.big_blind, h.ante), core.profile.ante_style
-    )
-    # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
-    # the older practice, the ante first (bb_ante_order)
-    ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
-    for items in due.values():
-        if len(items) > 1:
-            items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
-    posted = dict(core.posted)
-    core.posted.clear()
-    presence, core.presence_posts = core.presence_posts, set()
-    for s, items in due.items():
-        p = h.players[s]
-        owed = 0
-        for _, a in items:
-            owed += a
-        have = posted.pop(s, 0)
-        if core.seats[s].present and have < min(owed, p.stack) and have == 0:
-            core.alert(
-                AlertCode.BLINDS_NOT_POSTED,
-                Severity.WARNING,
-                "000 SECTION 2 THE BLINDS [L62]; 004 TG-3",
-                f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
-                s,
-            )
-        elif core.seats[s].present and 0 < have < min(owed, p.stack) and s not in presence:
-            # 000-S1-shortblind-6, 000-S2-blinds-2: short, and not the whole stack (amounts
-            # sensed only: presence-only chip sensors cannot tell, L3)
-            core.alert(
-                AlertCode.BLINDS_NOT_POSTED,
-                Severity.WARNING,
-                "000 SECTION 1 item 6 (2nd run) [L42]; 000 SECTION 2 THE BLINDS [L63-64]",
-                f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
-                s,
-            )
-        elif core.seats[s].present and have > owed and s not in presence:
-            # 000 [L64]: the big blind is the clock's; the excess is not a raise
-            core.alert(
-                AlertCode.BLIND_OVERPOSTED,
-                Severity.WARNING,
-                posting.CLAUSE_OVER,
-                f"Seat {s}: {have} posted, owes {owed}: take back {have - owed} before the "
-                "action; an over-posted blind raises nothing",
-                s,
-            )
-        if have < owed:
-            h.unconfirmed[s] = min(owed, p.stack) - have
-        for kind, amount in items:
-            amt = min(amount, p.stack)
-            if amt <= 0:
-                continue
-            p.stack -= amt
-            p.total += amt
-            if kind != "post_ante":
-                p.street_bet += amt
-            if p.stack == 0:
-                p.all_in = True
-            betting.record(core, h, p.seat, kind, amt)
-    h.current_bet = h.big_blind
-    h.last_raise = h.big_blind
-    for s, amount in posted.items():
-        # chips in a non-blind zone before the first card: an early bet, returned
-        core.alert(
-            AlertCode.ACTION_OUT_OF_TURN,
-            Severity.WARNING,
-            "000 SECTION 2 PRE-FLOP BETTING [L72]",
-            f"Seat {s}: chips in before the deal; take back {amount}",
-            s,
+    core.out.append(  # the fact (decisions.py), before the forced bets' actions
+        HandStarted(
+            h.hand_no,
+            h.deal_no,
+            pos.button,
+            pos.sb,
+            pos.bb,
+            tuple((s, p.stack) for s, p in players.items()),
+            core.t,
         )
+    )
+    posting.take_forced(core, h)  # the blinds and antes, from the chips in the zones
+    return h
 
 
 # ---------------------------------------------------------------------------- routing
@@ -205,7 +137,8 @@ def on_card_placed(
         if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
             p = hole_owner(h, e.tag)
             if p is not None and p.live:
-                betting.fold(core, p.seat, e.tag)
+                if core.phase is not Phase.DEALING or begin_action(core, h):
+                    betting.fold(core, p.seat, e.tag)
             elif p is None and prev is None:
                 board.burn_on_muck(core, e.tag)
         return
@@ -552,6 +485,18 @@ def _extra_card(core: TableCore, h: Hand, p: Player, tag: str) -> None:
     misdeal.misdeal_condition(
         core, AlertCode.EXTRA_HOLE_CARD, clause, f"seat {p.seat} has an extra card", p.seat, tag
     )
+
+
+def begin_action(core: TableCore, h: Hand) -> bool:
+    """Chips, a fold or a declaration while the deal is still going on: betting has begun
+    (the deal is complete, or short: :func:`missing_cards_at_action`). True if the action
+    is to be played (the betting round is open)."""
+    if core.phase is Phase.DEALING:
+        if missing_cards_at_action(core):
+            return False
+        if core.phase is Phase.DEALING:
+            betting.open_preflop(core)
+    return core.phase is Phase.BETTING
 
 
 def missing_cards_at_action(core: TableCore) -> bool:

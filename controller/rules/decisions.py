@@ -263,4 +263,93 @@ class HandComplete:
         self.record = record
 
 
-Decision = Alert | Instruction | HandComplete
+# ---------------------------------------------------------------------------- facts
+# What happened at the table, as the core saw it: a consumer (the daemon's live feed) can
+# publish these instead of comparing the core's hand before and after each event.
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class HandStarted:
+    """A hand (or a re-deal of it, a new ``deal_no``) started: positions and the seats dealt
+    in with their stacks before the forced bets."""
+
+    hand_no: Final[int]
+    deal_no: Final[int]
+    button: Final[int]
+    small_blind_seat: Final[int]
+    big_blind_seat: Final[int]
+    seats: Final[tuple[tuple[int, int], ...]]  # (seat, stack), in seat order
+    t: Final[float]
+
+    def __init__(
+        self,
+        hand_no: int,
+        deal_no: int,
+        button: int,
+        small_blind_seat: int,
+        big_blind_seat: int,
+        seats: tuple[tuple[int, int], ...],
+        t: float,
+    ) -> None:
+        self.hand_no = hand_no
+        self.deal_no = deal_no
+        self.button = button
+        self.small_blind_seat = small_blind_seat
+        self.big_blind_seat = big_blind_seat
+        self.seats = seats
+        self.t = t
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class ActionTaken:
+    """An action entered the hand's record (a post, check, call, bet, raise, fold, a
+    declaration): the same :class:`ActionRecord` the hand record will carry."""
+
+    action: Final[ActionRecord]
+
+    def __init__(self, action: ActionRecord) -> None:
+        self.action = action
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class StreetDealt:
+    """A street's board is out (1 flop, 2 turn, 3 river): the whole board so far."""
+
+    street: Final[int]
+    board: Final[tuple[Card, ...]]
+    t: Final[float]
+
+    def __init__(self, street: int, board: tuple[Card, ...], t: float) -> None:
+        self.street = street
+        self.board = board
+        self.t = t
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class PotAwarded:
+    """A pot of the finished hand, with its winners and shares (main pot first)."""
+
+    pot: Final[PotRecord]
+    t: Final[float]
+
+    def __init__(self, pot: PotRecord, t: float) -> None:
+        self.pot = pot
+        self.t = t
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class SeatEliminated:
+    """A seat left with no chips by the hand just finished (it leaves the table)."""
+
+    seat: Final[int]
+    player: Final[str]
+    t: Final[float]
+
+    def __init__(self, seat: int, player: str, t: float) -> None:
+        self.seat = seat
+        self.player = player
+        self.t = t
+
+
+Fact = HandStarted | ActionTaken | StreetDealt | PotAwarded | SeatEliminated
+Decision = Alert | Instruction | HandComplete | Fact

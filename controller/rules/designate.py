@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from controller.rules import misdeal
+from controller.rules.errors import TableError
 from controller.rules.events import CardPlaced, ZoneKind
 from controller.rules.phases import Phase
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from controller.rules.engine import TableCore
     from controller.rules.hand import Hand
 
-CLAUSE: Final = "000 SECTION 3 IRREGULARITIES 9. [L141]; 004 AR-14 [L69]; G9"
+CLAUSE: Final = misdeal.OFF_TABLE_CLAUSE
 NONE: Final = ("", "", 0)
 _BURN: Final = (ZoneKind.BURN, 0)
 
@@ -111,3 +112,17 @@ def _withdraw(h: Hand, boxed: bool, tag: str, seat: int) -> None:
 
 def _designated(core: TableCore, h: Hand, tag: str, boxed: bool) -> None:
     misdeal.judge(core, h, tag, _owed(core, h), h.deal_idx, boxed, off_table=True)
+
+
+def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
+    """EXPOSED or BOXED pressed: the card it means (G9) is judged (``misdeal.judge``)."""
+    h = core.hand
+    if h is None or core.phase not in misdeal.ACTIVE:
+        raise TableError("no_hand", "no hand is being dealt")
+    if pressed(core, h, boxed):
+        return  # G9: the card just put on the burn antenna (designate.py)
+    if not h.dealt:
+        raise TableError("no_card", "no hole card has been dealt yet")
+    tag, seat = h.dealt[-1]  # G9: the card read most recently
+    if misdeal.judge(core, h, tag, seat, len(h.dealt) - 1, boxed, off_table=False):
+        wait(h, boxed, tag, seat)  # a card on the burn antenna may override it

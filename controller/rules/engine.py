@@ -14,9 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.rules import betting, records
+from controller.rules import records
 from controller.rules.cards import Card
-from controller.rules.decisions import Alert, AlertCode, Decision, HandRecord, Instruction, Severity
+from controller.rules.clock import clock_tick
+from controller.rules.decisions import (
+    Alert,
+    AlertCode,
+    Decision,
+    HandRecord,
+    Instruction,
+    PotAwarded,
+    SeatEliminated,
+    Severity,
+)
 from controller.rules.errors import LocalError, TableError
 from controller.rules.events import (
     Event,
@@ -133,7 +143,7 @@ class TableCore:
         if h is not None and h.clock_seat:
             self._allowed = CLOCK_ROWS[PHASES.index(self.phase)]
             try:
-                betting.clock_tick(self, event.t)
+                clock_tick(self, event.t)
             except TableError as err:
                 return self._reject(err)
             clock = tuple(self.out)
@@ -164,8 +174,15 @@ class TableCore:
         return quiet
 
     def can(self, event: Event) -> bool:
-        """Would this event be accepted in the current phase? (No side effects.)"""
-        return type(event) in self._row and event.t >= self.t
+        """Would :meth:`handle` accept this event now? The same checks as handling (as
+        pokerkit's verify/can/do): beyond the transition table's row, the event is handled
+        on a copy of the table (``export``/``restore``) that is then dropped, so every check
+        a handler makes counts and nothing of this table changes."""
+        if type(event) not in self._row or event.t < self.t:
+            return False  # the table's row refuses it: no copy needed
+        trial = TableCore(self._profile, self.table)
+        restore_table(trial, export_table(self))
+        return trial.handle(event).rejected is None
 
     def snapshot(self) -> TableState:
         return snapshot_of(self)
@@ -249,13 +266,17 @@ class TableCore:
         rec = records.build(self, h)
         self.last_record = rec
         records.eliminations(self, rec)  # 000-S1-elim-2, 004-TG-27: the finishing order
+        out = self.out
+        for pot in rec.pots:
+            out.append(PotAwarded(pot, self.t))  # the facts (decisions.py)
         for p in h.players.values():
             seat = self.seats.get(p.seat)
             if seat is not None:
                 seat.stack = p.stack
                 if seat.stack == 0:
                     seat.status = SeatStatus.BUSTED
-        self.out.append(records.complete(rec))
+                    out.append(SeatEliminated(p.seat, seat.player, self.t))
+        out.append(records.complete(rec))
         self.enter(Phase.COMPLETE)
         self._advance_positions()
 

@@ -10,11 +10,15 @@ from controller.rules import (
     bb_option,
     betting,
     board,
+    clock,
     dealing,
+    designate,
     draw,
     floor,
     misdeal,
+    posting,
     retrieve,
+    rounds,
     showdown,
     wagers,
 )
@@ -49,8 +53,9 @@ from controller.rules.seating import Seat, SeatStatus, first_positions
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
-# A hole card in these phases starts a (re-)deal.
+# A hole card in these phases starts a (re-)deal; chips in them are the coming hand's posts.
 STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
+BETWEEN_HANDS: Final = STARTS_HAND
 
 # The locations a card can have (TableCore.where), built once rather than per card.
 _HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
@@ -209,7 +214,21 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
     if core.phase is Phase.SHOWDOWN:
         raise TableError("showdown", f"chips from seat {e.seat}: the betting is over (showdown)")
-    betting.chips_in(core, e)
+    h = core.hand
+    if h is None or core.phase in BETWEEN_HANDS:
+        posting.chips_in(core, e)  # the coming hand's forced bets, ruled before the first card
+        return
+    p = h.players.get(e.seat)
+    if p is None:
+        raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
+    if h.floor_hold:
+        floor.chips_held(core, e.seat)
+    played = betting.chips_checked(core, h, p, e)
+    if played is None or not dealing.begin_action(core, h):
+        return
+    if misdeal.acted_with_joker(core, e.seat, played.amount):
+        return
+    betting.chips_played(core, h, p, played)
 
 
 def chips_out(core: TableCore, e: ChipsOut) -> None:
@@ -222,7 +241,11 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
                     # sweep after the award): nothing to judge, no alert
                     return
         raise TableError("empty_seat", f"chips left the betting zone of empty seat {e.seat}")
-    betting.chips_out(core, e)
+    h = core.hand
+    if h is None or core.phase in BETWEEN_HANDS:
+        posting.chips_out(core, e)
+    else:
+        betting.chips_out(core, h, e)
 
 
 # ---------------------------------------------------------------------------- console
@@ -238,11 +261,11 @@ def button(core: TableCore, e: ButtonPress) -> None:
         elif floor.button(core, b):
             return  # the floor's decision (floor.py)
     if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
-        misdeal.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
+        designate.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
     elif b is ConsoleButton.MISDEAL:
         misdeal.misdeal_pressed(core)
     elif b is ConsoleButton.CLOCK:
-        betting.start_clock(core)
+        clock.start_clock(core)
     elif b is ConsoleButton.FLOOR:
         if retrieve.floor_called(core):
             return  # right after a fold: held for the director (retrieve.py)
@@ -278,7 +301,65 @@ def declare(core: TableCore, e: Declare) -> None:
     if core.phase is Phase.SHOWDOWN and e.declaration is not Declaration.PLAY_BOARD:
         raise TableError("showdown", f"at the showdown only {Declaration.PLAY_BOARD.value!r} "
                          f"is declared, not {e.declaration.value!r}")  # fmt: skip
-    wagers.declare(core, e)
+    _declare(core, e)
+
+
+def _declare(core: TableCore, e: Declare) -> None:
+    """A declaration's sequence: the deal's end, checks inferred on the way, the ruling
+    (wagers.py), the fold or check it makes."""
+    h = core.hand
+    if h is None:
+        raise TableError("no_hand", "no hand is being played: nothing to declare")
+    if e.declaration is Declaration.NOT_A_CHECK:
+        wagers.not_a_check(core, h)
+        return
+    seat = e.seat or h.pointer
+    p = h.players.get(seat)
+    if p is None:
+        who = f"seat {seat}" if seat else "nobody (no seat is in turn)"
+        raise TableError("not_in_hand", f"declaration {e.declaration.value!r} for {who}")
+    if not p.live:
+        raise TableError("not_live", f"seat {seat} has folded; its declaration cannot play")
+    word = e.declaration.value
+    if e.declaration is Declaration.PLAY_BOARD:
+        rounds.record(core, h, seat, "declare_" + word, 0)  # 004 AR-6: before the showdown
+        return
+    if core.phase is Phase.BOARD:
+        raise TableError("round_closed", f"the betting round is closed: seat {seat}'s {word}")
+    if p.all_in:
+        raise TableError("all_in", f"seat {seat} is all-in: it has nothing to declare")
+    if not dealing.begin_action(core, h):
+        return
+    if seat != h.pointer and not betting.infer_checks(core, h, seat, None):
+        rounds.record(core, h, seat, "declare_" + word, 0)
+        rule = core.profile.out_of_turn
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            f"{wagers.OOT_CLAUSE[rule]}; 003 [L61]: verbal declarations in turn are binding",
+            f"Seat {seat} declared {word} out of turn; seat {h.pointer} is to act"
+            + ("" if e.declaration is Declaration.FOLD else ": the declaration does not bind"),
+            seat,
+        )
+        if e.declaration is Declaration.FOLD:
+            betting.fold(core, seat, "")  # an out-of-turn fold is binding (002 [L129])
+        return
+    w = h.wager
+    rounds.record(core, h, seat, "declare_" + word, 0)
+    w.declared[seat] = word
+    if e.declaration is Declaration.FOLD:
+        betting.fold(core, seat, "")
+    elif e.declaration is Declaration.CHECK:
+        if p.street_bet < h.current_bet:
+            core.alert(
+                AlertCode.DECLARATION_BINDS,
+                Severity.WARNING,
+                wagers.DECLARED_CLAUSE,
+                f"Seat {seat} declared check facing a bet of {h.current_bet}: call or fold",
+                seat,
+            )
+            return
+        betting.ack(core)
 
 
 def badge(core: TableCore, e: BadgeTap) -> None:
@@ -293,9 +374,10 @@ def badge(core: TableCore, e: BadgeTap) -> None:
             floor.badge(core, e.badge)
         return
     if h is not None and h.wager.floor_seat and core.phase is Phase.BETTING:
-        wagers.floor_badge(core, h, e.badge)  # 003 [L61]: the floor rules the action out of turn
+        floor.oot_badge(core, e.badge)  # 003 [L61]: the floor rules the action out of turn
         return
-    board.supervisor(core, e)
+    if board.supervisor(core, e):
+        misdeal.force_misdeal(core)  # a disputed misdeal authorised (misdeal.py)
 
 
 def set_dealer(core: TableCore, e: SetDealer) -> None:

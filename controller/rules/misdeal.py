@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, designate
+from controller.rules import betting, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
@@ -14,23 +14,12 @@ from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
-_ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+# a card dealt off the table, designated on the burn antenna (designate.py)
+OFF_TABLE_CLAUSE: Final = "000 SECTION 3 IRREGULARITIES 9. [L141]; 004 AR-14 [L69]; G9"
 
 
 # ---------------------------------------------------------------------------- exposed, boxed
-
-
-def exposed_or_boxed(core: TableCore, boxed: bool) -> None:
-    h = core.hand
-    if h is None or core.phase not in _ACTIVE:
-        raise TableError("no_hand", "no hand is being dealt")
-    if designate.pressed(core, h, boxed):
-        return  # G9: the card just put on the burn antenna (designate.py)
-    if not h.dealt:
-        raise TableError("no_card", "no hole card has been dealt yet")
-    tag, seat = h.dealt[-1]  # G9: the card read most recently
-    if judge(core, h, tag, seat, len(h.dealt) - 1, boxed, off_table=False):
-        designate.wait(h, boxed, tag, seat)  # a card on the burn antenna may override it
 
 
 def judge(
@@ -85,12 +74,12 @@ def judge(
     if why:
         if off_table:
             why += " (dealt off the table)"
-            clause += "; " + designate.CLAUSE
+            clause += "; " + OFF_TABLE_CLAUSE
         misdeal_condition(core, AlertCode.EXPOSED_CARD, clause, why, seat, tag)
         return False
     clause = "004 AR-1b; 000 MISDEALS bullet 6; G3"
     if off_table:
-        clause = f"{designate.CLAUSE}; {clause}"
+        clause = f"{OFF_TABLE_CLAUSE}; {clause}"
     _replace_after_deal(core, h, seat, tag, AlertCode.EXPOSED_CARD, clause, off_table)
     return True
 
@@ -174,7 +163,7 @@ def misdeal_condition(
             tag,
         )
         _restore_stacks(h, keep_forced=True)
-        core.posted = {s: p.total for s, p in h.players.items() if p.total}
+        posting.set_posts(core, {s: p.total for s, p in h.players.items() if p.total})
         core.enter(Phase.MISDEAL)
         if core.table_clear():
             core.void_or_misdeal_cleared()
@@ -207,7 +196,7 @@ def misdeal_condition(
 
 def misdeal_pressed(core: TableCore) -> None:
     h = core.hand
-    if h is None or core.phase not in _ACTIVE:
+    if h is None or core.phase not in ACTIVE:
         raise TableError("no_hand", "no hand to call a misdeal on")
     h.misdeal_called_t = core.t
     misdeal_condition(core, AlertCode.MISDEAL, "dealer's console: misdeal", "called by the dealer")
@@ -224,7 +213,7 @@ def force_misdeal(core: TableCore) -> None:
         "Misdeal ruled by the floor: take back every card, reshuffle and deal again",
     )
     _restore_stacks(h, keep_forced=True)
-    core.posted = {s: p.total for s, p in h.players.items() if p.total}
+    posting.set_posts(core, {s: p.total for s, p in h.players.items() if p.total})
     core.enter(Phase.MISDEAL)
 
 
@@ -253,7 +242,7 @@ def void(
         AlertCode.HAND_VOID, Severity.CRITICAL, clause, "Hand void: all bets returned", seat, tag
     )
     _restore_stacks(h, keep_forced=False)
-    core.posted = {}
+    posting.set_posts(core, {})
     core.enter(Phase.VOID)
 
 
@@ -301,6 +290,6 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
         "pot and its chips stay in it",
         seat,
     )
-    betting.record(core, h, seat, "fold", amount or 0)
+    rounds.record(core, h, seat, "fold", amount or 0)
     betting.after_change(core)
     return True

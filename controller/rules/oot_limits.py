@@ -9,18 +9,19 @@ returns the chips (``ChipsOut``), the action out of turn is withdrawn (the turn 
 the seat) but the limit stays on the hand's :class:`~controller.rules.hand.Wager`
 (``limited``): at its turn, if no bet or raise came in between, a bet is only a check and a
 raise only a call (``RAISE_NOT_ALLOWED``, the excess is given back). Chips left in the zone
-are judged by ``wagers.apply_pending`` as before.
+are judged by ``wagers.apply_pending`` as before. This module is below the round: its
+rulings return the action to play (:class:`~controller.rules.rounds.Then`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ChipsIn
 from controller.rules.hand import Hand, Player
 from controller.rules.profile import OutOfTurnRule
+from controller.rules.rounds import Then, owe
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -49,15 +50,15 @@ def taken_back(core: TableCore, h: Hand, seat: int, amount: int | None) -> bool:
     return True
 
 
-def limited(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
-    """Chips in turn from a seat whose action out of turn was taken back. True if the limit
-    ruled them (the action is made here); False: the seat has all options."""
+def limited(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> Then | None:
+    """Chips in turn from a seat whose action out of turn was taken back: the action the
+    limit leaves for the round to play, or None: the seat has all options."""
     bet_seen, kind = h.wager.limited.pop(p.seat)
     to_call = h.current_bet - p.street_bet
     if e.amount is None or bet_seen != h.current_bet or e.amount <= to_call:
-        return False  # a bet or raise came in between, or the action is within the limit
+        return None  # a bet or raise came in between, or the action is within the limit
     excess = e.amount - to_call
-    wagers.owe(h, p.seat, excess)
+    owe(h, p.seat, excess)
     core.alert(
         AlertCode.RAISE_NOT_ALLOWED,
         Severity.WARNING,
@@ -67,7 +68,5 @@ def limited(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
         p.seat,
     )
     if to_call == 0:
-        betting.ack(core)  # the check
-    else:
-        betting.act(core, h, p, to_call, ())
-    return True
+        return Then("ack")  # the check
+    return Then("act", p.seat, to_call)

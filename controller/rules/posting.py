@@ -8,38 +8,46 @@ card is not dealt into a misdeal (000-S3-misdeal-1g):
 
 - chips in the zone of a seat that owes nothing: the blinds are out of position (000
   SECTION 1 item 14 [L50], RULES FOR POSTING BLINDS 2 [L223]); the alert names the seats due;
+- heads-up, the blinds swapped (the button, the small blind, posted the big blind and the
+  other seat the small blind: 000 RULES FOR POSTING BLINDS 4 [L225], 004 TG 24. [L133]):
+  one ``BLINDS_OUT_OF_POSITION`` naming both seats, to swap them; the big blind's amount on
+  the button is not ruled over-posted until the other seat posts (it may be the first half
+  of a swap);
 - more than the seat owes: an over-posted blind raises nothing, the big blind is the
   clock's (000 SECTION 2 THE BLINDS [L64]); the excess is to be taken back;
 - less than the seat owes (and not its whole stack), once every seat due has posted: the
   blind is short (000 [L63-64], SECTION 1 item 6 (2nd run) [L42]).
 
-The same amounts are taken at the first card (``dealing.post_forced``); a post corrected
+The same amounts are taken at the first card (:func:`take_forced`); a post corrected
 before it deals clean. The rulings are per event (nothing is stored): an event that
 leaves a seat's post right says nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Final
 
+from controller.rules import rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
-from controller.rules.hand import Level
-from controller.rules.profile import AnteStyle
-from controller.rules.seating import Positions
+from controller.rules.events import ChipsIn, ChipsOut
+from controller.rules.hand import Hand, Level
+from controller.rules.profile import AnteOrder, AnteStyle
+from controller.rules.seating import Positions, dealt_in
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
-
-# dealing imports this module: the cycle is resolved at call time (as betting's)
-from controller.rules import dealing
 
 CLAUSE_POSITION: Final = (
     "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
 )
 CLAUSE_OVER: Final = "000 SECTION 2 THE BLINDS [L64]: the big blind is determined by the clock"
 CLAUSE_SHORT: Final = "000 SECTION 2 THE BLINDS [L63-64]; 000 SECTION 1 item 6 (2nd run) [L42]"
+CLAUSE_SWAPPED: Final = (
+    "000 RULES FOR POSTING BLINDS 4 [L225]; 000 SECTION 1 item 15 (2nd run) [L51]; "
+    "004 TG 24. [L133]: heads-up the small blind is on the button"
+)
 
 
 def forced_due(
@@ -62,6 +70,34 @@ def forced_due(
     return due
 
 
+def swapped_blinds(
+    pos: Positions,
+    dealt: Collection[int],
+    due: Mapping[int, list[tuple[str, int]]],
+    posted: Mapping[int, int],
+) -> tuple[int, int] | None:
+    """Heads-up blinds posted the wrong way round: (the small blind's seat, the big blind's
+    seat) when the small blind's seat (the button) has exactly what the big blind owes in
+    its zone and the big blind's seat exactly what the small blind owes; else None."""
+    sb, bb = pos.sb, pos.bb
+    if len(dealt) != 2 or sb == bb or sb not in due or bb not in due:
+        return None
+    sb_owes, bb_owes = _owed(due[sb]), _owed(due[bb])
+    if sb_owes != bb_owes and posted.get(sb, 0) == bb_owes and posted.get(bb, 0) == sb_owes:
+        return sb, bb
+    return None
+
+
+def swapped_remedy(sb: int, bb: int, due: Mapping[int, list[tuple[str, int]]], when: str) -> str:
+    """The remedy of heads-up blinds swapped, naming both seats."""
+    sb_owes, bb_owes = _owed(due[sb]), _owed(due[bb])
+    return (
+        f"Blinds out of position (swapped): seat {sb}, on the button, is the small blind and "
+        f"posted {bb_owes}; seat {bb} is the big blind and posted {sb_owes}: swap them "
+        f"(seat {sb} {sb_owes}, seat {bb} {bb_owes}) {when}"
+    )
+
+
 def coming_level(core: TableCore) -> Level:
     """The level of the hand the chips are posted for (G11: a level set before its first
     blind; a re-deal keeps its hand's level)."""
@@ -78,8 +114,90 @@ def _owed(items: list[tuple[str, int]]) -> int:
     return total
 
 
+def _heads_up(
+    core: TableCore,
+    pos: Positions,
+    dealt: Collection[int],
+    due: dict[int, list[tuple[str, int]]],
+    seat: int,
+    first: bool,
+) -> bool:
+    """Heads-up (000 [L225], 004 TG-24): blinds swapped are one ruling naming both seats;
+    the big blind's amount on the button waits for the other seat's post. ``first``: these
+    are the first chips in ``seat``'s zone. True if this ruled (or held back) the post."""
+    sb, bb = pos.sb, pos.bb
+    if sb in core.presence_posts or bb in core.presence_posts:
+        return False
+    pair = swapped_blinds(pos, dealt, due, core.posted)
+    if pair is not None:
+        core.alert(
+            AlertCode.BLINDS_OUT_OF_POSITION,
+            Severity.WARNING,
+            CLAUSE_SWAPPED,
+            swapped_remedy(sb, bb, due, "before the deal"),
+            seat,
+        )
+        return True
+    big = _owed(due[bb])
+    if seat == sb and core.posted.get(sb, 0) == big and core.posted.get(bb, 0) == 0:
+        return True  # an over-post, or the first half of blinds swapped: the other seat says
+    if seat == bb and first and core.posted.get(sb, 0) == big:
+        # the big blind's first chips, and the button held the big blind's amount: it was
+        # an over-post after all (000 [L64])
+        owed = _owed(due[sb])
+        core.alert(
+            AlertCode.BLIND_OVERPOSTED,
+            Severity.WARNING,
+            CLAUSE_OVER,
+            f"Seat {sb}: {big} posted, owes {owed} ({_names(due[sb])}): take back "
+            f"{big - owed}; an over-posted blind raises nothing",
+            sb,
+        )
+    return False
+
+
 def _names(items: list[tuple[str, int]]) -> str:
     return " and ".join(f"the {k[5:]} {a}" for k, a in items)
+
+
+# The posts (``TableCore.posted``, ``presence_posts``) are this module's record: only the
+# functions below write them (tests/rules/test_state_owners.py); the deal takes them
+# (take_forced, through take_posts), a misdeal or a void gives the chips back as the
+# re-deal's posts (set_posts).
+
+
+def take_posts(core: TableCore) -> tuple[dict[int, int], set[int]]:
+    """The chips in the zones at the first card, and the seats sensed by presence only:
+    taken (the hand's forced bets); the record is empty after."""
+    posted = dict(core.posted)
+    core.posted.clear()
+    presence, core.presence_posts = core.presence_posts, set()
+    return posted, presence
+
+
+def set_posts(core: TableCore, posted: dict[int, int]) -> None:
+    """The chips in the zones after a misdeal (the forced bets stay for the re-deal) or a
+    void (none)."""
+    core.posted = posted
+
+
+def chips_in(core: TableCore, e: ChipsIn) -> None:
+    """Chips into a betting zone between hands: the coming hand's forced bets, ruled at once
+    (before the first card)."""
+    core.posted[e.seat] = core.posted.get(e.seat, 0) + (1 if e.amount is None else e.amount)
+    if e.amount is None:
+        core.presence_posts.add(e.seat)
+    chips_posted(core, e.seat, e.amount)
+
+
+def chips_out(core: TableCore, e: ChipsOut) -> None:
+    """Chips taken back out of a betting zone between hands."""
+    if e.seat in core.posted:
+        left = core.posted[e.seat] - (e.amount or core.posted[e.seat])
+        if left > 0:
+            core.posted[e.seat] = left
+        else:
+            del core.posted[e.seat]
 
 
 def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
@@ -89,7 +207,7 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     if pos is None:
         return  # no button yet: nobody is due
     try:
-        dealt = dealing.dealt_in(core)
+        dealt = dealt_in(pos, core.seats, core.profile)
     except TableError:
         return  # no hand can start: the chips are not blinds yet
     due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
@@ -110,6 +228,9 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     have = core.posted.get(seat, 0)
     owed = _owed(items)
     stack = core.seats[seat].stack
+    heads_up = len(dealt) == 2 and pos.sb != pos.bb and pos.sb in due and pos.bb in due
+    if heads_up and _heads_up(core, pos, dealt, due, seat, have == added):
+        return
     if have > owed and have <= stack:
         core.alert(
             AlertCode.BLIND_OVERPOSTED,
@@ -140,3 +261,89 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
                 f"({owed - have} more) before the deal",
                 s,
             )
+
+
+def take_forced(core: TableCore, h: Hand) -> None:
+    """The first card of a hand (``dealing.start_hand``): the blinds and antes taken from
+    the chips already in the zones; a missing one is posted from the seat's stack with an
+    alert (000-S1-absent-4, 000-S2-blinds-1), a wrong one ruled once more."""
+    due = forced_due(
+        h.pos, h.players.keys(), Level(h.small_blind, h.big_blind, h.ante), core.profile.ante_style
+    )
+    # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
+    # the older practice, the ante first (bb_ante_order)
+    ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
+    for items in due.values():
+        if len(items) > 1:
+            items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
+    posted, presence = take_posts(core)
+    # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
+    swapped = None if presence else swapped_blinds(h.pos, h.players.keys(), due, posted)
+    if swapped is not None:
+        core.alert(
+            AlertCode.BLINDS_OUT_OF_POSITION,
+            Severity.WARNING,
+            CLAUSE_SWAPPED,
+            swapped_remedy(*swapped, due, "before the action"),
+            swapped[1],
+        )
+    for s, items in due.items():
+        p = h.players[s]
+        owed = 0
+        for _, a in items:
+            owed += a
+        have = posted.pop(s, 0)
+        if swapped is not None:
+            pass  # ruled above
+        elif core.seats[s].present and have < min(owed, p.stack) and have == 0:
+            core.alert(
+                AlertCode.BLINDS_NOT_POSTED,
+                Severity.WARNING,
+                "000 SECTION 2 THE BLINDS [L62]; 004 TG-3",
+                f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
+                s,
+            )
+        elif core.seats[s].present and 0 < have < min(owed, p.stack) and s not in presence:
+            # 000-S1-shortblind-6, 000-S2-blinds-2: short, and not the whole stack (amounts
+            # sensed only: presence-only chip sensors cannot tell, L3)
+            core.alert(
+                AlertCode.BLINDS_NOT_POSTED,
+                Severity.WARNING,
+                "000 SECTION 1 item 6 (2nd run) [L42]; 000 SECTION 2 THE BLINDS [L63-64]",
+                f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
+                s,
+            )
+        elif core.seats[s].present and have > owed and s not in presence:
+            # 000 [L64]: the big blind is the clock's; the excess is not a raise
+            core.alert(
+                AlertCode.BLIND_OVERPOSTED,
+                Severity.WARNING,
+                CLAUSE_OVER,
+                f"Seat {s}: {have} posted, owes {owed}: take back {have - owed} before the "
+                "action; an over-posted blind raises nothing",
+                s,
+            )
+        if have < owed:
+            h.unconfirmed[s] = min(owed, p.stack) - have
+        for kind, amount in items:
+            amt = min(amount, p.stack)
+            if amt <= 0:
+                continue
+            p.stack -= amt
+            p.total += amt
+            if kind != "post_ante":
+                p.street_bet += amt
+            if p.stack == 0:
+                p.all_in = True
+            rounds.record(core, h, p.seat, kind, amt)
+    h.current_bet = h.big_blind
+    h.last_raise = h.big_blind
+    for s, amount in posted.items():
+        # chips in a non-blind zone before the first card: an early bet, returned
+        core.alert(
+            AlertCode.ACTION_OUT_OF_TURN,
+            Severity.WARNING,
+            "000 SECTION 2 PRE-FLOP BETTING [L72]",
+            f"Seat {s}: chips in before the deal; take back {amount}",
+            s,
+        )

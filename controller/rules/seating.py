@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
+from controller.rules.errors import TableError
 from controller.rules.profile import ButtonRule, NewPlayerWait, Profile
 
 
@@ -168,3 +169,20 @@ def preflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
 def postflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
     """First to act after the flop: the first live seat left of the button."""
     return next_seat(pos.button, live, max_seats)
+
+
+def dealt_in(pos: Positions | None, seats: dict[int, Seat], profile: Profile) -> set[int]:
+    """The seats a hand starting now would deal in; raises :class:`TableError` (changing
+    nothing) if it cannot start."""
+    if pos is None:
+        raise TableError("no_button", "place the button first (a draw or a SetButton command)")
+    dealt = {
+        s
+        for s, seat in seats.items()
+        if seat.stack > 0
+        and seat.status is not SeatStatus.BUSTED
+        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, profile))
+    }
+    if len(dealt) < 2:
+        raise TableError("too_few_players", "a hand needs at least two players dealt in")
+    return dealt

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting
+from controller.rules import betting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ZoneKind
 
@@ -80,5 +80,5 @@ def _dead(core: TableCore, h: Hand, m: Player, n: Player, at_n: list[str]) -> No
         m.seat,
         at_n[0] if at_n else "",
     )
-    betting.record(core, h, m.seat, "fold", 0)
+    rounds.record(core, h, m.seat, "fold", 0)
     betting.after_change(core)

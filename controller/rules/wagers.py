@@ -5,7 +5,9 @@ it, chips taken back, non-standard folds, and the dealer's "that was not a check
 Every ruling reads a profile field (``profile.py``: ``out_of_turn``, ``string_bet_is_call``,
 ``declared_raise_motions``, ``short_call_stays_call``, ``chips_in_turn_stay``,
 ``nonstandard_fold_alert``); none branches on the venue. The working state is the hand's
-:class:`~controller.rules.hand.Wager`. ``betting.py`` calls in here from its action path.
+:class:`~controller.rules.hand.Wager`. ``betting.py`` calls in here from its action path;
+a ruling that ends in an action returns it (:class:`~controller.rules.rounds.Then`) for
+the round to play (this module does not call the round).
 """
 
 from __future__ import annotations
@@ -13,13 +15,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, oot_limits
+from controller.rules import floor, oot_limits
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
-from controller.rules.events import ChipsIn, ChipsOut, Declaration, Declare
+from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Hand, Player
 from controller.rules.phases import Phase
 from controller.rules.profile import OutOfTurnRule
+from controller.rules.rounds import (
+    GO_ON,
+    Then,
+    hold,
+    needs_action,
+    next_after,
+    owe,
+    record,
+    street_no,
+)
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -48,75 +60,7 @@ NONSTD_FOLD_CLAUSE: Final = "002 Non-Standard Folds [L161]"
 _RAISING: Final = ("raise", "all_in")
 
 
-def owe(h: Hand, seat: int, amount: int) -> None:
-    """The dealer is to give ``amount`` chips back to ``seat`` (change, a refused wager)."""
-    if amount > 0:
-        h.wager.owed[seat] = h.wager.owed.get(seat, 0) + amount
-
-
-def hold(h: Hand, seat: int, amount: int) -> None:
-    """Chips added to ``seat``'s bet before its action is complete (a short wager, a
-    declared raise under way): the action's record will carry them."""
-    h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
-
-
 # ---------------------------------------------------------------------------- declarations
-
-
-def declare(core: TableCore, e: Declare) -> None:
-    h = core.hand
-    if h is None:
-        raise TableError("no_hand", "no hand is being played: nothing to declare")
-    if e.declaration is Declaration.NOT_A_CHECK:
-        not_a_check(core, h)
-        return
-    seat = e.seat or h.pointer
-    p = h.players.get(seat)
-    if p is None:
-        who = f"seat {seat}" if seat else "nobody (no seat is in turn)"
-        raise TableError("not_in_hand", f"declaration {e.declaration.value!r} for {who}")
-    if not p.live:
-        raise TableError("not_live", f"seat {seat} has folded; its declaration cannot play")
-    word = e.declaration.value
-    if e.declaration is Declaration.PLAY_BOARD:
-        betting.record(core, h, seat, "declare_" + word, 0)  # 004 AR-6: before the showdown
-        return
-    if core.phase is Phase.BOARD:
-        raise TableError("round_closed", f"the betting round is closed: seat {seat}'s {word}")
-    if p.all_in:
-        raise TableError("all_in", f"seat {seat} is all-in: it has nothing to declare")
-    if not betting.begin_action(core, h):
-        return
-    if seat != h.pointer and not betting.infer_checks(core, h, seat, None):
-        betting.record(core, h, seat, "declare_" + word, 0)
-        rule = core.profile.out_of_turn
-        core.alert(
-            AlertCode.ACTION_OUT_OF_TURN,
-            Severity.WARNING,
-            f"{OOT_CLAUSE[rule]}; 003 [L61]: verbal declarations in turn are binding",
-            f"Seat {seat} declared {word} out of turn; seat {h.pointer} is to act"
-            + ("" if e.declaration is Declaration.FOLD else ": the declaration does not bind"),
-            seat,
-        )
-        if e.declaration is Declaration.FOLD:
-            betting.fold(core, seat, "")  # an out-of-turn fold is binding (002 [L129])
-        return
-    w = h.wager
-    betting.record(core, h, seat, "declare_" + word, 0)
-    w.declared[seat] = word
-    if e.declaration is Declaration.FOLD:
-        betting.fold(core, seat, "")
-    elif e.declaration is Declaration.CHECK:
-        if p.street_bet < h.current_bet:
-            core.alert(
-                AlertCode.DECLARATION_BINDS,
-                Severity.WARNING,
-                DECLARED_CLAUSE,
-                f"Seat {seat} declared check facing a bet of {h.current_bet}: call or fold",
-                seat,
-            )
-            return
-        betting.ack(core)
 
 
 def bound_amount(core: TableCore, h: Hand, p: Player, amount: int, n: int) -> int:
@@ -170,21 +114,21 @@ def declared_unmet(core: TableCore, h: Hand, p: Player, kind: str) -> None:
 # ---------------------------------------------------------------------------- motions
 
 
-def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bool:
-    """Chips from the seat whose chips came last, with nobody acting in between. True if
-    this judged them (a string bet, a call brought up, a declared raise continued)."""
+def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bool | Then:
+    """Chips from the seat whose chips came last, with nobody acting in between. False if
+    they are to be played as usual; True if this judged them (a string bet, a call
+    brought up, a declared raise continued), or what the round is to play then."""
     amount = e.amount
     if amount is None:
         return False
     prof = core.profile
     word = h.wager.declared.get(p.seat, "")
-    pending = betting.needs_action(h, p)
+    pending = needs_action(h, p)
     limit = prof.declared_raise_motions
     if word in _RAISING and (limit == 0 or n <= limit):
         if pending:
             return False  # accumulates, or completes the raise (betting._act)
-        extend(core, h, p, amount)
-        return True
+        return extend(core, h, p, amount)
     if pending and (p.street_bet > h.current_bet or amount <= h.current_bet - p.street_bet):
         return False  # completing a short raise, or bringing a call up (000 [L162])
     to_call = max(h.current_bet - p.street_bet, 0)
@@ -210,22 +154,20 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
     else:
         if pending:
             return False  # the chips add up (no string-bet rule)
-        extend(core, h, p, amount)
-        return True
+        return extend(core, h, p, amount)
     owe(h, p.seat, amount - to_call)
     if pending and to_call:
         h.pointer = p.seat
-        betting.act(core, h, p, to_call, ())
+        return Then("act", p.seat, to_call)
     return True
 
 
-def extend(core: TableCore, h: Hand, p: Player, amount: int) -> None:
+def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     """More chips from a seat that has acted: after a check or call they are a raise; after
     its own bet or raise they make it bigger (not another raise of the round)."""
     h.pointer = p.seat
     if h.last_aggressor != p.seat or h.current_bet == 0:
-        betting.act(core, h, p, amount, ())
-        return
+        return Then("act", p.seat, amount)
     if amount > p.stack:
         raise TableError("over_stack", f"seat {p.seat} put in {amount} but has {p.stack}")
     before = h.current_bet
@@ -237,8 +179,8 @@ def extend(core: TableCore, h: Hand, p: Player, amount: int) -> None:
     h.last_raise += h.current_bet - before
     last = h.actions[-1] if h.actions else None
     kind = last.kind if last is not None and last.seat == p.seat else "raise"
-    betting.record(core, h, p.seat, kind, amount)
-    betting.after_change(core)
+    record(core, h, p.seat, kind, amount)
+    return GO_ON
 
 
 # ---------------------------------------------------------------------------- out of turn
@@ -248,7 +190,7 @@ def out_of_turn_chips(core: TableCore, h: Hand, e: ChipsIn) -> None:
     rule = core.profile.out_of_turn
     what = f"chips {e.amount}" if e.amount is not None else "chips; amount not sensed"
     if rule is OutOfTurnRule.TAKE_BACK and e.amount is not None:
-        nxt = betting.next_after(core, h, e.seat)
+        nxt = next_after(core, h, e.seat)
         amount = e.amount + (h.wager.wrong[1] if h.wager.wrong[0] == e.seat else 0)
         h.wager.wrong = (e.seat, amount, nxt)
         owe(h, e.seat, e.amount)
@@ -275,7 +217,7 @@ def out_of_turn_chips(core: TableCore, h: Hand, e: ChipsIn) -> None:
     )
 
 
-def wrong_bet_stands(core: TableCore, h: Hand) -> None:
+def wrong_bet_stands(core: TableCore, h: Hand) -> Then:
     """004 AR-13: the next seat acted after the wrong bet: it stands, action goes on."""
     seat, amount, _ = h.wager.wrong
     h.wager.wrong = (0, 0, 0)
@@ -287,15 +229,16 @@ def wrong_bet_stands(core: TableCore, h: Hand) -> None:
         h.wager.owed.pop(seat, None)
     core.instruct(f"Seat {seat}: the next seat acted, the wager out of turn stands (AR-13)", seat)
     h.pointer = seat
-    betting.act(core, h, p, min(amount, p.stack), ())
+    return Then("act", seat, min(amount, p.stack))
 
 
-def apply_pending(core: TableCore, h: Hand, seat: int) -> None:
-    """The turn reached a seat that acted out of turn: the profile rules its chips."""
+def apply_pending(core: TableCore, h: Hand, seat: int) -> Then | None:
+    """The turn reached a seat that acted out of turn: the profile rules its chips, and
+    says what the round is to play (None: nothing, the seat still has to act)."""
     rule = core.profile.out_of_turn
     w = h.wager
     if w.floor_seat == seat:
-        return  # awaiting the floor (ACK: it stands; chips taken back: all options)
+        return None  # awaiting the floor (ACK: it stands; chips taken back: all options)
     amount, bet_seen = h.oot[seat]
     p = h.players[seat]
     clause = OOT_CLAUSE[rule]
@@ -309,7 +252,7 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> None:
             "the chips back and the player has all options",
             seat,
         )
-        return
+        return None
     del h.oot[seat]
     if bet_seen != h.current_bet:
         owe(h, seat, amount or 0)
@@ -321,12 +264,11 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> None:
             f"{'' if amount is None else f'{amount} '}chips, the player has all options",
             seat,
         )
-        return
+        return None
     if amount is None:
         # presence-only chip sensors (L3): the amount is not known, the call stands
         core.instruct(f"Seat {seat}: the action out of turn stands (amount not sensed)", seat)
-        betting.act_presence(core, h, p)
-        return
+        return Then("presence", seat)
     to_call = h.current_bet - p.street_bet
     if rule is OutOfTurnRule.CHECK_OR_CALL and amount > to_call and amount < p.stack:
         owe(h, seat, amount - to_call)
@@ -339,49 +281,29 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> None:
             seat,
         )
         if to_call == 0:
-            betting.ack(core)
-            return
+            return Then("ack")
         amount = to_call
     core.instruct(f"Seat {seat}: the action out of turn stands ({amount})", seat)
-    betting.act(core, h, p, amount, ())
+    return Then("act", seat, amount)
 
 
-def floor_badge(core: TableCore, h: Hand, badge_id: str) -> None:
-    """The supervisor's badge while an action out of turn awaits the floor (003 [L61])."""
-    h.floor_badge = badge_id
-    core.instruct(
-        f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "
-        "stands, or take the chips back (all options)"
-    )
-
-
-def floor_stands(core: TableCore, h: Hand) -> bool:
-    """ACK while the floor rules on an action out of turn: it stands. True if so."""
+def floor_stands(core: TableCore, h: Hand) -> Then | None:
+    """ACK while the floor rules on an action out of turn: it stands; what the round is to
+    play then (None: no such action)."""
     seat = h.wager.floor_seat
     if not seat or seat != h.pointer or seat not in h.oot:
-        return False
+        return None
     h.wager.floor_seat = 0
     amount, _ = h.oot.pop(seat)
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
-    if h.floor_badge:  # the supervisor's ruling: on the venue's alert topic and the record
-        core.alert(
-            AlertCode.FLOOR_DECISION,
-            Severity.INFO,
-            "floor ruling (supervisor's badge)",
-            f"Floor ruling by {h.floor_badge}: seat {seat}'s action out of turn is binding "
-            f"({sensed})",
-            seat,
-        )
-        h.floor_badge = ""
+    floor.oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
     core.instruct(
         f"Seat {seat}: the action out of turn stands ({sensed}; the floor's ruling)", seat
     )
     if amount is None:
-        betting.act_presence(core, h, p)
-    else:
-        betting.act(core, h, p, min(amount, p.stack), ())
-    return True
+        return Then("presence", seat)
+    return Then("act", seat, min(amount, p.stack))
 
 
 # ---------------------------------------------------------------------------- chips back
@@ -414,7 +336,7 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
     if p is None or not core.profile.chips_in_turn_stay or core.phase is not Phase.BETTING:
         return
     if not any(
-        a.seat == seat and a.street == betting.street_no(h) and a.kind in ("call", "bet", "raise")
+        a.seat == seat and a.street == street_no(h) and a.kind in ("call", "bet", "raise")
         for a in h.actions
     ):
         return
@@ -494,7 +416,7 @@ def snapshot(h: Hand, ev: ChipsIn, checks: int) -> Undo:
         (p.seat, p.stack, p.street_bet, p.total, p.acted, p.can_raise, p.all_in)
         for p in h.players.values()
     )
-    return Undo(ev, len(h.actions), checks, betting.street_no(h), players,
+    return Undo(ev, len(h.actions), checks, street_no(h), players,
                 (h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer),
                 (h.window_actions, h.window_chip_actions, frozenset(h.window_seats)),
                 h.unswept, tuple(h.oot.items()))  # fmt: skip
@@ -507,7 +429,7 @@ def not_a_check(core: TableCore, h: Hand) -> None:
     if (
         not isinstance(u, Undo)
         or core.phase is not Phase.BETTING
-        or u.street != betting.street_no(h)
+        or u.street != street_no(h)
         or len(h.actions) != u.n_actions + u.checks + 1
     ):
         raise TableError(

@@ -128,3 +128,62 @@ def test_level_set_after_the_first_hands_blinds_waits_a_hand(profile: str) -> No
     t.fold(1).fold(2).clear()
     t.mark().chips(3, 100).chips(1, 200).deal()
     assert t.codes == [] and t.snap.pot == 300 and t.snap.current_bet == 200
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-headsup-15", "004-TG-24")
+def test_heads_up_blinds_swapped_are_one_ruling_naming_both_seats(profile: str) -> None:
+    """000 RULES FOR POSTING BLINDS 4 [L225], 004 TG 24. [L133]: "In heads-up play with two
+    blinds, the small blind is on the button". Button 1: seat 1 owes the small blind (50),
+    seat 2 the big blind (100). The chips go into the wrong zones (100 before the button,
+    50 before seat 2): one BLINDS_OUT_OF_POSITION naming both seats, to swap them, not an
+    over-posted blind plus a short one. The big blind's amount alone on the button is not
+    ruled until the other seat posts (it may be the first half of the swap). Swapped, the
+    deal is clean and the hand is played to its end: the button acts first pre-flop."""
+    t = Table(profile, 2, button=1)
+    assert (t.snap.small_blind_seat, t.snap.big_blind_seat) == (1, 2)
+    t.chips(1, 100)
+    assert t.codes == []
+    t.chips(2, 50)
+    assert pairs(t) == [(A.BLINDS_OUT_OF_POSITION, 2)]
+    out = t.alert(A.BLINDS_OUT_OF_POSITION)
+    assert "seat 1" in out.remedy and "seat 2" in out.remedy and "swap them" in out.remedy
+    assert "L225" in out.clause and "TG 24" in out.clause
+    assert t.phase is Phase.IDLE
+    t.mark().take_back(1, 50).chips(2, 50)  # the dealer swaps them
+    assert t.codes == []
+    t.deal({1: "AsAd", 2: "7c2d"})
+    assert t.codes == []
+    s = t.snap
+    assert (s.pot, s.to_act, s.current_bet) == (150, 1, 100)
+    t.call_round().flop("Ah", "Kh", "Qh").call_round().turn("5c").call_round()
+    t.river("9d").call_round()
+    assert t.codes == []
+    assert t.phase is Phase.COMPLETE
+    (rec,) = t.records
+    assert [(p.amount, p.winners) for p in rec.pots] == [(200, (1,))]
+    assert {x.seat: x.end_stack for x in rec.seats} == {1: 1100, 2: 900}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S1-headsup-15")
+def test_heads_up_blinds_swapped_left_at_the_deal_are_one_ruling(profile: str) -> None:
+    """The swap not corrected before the first card: ruled once more at the deal, still one
+    alert naming both seats (not BLIND_OVERPOSTED and BLINDS_NOT_POSTED)."""
+    t = Table(profile, 2, button=1).chips(1, 100).chips(2, 50).mark().deal()
+    assert pairs(t) == [(A.BLINDS_OUT_OF_POSITION, 2)]
+    assert "before the action" in t.alert(A.BLINDS_OUT_OF_POSITION).remedy
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.clause("000-S2-blinds-2")
+def test_heads_up_big_blind_amount_on_the_button_is_over_posted_once_the_other_posts(
+    profile: str,
+) -> None:
+    """The button's 100 is held back (maybe half a swap); the big blind then posts his 100:
+    it was an over-post after all (000 [L64]), ruled then, on the button's seat."""
+    t = Table(profile, 2, button=1).chips(1, 100)
+    assert t.codes == []
+    t.chips(2, 100)
+    assert pairs(t) == [(A.BLIND_OVERPOSTED, 1)]
+    assert "take back 50" in t.alert(A.BLIND_OVERPOSTED).remedy

@@ -1,0 +1,129 @@
+"""The betting round's state, read and written by every concern that acts on it: whose turn
+it is (:func:`needs_action`, :func:`next_to_act`), the record of each action
+(:func:`record`), the misdeal window's count (:func:`count_window`), chips the dealer owes
+back or holds for an action under way (:func:`owe`, :func:`hold`), and :class:`Then`, the
+action a ruling below the round (``wagers``, ``oot_limits``) asks the round to play next.
+
+This module imports no concern: the concerns import it (``docs/architecture.md``, layers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from controller.rules.decisions import ActionRecord, ActionTaken
+from controller.rules.hand import Hand, Player, Street
+from controller.rules.phases import Phase
+from controller.rules.profile import BurnError
+from controller.rules.seating import clockwise
+
+if TYPE_CHECKING:
+    from controller.rules.engine import TableCore
+
+_STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class Then:
+    """What a wager ruling leaves for the betting round to do (an effect: the ruling does
+    not call the round, the round plays it): ``act`` plays ``amount`` chips as ``seat``'s
+    action, ``presence`` a call sensed by presence only (L3), ``ack`` a check by the seat
+    in turn, ``go_on`` re-evaluates the round (``betting.after_change``). Read-only, with
+    an explicit ``__init__`` as the decisions (docs/architecture.md)."""
+
+    kind: Final[str]
+    seat: Final[int]
+    amount: Final[int]
+
+    def __init__(self, kind: str, seat: int = 0, amount: int = 0) -> None:
+        self.kind = kind
+        self.seat = seat
+        self.amount = amount
+
+
+GO_ON: Final = Then("go_on")
+
+
+def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
+    p = h.players[seat]
+    w = h.wager
+    if seat != w.last_mover:
+        w.last_mover = 0  # another seat acted: the next chips are a new motion
+    if w.declared and (len(w.declared) > 1 or seat not in w.declared):
+        word = w.declared.get(seat)  # a declaration binds its seat's turn only
+        w.declared = {} if word is None else {seat: word}
+    rec = ActionRecord(_STREET_NO[h.street], seat, kind, amount, p.street_bet, core.t, p.all_in)
+    h.actions.append(rec)
+    core.out.append(ActionTaken(rec))  # the fact (decisions.py)
+    if amount > 0:
+        h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
+    if h.pending_board and core.profile.burn_error is BurnError.CORRECT_BEFORE_ACTION:
+        _board_stands(core, h)
+
+
+def _board_stands(core: TableCore, h: Hand) -> None:
+    """000 IRREGULARITIES 12. [L144]: "Once action has been taken on a board card, the card
+    must stand"; later cards are those that would have come: the next street burns two."""
+    h.pending_board = ""
+    h.burn_debt = 1
+    core.instruct(
+        "The board stands (action was taken on it): burn two cards before the next board card"
+    )
+
+
+def order_from(h: Hand, seat: int, n: int) -> list[Player]:
+    return [h.players[s] for s in clockwise(seat, n) if s in h.players]
+
+
+def needs_action(h: Hand, p: Player) -> bool:
+    # p.can_act, inlined: this is on the path of every action
+    return not (p.folded or p.dead or p.all_in) and (not p.acted or p.street_bet < h.current_bet)
+
+
+def street_no(h: Hand) -> int:
+    return _STREET_NO[h.street]
+
+
+def next_after(core: TableCore, h: Hand, after: int) -> int:
+    return next_to_act(core, h, after)
+
+
+def next_to_act(core: TableCore, h: Hand, after: int) -> int:
+    players = h.players
+    for s in clockwise(after, core.max_seats):
+        p = players.get(s)
+        if p is not None and needs_action(h, p):
+            return s
+    return 0
+
+
+def count_window(h: Hand, seat: int, chips: bool) -> None:
+    if h.street is Street.PREFLOP:
+        h.window_actions += 1
+        h.window_chip_actions += int(chips)
+        h.window_seats.add(seat)
+
+
+def pending_bet(core: TableCore) -> int:
+    """A seat that provably still has to act (it faces a bet), or 0."""
+    h = core.hand
+    assert h is not None
+    if core.phase is not Phase.BETTING:
+        return 0
+    for p in h.players.values():
+        if needs_action(h, p) and p.street_bet < h.current_bet:
+            return p.seat
+    return 0
+
+
+def owe(h: Hand, seat: int, amount: int) -> None:
+    """The dealer is to give ``amount`` chips back to ``seat`` (change, a refused wager)."""
+    if amount > 0:
+        h.wager.owed[seat] = h.wager.owed.get(seat, 0) + amount
+
+
+def hold(h: Hand, seat: int, amount: int) -> None:
+    """Chips added to ``seat``'s bet before its action is complete (a short wager, a
+    declared raise under way): the action's record will carry them."""
+    h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
