@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -71,7 +72,9 @@ def replay(args: argparse.Namespace) -> int:
     """Replay recorded hands (PHH) as physical dealing and compare the outcomes.
 
     Prints one JSON line per hand on stdout (progress on stderr), then "N passed, N failed".
-    Exit 0 when every hand matched, 1 when one did not, 2 for a bad path or option."""
+    A hand fails when its stacks differ or it raised an alert above info, unless that alert
+    is the profile's legitimate refusal of the hand (counted apart: "N refused").
+    Exit 0 when no hand failed, 1 when one did, 2 for a bad path or option."""
     from controller.replay import ReplayResult, replay_paths
     from controller.rules.errors import ConfigError
     from controller.rules.profile import get_profile
@@ -127,17 +130,21 @@ def replay(args: argparse.Namespace) -> int:
 
 
 def _report(results: Iterator[Any], total: int, quiet: bool) -> int:
-    passed = failed = skipped = 0
+    passed = failed = skipped = refused = 0
+    alarms: Counter[str] = Counter()  # hands with an alert above info, by code
     every = max(1, total // 10)  # --quiet: a progress line every tenth of the run
     try:
         for done, r in enumerate(results, 1):
-            if r.match is None:
+            alarms.update(getattr(r, "alarms", ()))
+            if r.refused:  # the profile's legitimate refusal of the hand: counted apart
+                refused += 1
+            elif r.match is None:
                 skipped += 1
             elif r.match:
                 passed += 1
             else:
                 failed += 1
-            if not quiet or r.match is False:
+            if not quiet or r.match is False or r.refused:
                 print(r.line(), flush=True)
             if quiet and (done % every == 0) and done < total:
                 _say(f"railguard replay: {done}/{total} hands ({failed} failed)")
@@ -146,8 +153,12 @@ def _report(results: Iterator[Any], total: int, quiet: bool) -> int:
     except Exception as exc:  # the system did not start or broke down: say why, count on
         print(f"railguard replay: {type(exc).__name__}: {exc}", flush=True)
         failed += 1
-    tail = f", {skipped} skipped" if skipped else ""
+    tail = f", {refused} refused by the profile's rules" if refused else ""
+    tail += f", {skipped} skipped" if skipped else ""
     try:
+        if alarms:  # the false-alarm figures (a refused hand's alerts among them)
+            by_code = ", ".join(f"{code} {n}" for code, n in sorted(alarms.items()))
+            print(f"hands with alerts above info, by code: {by_code}", flush=True)
         print(f"{passed} passed, {failed} failed{tail}", flush=True)
     except BrokenPipeError:
         return 1

@@ -1,22 +1,37 @@
 """Replay recorded hands (PHH) through the rules core as physical dealing, and compare the
-finishing stacks with the file's."""
+finishing stacks with the file's.
+
+A recorded hand is clean play: a hand that raises any alert above info fails (a false alarm),
+unless the alert is its profile's legitimate refusal of the hand (``REFUSALS``: the rulebook
+forbids what the players did, e.g. 004's fourth raise); such a hand says so and is counted
+apart, neither passed nor failed."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from controller.rules.decisions import Alert, HandComplete, HandRecord
+from controller.rules.decisions import Alert, HandComplete, HandRecord, Severity
 from controller.rules.engine import TableCore
 from controller.rules.errors import BadInput
 from controller.rules.profile import Profile
 from hwsim.dealer import plan_hand
 from hwsim.inject import Injection, parse_kind
 from hwsim.phh import HandHistory, UnsupportedVariant, iter_phh_paths, load_phh
+
+# The alert with which a profile legitimately refuses a real hand, per profile (by its name),
+# with the rulebook clause that makes the recorded play illegal there. A hand that raises one
+# of them is "refused": reported per hand and counted apart; the alerts that follow it in the
+# same hand (the capped raiser's chips left pending ...) are the refusal's consequences.
+REFUSALS: Final[dict[str, dict[str, str]]] = {
+    "shaved-dog-004": {
+        "raise_limit": '004 AR-9 [L59]: "There is a three-raise limit per betting round."',
+    },
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +47,13 @@ class ReplayResult:
     inject: str = ""  # the dealer error injected (--inject), '' for none
     injected: bool = False  # the hand had a place for it
     remedy: str = ""
+    alarms: tuple[str, ...] = ()  # the codes of the alerts above info, each once, in order
+    refused: str = ""  # the alert that is the profile's legitimate refusal of the hand
+    clause: str = ""  # the rulebook clause of that refusal
 
     @property
     def failed(self) -> bool:
-        return self.match is False
+        return self.match is False and not self.refused
 
     def line(self) -> str:
         d: dict[str, Any] = {
@@ -51,12 +69,47 @@ class ReplayResult:
             d["error"] = self.error
         if self.alerts:
             d["alerts"] = list(self.alerts)
+        if self.alarms:
+            d["alarms"] = list(self.alarms)
+        if self.refused:
+            d["refused"] = self.refused
+            d["clause"] = self.clause
         if self.inject:
             d["inject"] = self.inject
             d["injected"] = self.injected
             if self.remedy:
                 d["remedy"] = self.remedy
         return json.dumps(d)
+
+
+def alarms_of(alerts: Iterable[tuple[str, int]]) -> tuple[str, ...]:
+    """The codes of the alerts above info, each once, in order, of (code, severity) pairs."""
+    out: dict[str, None] = {}
+    for code, severity in alerts:
+        if severity > Severity.INFO:
+            out.setdefault(code.lower(), None)
+    return tuple(out)
+
+
+def judged(r: ReplayResult, profile_name: str) -> ReplayResult:
+    """``r`` judged by its alarms: a hand with an alert above info fails (a recorded hand is
+    clean play), unless the alert is the profile's legitimate refusal (``REFUSALS``)."""
+    if r.match is None or not r.alarms:
+        return r
+    own = REFUSALS.get(profile_name, {})
+    refusal = next((c for c in r.alarms if c in own), "")
+    if refusal:
+        return replace(r, refused=refusal, clause=own[refusal])
+    why = f"alerts above info on clean play: {', '.join(r.alarms)}"
+    return replace(r, match=False, error=f"{r.error}; {why}" if r.error else why)
+
+
+class Rejected(BadInput):
+    """The core rejected an event of the replayed hand; ``alerts`` are those raised before."""
+
+    def __init__(self, message: str, alerts: list[Alert]) -> None:
+        super().__init__(message)
+        self.alerts = alerts
 
 
 def _num(x: int | Fraction) -> int | float:
@@ -87,7 +140,7 @@ def replay_core(
     for ev in plan.events:
         step = core.handle(ev)
         if step.rejected is not None:
-            raise BadInput(f"event {ev} rejected: {step.rejected}")
+            raise Rejected(f"event {ev} rejected: {step.rejected}", alerts)
         for d in step.decisions:
             if isinstance(d, HandComplete):
                 record = d.record
@@ -228,12 +281,23 @@ def replay_file(path: Path, profile: Profile, inject: str | None = None) -> Repl
     try:
         rec, alerts = replay_core(hh, profile)
         seats = plan_hand(hh, profile).seats
+    except Rejected as exc:
+        return judged(ReplayResult(name, hand, False, None, None, error=str(exc),
+                                   alarms=_alarms(exc.alerts)), profile.name)  # fmt: skip
     except BadInput as exc:
         return ReplayResult(name, hand, False, None, None, error=str(exc))
+    codes = tuple(a.code.value for a in alerts)
     if rec is None:
-        return ReplayResult(name, hand, False, None, None, error="the hand never completed")
+        return judged(ReplayResult(name, hand, False, None, None, alerts=codes,
+                                   error="the hand never completed", alarms=_alarms(alerts)),
+                      profile.name)  # fmt: skip
     ok, exp, got, odd = _compare(hh, rec, seats)
-    return ReplayResult(name, hand, ok, exp, got, odd, alerts=tuple(a.code.value for a in alerts))
+    return judged(ReplayResult(name, hand, ok, exp, got, odd, alerts=codes,
+                               alarms=_alarms(alerts)), profile.name)  # fmt: skip
+
+
+def _alarms(alerts: list[Alert]) -> tuple[str, ...]:
+    return alarms_of((a.code.value, a.severity) for a in alerts)
 
 
 def replay_paths(

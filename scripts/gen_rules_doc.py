@@ -141,8 +141,13 @@ REMEDY: dict[tuple[str, str], str] = {
     "(ACK) has no claim to the pot; HAND_NOT_TABLED if it was the best hand read",
     ("untabled_muck_relinquishes", "false"): "SHOWDOWN: a hand mucked untabled still wins by "
     "the cards read (cards speak)",
-    ("kill_losers_before_award", "true"): "SHOWDOWN: every hand tabled, the pot waits until "
-    "each losing hand is killed (LOSING_HAND_LIVE)",
+    ("declared_board_keeps_claim", "true"): "SHOWDOWN: a seat that declared it plays the "
+    "board (DECLARE) keeps its claim when it throws its cards away",
+    ("declared_board_keeps_claim", "false"): "SHOWDOWN: a declaration of playing the board "
+    "keeps no claim: the hand is tabled to win",
+    ("kill_losers_before_award", "true"): "SHOWDOWN: every hand tabled, the dealer is told "
+    "to kill each losing hand and the pot waits until they are; LOSING_HAND_LIVE only if he "
+    "moves to award (ACK) while one is live",
     ("kill_losers_before_award", "false"): "SHOWDOWN: the pot is awarded once every hand is "
     "tabled or mucked",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",

@@ -146,6 +146,7 @@ class ReaderInput:
         placed_later = {e.tag for e in events if isinstance(e, CardPlaced)}
         out: list[Event] = []
         chips_out_t: float | None = None
+        first_out = -1  # where the first chips left a zone in ``out``
         for i, e in enumerate(events):
             if isinstance(e, CardRemoved):
                 later = any(isinstance(x, CardPlaced) and x.tag == e.tag for x in events[i + 1 :])
@@ -157,10 +158,18 @@ class ReaderInput:
                 left = self.tag_chips.get(e.seat, 0) - (e.amount or 0)
                 self.tag_chips[e.seat] = max(0, left)
                 chips_out_t = e.t
+                if first_out < 0:
+                    first_out = len(out)
             out.append(e)
         if chips_out_t is not None and self.zones_empty():
+            # every zone emptied in one cycle: the dealer swept the bets into the pot. The
+            # core hears the sweep before the chips leaving each zone, so that it takes them
+            # as the sweep and not as a player taking chips back (issue 24: a limped pot
+            # under 002 [L125] drew CHIPS_TAKEN_BACK for every limper on the sweep, the big
+            # blind's check not being sensed until the dealer moves on)
             self.sweeps += 1
-            out.append(Sweep(max(ev.t for ev in out)))
+            t = max(ev.t for ev in out[: first_out + 1])
+            out.insert(first_out, Sweep(t))
         return out
 
     def sensor(self, ev: ChipsIn | ChipsOut) -> list[Event]:
@@ -171,5 +180,5 @@ class ReaderInput:
         self.sensor_chips[ev.seat] = False
         if self.zones_empty():
             self.sweeps += 1
-            return [ev, Sweep(ev.t)]
+            return [Sweep(ev.t), ev]  # the sweep first, as in batch()
         return [ev]

@@ -210,7 +210,16 @@ def run_demo(args: argparse.Namespace) -> int:
     for m in mismatches:
         view.line(f"  MISMATCH {m}")
     missing = len(missing_labels) + max(0, n_hands - min(counts.values()))
-    ok = not mismatches and missing == 0
+    # with no dealer error injected, an alert above info is a false alarm: the demo fails
+    alarm_codes: dict[str, int] = {}
+    for p in room_plan:
+        for code, n in p.view.alarms.items():
+            alarm_codes[code] = alarm_codes.get(code, 0) + n
+    false_alarms = injected == 0 and bool(alarm_codes)
+    if false_alarms:
+        listed = ", ".join(f"{c}={n}" for c, n in sorted(alarm_codes.items()))
+        view.line(f"  FALSE ALARMS (no dealer error was made): {listed}")
+    ok = not mismatches and missing == 0 and not false_alarms
     verdict = "OK" if ok else "FAILED"
     played = sum(p.outcome.hands for p in room_plan)
     view.line(

@@ -283,7 +283,13 @@ class Table:
                 self.sim.lift([uid])
             await wait_until(lambda: uid not in self.daemon.observe().tags, "a tag to leave")
         elif isinstance(ev, ButtonPress):
+            # the next event only once the daemon has taken the press: the console (GPIO)
+            # and the board are two inputs, and a showdown's ACK (a hand tabled) overtaken
+            # by the next scan (a losing hand mucked) read as the winner mucked before the
+            # other hand was shown (WINNING_HAND_MUCKED on clean play, issue 24)
+            before = self.daemon.stats.events
             await self.gpio.press(ev.button, 0.06)
+            await wait_until(lambda: self.daemon.stats.events > before, "a console press")
 
     async def _misdeal(self, seat: int, uid: bytes, seats: tuple[int, ...]) -> None:
         self.outcome.errors_injected += 1

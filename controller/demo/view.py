@@ -110,6 +110,7 @@ class View:
         self.colour = self.out.isatty() if colour is None else colour
         self.alerts: list[dict[str, Any]] = []
         self.by_code: Counter[str] = Counter()
+        self.alarms: Counter[str] = Counter()  # the alerts above info, by code
         self.total = 0
         self._prev: dict[str, Any] | None = None  # the last state of this hand
         self._before_award: dict[str, Any] | None = None  # the last state with chips in the pot
@@ -205,6 +206,8 @@ class View:
         self.alerts.append(a)
         code = str(a.get("code", "?"))
         self.by_code[code] += 1
+        if str(a.get("severity", "info")) != "info":
+            self.alarms[code] += 1
         seat = f" seat {a['seat']}" if a.get("seat") else ""
         self.line("    " + self._c("1;31", f"ALERT {code}{seat}: {a.get('remedy', '')}"))
 

@@ -18,8 +18,9 @@ from typing import Any, Protocol
 
 from controller.daemon.observe import Observation
 from controller.daemon.service import Daemon
-from controller.replay import ReplayResult, compare_stacks
+from controller.replay import ReplayResult, alarms_of, compare_stacks, judged
 from controller.replay_system.shared import Pace, Pending, failed_result
+from controller.rules.decisions import SEVERITY_NAMES
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -87,6 +88,7 @@ class ReplayTable:
                  workdir: Path, timeout: float, out: Results,
                  transport: Transport = "inprocess") -> None:  # fmt: skip
         self.host, self.port, self.table_id, self.profile = host, port, table_id, profile
+        self.profile_name = profile  # the profile's name (replay.REFUSALS): set by the worker
         self.pace, self.workdir, self.timeout, self.out = pace, workdir, timeout, out
         self.pool = ChipPool()
         self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
@@ -95,7 +97,7 @@ class ReplayTable:
         self.button = 0
         self.lifted_at = 0.0
         self.alerts: list[dict[str, Any]] = []
-        self.alerts_by_hand: dict[int, list[str]] = defaultdict(list)
+        self.alerts_by_hand: dict[int, list[tuple[str, int]]] = defaultdict(list)
         self.records: dict[int, dict[str, Any]] = {}
         self.fifo: deque[Pending] = deque()
         self.ante_style = AnteStyle.BIG_BLIND  # of the profile the daemon runs
@@ -135,7 +137,11 @@ class ReplayTable:
             self._flush()
         elif suffix == "alerts":
             self.alerts.append(body)
-            self.alerts_by_hand[int(body.get("hand_no") or 0)].append(str(body["code"]).lower())
+            severity = str(body.get("severity", "info"))
+            level = SEVERITY_NAMES.index(severity) if severity in SEVERITY_NAMES else 2
+            self.alerts_by_hand[int(body.get("hand_no") or 0)].append(
+                (str(body["code"]).lower(), level)
+            )
 
     # ---------------------------------------------------------------- results
 
@@ -156,7 +162,8 @@ class ReplayTable:
         assert p.hh is not None
         by_id = ohh_stacks(ohh)
         got = [by_id.get(str(s), -1) for s in p.seats]
-        alerts = tuple(self.alerts_by_hand.pop(p.hand_no, ()))
+        raised = self.alerts_by_hand.pop(p.hand_no, [])
+        alerts = tuple(code for code, _ in raised)
         ok, exp, odd = compare_stacks(p.hh, got)
         hand = str(p.hh.hand) if p.hh.hand is not None else Path(p.name).stem
         extra: dict[str, Any] = {}
@@ -164,8 +171,11 @@ class ReplayTable:
         if p.inj is not None:
             extra = {"inject": p.inj.label, "injected": p.inj.applied, "remedy": p.inj.remedy}
             problem = p.inj.problem()
-        return ReplayResult(p.name, hand, ok and not problem, exp, got, odd, error=problem,
-                            alerts=alerts, **extra)  # fmt: skip
+        r = ReplayResult(p.name, hand, ok and not problem, exp, got, odd, error=problem,
+                         alerts=alerts, alarms=alarms_of(raised), **extra)  # fmt: skip
+        # a recorded hand is clean play: an alert above info fails it, unless it is the
+        # profile's refusal (with --inject the injected error's alerts are the point)
+        return r if p.inj is not None else judged(r, self.profile_name)
 
     @property
     def pending(self) -> bool:

@@ -92,6 +92,7 @@ async def _serve(conn: Connection, spec: TableSpec) -> None:
         tid = spec.table_id if made == 1 else f"{spec.table_id}-{made}"
         t = ReplayTable(spec.host, spec.port, tid, name, spec.pace, where, spec.timeout, sink)
         t.ante_style = style
+        t.profile_name = prof.name  # the refusals are the profile's, whatever its ante style
         await t.start()
         return t
 

@@ -103,3 +103,32 @@ def _decision(core: TableCore, who: str, what: str) -> None:
         "floor ruling (supervisor's badge)",
         f"Floor ruling by {who}: {what}",
     )
+
+
+def oot_badge(core: TableCore, badge_id: str) -> None:
+    """The supervisor's badge while an action out of turn awaits the floor (003 [L61]:
+    "Action out of turn may be binding")."""
+    h = core.hand
+    assert h is not None
+    h.floor_badge = badge_id
+    core.instruct(
+        f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "
+        "stands, or take the chips back (all options)"
+    )
+
+
+def oot_ruled(core: TableCore, seat: int, what: str) -> None:
+    """The action out of turn stood by ACK: with the supervisor's badge it is the floor's
+    ruling, a FLOOR_DECISION on the venue's alert topic and in the hand record."""
+    h = core.hand
+    assert h is not None
+    if not h.floor_badge:
+        return
+    who, h.floor_badge = h.floor_badge, ""
+    core.alert(
+        AlertCode.FLOOR_DECISION,
+        Severity.INFO,
+        "floor ruling (supervisor's badge); 003 [L61]",
+        f"Floor ruling by {who}: {what}",
+        seat,
+    )

@@ -298,6 +298,9 @@ def declare(core: TableCore, e: Declare) -> None:
     """A verbal declaration, or the dealer's "not a check" (wagers.py)."""
     if not 0 <= e.seat <= core.max_seats:
         raise TableError("bad_seat", f"seat {e.seat} is not 0 (in turn) or 1..{core.max_seats}")
+    if core.phase is Phase.SHOWDOWN and e.declaration is not Declaration.PLAY_BOARD:
+        raise TableError("showdown", f"at the showdown only {Declaration.PLAY_BOARD.value!r} "
+                         f"is declared, not {e.declaration.value!r}")  # fmt: skip
     _declare(core, e)
 
 
@@ -369,6 +372,9 @@ def badge(core: TableCore, e: BadgeTap) -> None:
             retrieve.badge(core, h, e.badge)
         else:
             floor.badge(core, e.badge)
+        return
+    if h is not None and h.wager.floor_seat and core.phase is Phase.BETTING:
+        floor.oot_badge(core, e.badge)  # 003 [L61]: the floor rules the action out of turn
         return
     if board.supervisor(core, e):
         misdeal.force_misdeal(core)  # a disputed misdeal authorised (misdeal.py)

@@ -176,6 +176,9 @@ class Profile:
     # the showdown: a hand mucked without being tabled has no claim (000 [L166], 002 [L51],
     # 004 AR-6); the pot waits until every losing hand is killed (003 [L63])
     untabled_muck_relinquishes: bool = True
+    # 004 AR-6: a seat that declared it plays the board keeps its claim when it throws its
+    # cards away (the cards are read from the tags)
+    declared_board_keeps_claim: bool = False
     kill_losers_before_award: bool = False
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0

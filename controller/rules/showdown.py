@@ -47,11 +47,15 @@ def showdown_first(core: TableCore, h: Hand) -> int:
 
 
 def show_order(core: TableCore, h: Hand) -> list[int]:
-    """The live seats in show order: the first to show, then clockwise (002 [L47])."""
+    """The live seats in show order: the first to show, then clockwise (002 [L47]); the
+    players in a side pot before anyone all in for less, the last side pot's first (000
+    [L171]: "players involved in the side pot should show their hands before anyone who is
+    all-in for only the main pot"; the other rulebooks are silent on side pots)."""
     first = showdown_first(core, h)
     ring = clockwise(first, core.max_seats)
     order = [ring[-1], *ring[:-1]]  # from ``first`` itself
-    return [s for s in order if s in h.players and h.players[s].live]
+    live = [s for s in order if s in h.players and h.players[s].live]
+    return sorted(live, key=lambda s: -h.players[s].total)  # stable: clockwise among equals
 
 
 def begin(core: TableCore) -> None:
@@ -60,6 +64,9 @@ def begin(core: TableCore) -> None:
     assert h is not None
     h.show_order = show_order(core, h)
     first = h.show_order[0]
+    back, excess = _uncalled_bet(h)
+    if excess:  # 003 [L119], [L131]: the bet nobody can call goes back before the show
+        core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
     core.enter(Phase.SHOWDOWN)
     if h.runout:  # all in: every hand was turned face up before the board
         for s in h.show_order:
@@ -68,11 +75,28 @@ def begin(core: TableCore) -> None:
         _decide(core, h)
         return
     rest = ", ".join(str(s) for s in h.show_order[1:])
-    core.instruct(
+    text = (
         f"Showdown: seat {first} shows first, then seat{'s' if ',' in rest else ''} {rest}; "
-        "ACK as each prompted hand is tabled, muck a hand that is not shown",
-        first,
+        "ACK as each prompted hand is tabled, muck a hand that is not shown"
     )
+    prof = core.profile
+    shown_to_share = prof.untabled_muck_relinquishes and not prof.declared_board_keeps_claim
+    if shown_to_share and _board_plays(core, h):  # 002 [L51], 000 [L166]: not declared
+        text += "; a hand playing the board must show all hole cards to share the pot"
+    core.instruct(text, first)
+
+
+def _board_plays(core: TableCore, h: Hand) -> bool:
+    """The five board cards are the best hand of some live seat."""
+    board = known_cards(core.card_of, h.board)
+    if len(board) != 5:
+        return False
+    alone = score(board)
+    for s in h.show_order:
+        hole = known_cards(core.card_of, h.players[s].hole)
+        if len(hole) == 2 and score(hole + board) == alone:
+            return True
+    return False
 
 
 def _prompted(h: Hand) -> int:
@@ -88,7 +112,23 @@ def ack(core: TableCore) -> None:
     assert h is not None
     seat = _prompted(h)
     if not seat:
-        raise TableError("no_hand", "every hand at the showdown is tabled or mucked")
+        losers = live_losers(core, h)
+        if not losers:
+            raise TableError("no_hand", "every hand at the showdown is tabled or mucked")
+        # every hand tabled, the dealer moves to award: 003 [L63], no pot while a losing
+        # hand is live (one alert per losing hand, once)
+        for s in losers:
+            if s not in h.show_alerted:
+                h.show_alerted.add(s)
+                core.alert(
+                    AlertCode.LOSING_HAND_LIVE,
+                    Severity.WARNING,
+                    "003 [L63]",
+                    "No pot may be awarded until all losing hands have been killed: "
+                    f"muck the hand of seat {s}",
+                    s,
+                )
+        return
     if len(known_cards(core.card_of, h.players[seat].hole)) < len(h.players[seat].hole):
         raise TableError("unread", f"seat {seat}'s hole cards are not read: cannot table them")
     h.shows[seat] = True
@@ -97,9 +137,19 @@ def ack(core: TableCore) -> None:
 
 def on_card_placed(core: TableCore, e: CardPlaced) -> None:
     """A card placed during the showdown: a hole card on the muck mucks (or kills) that hand;
-    anything else waits for the award."""
+    a sixth board card is no card of the hand; anything else waits for the award."""
     h = core.hand
     assert h is not None
+    if e.zone is ZoneKind.BOARD and len(h.board) >= 5 and e.tag not in h.board:
+        # 003 River [L109]: the river "is the last card dealt for the players"
+        core.alert(
+            AlertCode.TOO_MANY_BOARD_CARDS,
+            Severity.WARNING,
+            "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
+            f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
+            tag=e.tag,
+        )
+        return
     if e.zone is not ZoneKind.MUCK:
         return
     owner = h.owner.get(e.tag)
@@ -107,6 +157,9 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         return
     seat = owner.seat
     shown = h.shows.get(seat)
+    declared = core.profile.declared_board_keeps_claim and _declared_board(h, seat)
+    if shown and declared:
+        return  # 004 AR-6: a declared board's cards may go to the muck; the claim stands
     if shown:  # a tabled hand to the muck: killed; never the best tabled hand (002 [L59])
         if seat in _best_tabled(core, h):
             if seat not in h.show_alerted:
@@ -123,6 +176,13 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
             return
         _decide(core, h)  # a losing hand killed (it stays recorded as shown)
         return
+    if shown is None and declared:
+        # 004 AR-6 [L53]: "You must declare that you are playing the board before you throw
+        # your cards away": declared, the hand keeps its claim (its cards are read)
+        h.shows[seat] = True
+        core.instruct(f"Seat {seat} declared the board before the muck: the claim stands", seat)
+        _decide(core, h)
+        return
     if shown is None:
         # the hands still in it, this one included: was it the best hand read?
         others = [s for s in h.show_order if h.shows.get(s, True)]
@@ -137,6 +197,10 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
                 seat,
             )
         _decide(core, h)
+
+
+def _declared_board(h: Hand, seat: int) -> bool:
+    return any(a.seat == seat and a.kind == "declare_play_board" for a in h.actions)
 
 
 def may_win(h: Hand, relinquish: bool) -> set[int]:
@@ -190,23 +254,40 @@ def _decide(core: TableCore, h: Hand) -> None:
     elif undecided:
         core.instruct(f"Showdown: seat {undecided[0]} to show or muck", undecided[0])
         return
-    if core.profile.kill_losers_before_award and not h.runout and len(tabled) > 1:
-        best = _best_tabled(core, h)
-        live_losers = [s for s in tabled if s not in best and _on_seat(core, h, s)]
-        if live_losers:
-            for s in live_losers:  # one alert per losing hand still live
-                if s not in h.show_alerted:
-                    h.show_alerted.add(s)
-                    core.alert(
-                        AlertCode.LOSING_HAND_LIVE,
-                        Severity.WARNING,
-                        "003 [L63]",
-                        "No pot may be awarded until all losing hands have been killed: "
-                        f"muck the hand of seat {s}",
-                        s,
-                    )
-            return
+    losers = live_losers(core, h)
+    if losers:
+        # 003 [L63]: the dealer kills the losing hands, then awards; tabling the last hand
+        # awards nothing, so it is no alarm (LOSING_HAND_LIVE belongs to the award: ack())
+        best = ", ".join(str(s) for s in sorted(_best_tabled(core, h)))
+        for s in losers:
+            core.instruct(
+                f"Showdown: muck the losing hand of seat {s} before the pot is awarded; "
+                f"the winning hand (seat {best}) stays face up until then",
+                s,
+            )
+        return
     core.finish_hand()
+
+
+def live_losers(core: TableCore, h: Hand) -> list[int]:
+    """Where the profile awards only once the losing hands are killed (003 [L63]), the
+    tabled losing hands still on their seats once every hand is decided."""
+    tabled = [s for s, shown in h.shows.items() if shown]
+    if not core.profile.kill_losers_before_award or h.runout or len(tabled) < 2:
+        return []
+    if any(s not in h.shows for s in h.show_order):
+        return []
+    best = _best_tabled(core, h)
+    return [s for s in tabled if s not in best and _on_seat(core, h, s)]
+
+
+def _uncalled_bet(h: Hand) -> tuple[int, int]:
+    """(seat, chips) of the bet nobody can call as the showdown begins (antes aside)."""
+    contrib = {s: p.total for s, p in h.players.items()}
+    for a in h.actions:
+        if a.kind == "post_ante":
+            contrib[a.seat] -= a.amount
+    return uncalled(contrib, {s for s, p in h.players.items() if p.live})
 
 
 def uncalled(contrib: dict[int, int], live: set[int]) -> tuple[int, int]:
@@ -249,7 +330,8 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
         contrib[back] -= excess
         h.players[back].stack += excess
         given[back] = given.get(back, 0) + excess
-        if len(live) > 1:  # a fold-out's winner takes everything back anyway
+        if len(live) > 1 and not h.show_order:  # a fold-out's winner takes it all anyway;
+            # at a showdown it was said before the show (begin)
             core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
     pots = build_pots(contrib, live)
     if dead:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from controller.rules import showdown
 from controller.rules.cards import Card, known_cards
 from controller.rules.phases import Phase, Street
 
@@ -52,6 +53,9 @@ class TableState:
     seats: tuple[SeatState, ...]
     tags: tuple[tuple[str, str, int], ...]  # (tag, zone, seat) of every card on the table
     show_next: int = 0  # at the showdown, the seat prompted to table or muck its hand
+    # at the showdown, every hand tabled, the losing hands the dealer kills before the award
+    # (003 [L63], kill_losers_before_award)
+    kill_next: tuple[int, ...] = ()
 
     def seat(self, n: int) -> SeatState | None:
         return next((s for s in self.seats if s.seat == n), None)
@@ -88,11 +92,13 @@ def snapshot_of(core: TableCore) -> TableState:
     board = tuple(known_cards(core.card_of, h.board)) if h else ()
     hp = h.pos if h is not None else pos
     show_next = 0
+    kill_next: tuple[int, ...] = ()
     if h is not None and core.phase is Phase.SHOWDOWN:
         for s in h.show_order:
             if s not in h.shows:
                 show_next = s
                 break
+        kill_next = tuple(showdown.live_losers(core, h))
     return TableState(
         table=core.table,
         profile=core.profile.name,
@@ -115,4 +121,5 @@ def snapshot_of(core: TableCore) -> TableState:
         seats=tuple(seats),
         tags=tuple(sorted((t, z.value, s) for t, (z, s) in core.where.items())),
         show_next=show_next,
+        kill_next=kill_next,
     )

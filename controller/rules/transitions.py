@@ -121,6 +121,7 @@ _SHOWDOWN: Final[dict[type, tuple[Phase, ...]]] = {
     ChipsIn: (), ChipsOut: (), Sweep: (),
     ButtonPress: (COMPLETE,),
     BadgeTap: (),
+    Declare: (),  # 004 AR-6: "I play the board", before the cards are thrown away
     Interrupted: (MISDEAL, IDLE),
 }  # fmt: skip
 # A hand over, misdealt or void: its cards are being cleared; the next hole card deals.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import oot_limits
+from controller.rules import floor, oot_limits
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
@@ -297,6 +297,7 @@ def floor_stands(core: TableCore, h: Hand) -> Then | None:
     amount, _ = h.oot.pop(seat)
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
+    floor.oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
     core.instruct(
         f"Seat {seat}: the action out of turn stands ({sensed}; the floor's ruling)", seat
     )

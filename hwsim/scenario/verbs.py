@@ -8,7 +8,6 @@ expectations written after it (:mod:`hwsim.scenario.checks`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 from controller.rules.events import BadgeTap, ConsoleButton, Declaration, Declare, SetDealer, Tick
 from hwsim.layout import split_chips, wait_until
@@ -164,27 +163,16 @@ async def _declare(rig: Rig, a: Action) -> None:
 async def _showdown(rig: Rig) -> None:
     """Every hand still to show is tabled in the order the table prompts (the dealer's ACK for
     each prompted seat); where the profile awards only once the losing hands are killed (003
-    [L63]), the dealer then mucks each hand a ``LOSING_HAND_LIVE`` alert names. Until the pot
-    is pushed; nothing happens outside a showdown."""
+    [L63]), the dealer then mucks each losing hand the table names (``kill_next``). Until the
+    pot is pushed; nothing happens outside a showdown."""
     for _ in range(20):  # at most ten hands to table and ten to kill
         if rig.phase() != "showdown":
             return
-        if rig.snapshot().show_next:
+        snap = rig.snapshot()
+        if snap.show_next:
             await _press(rig, Action(0, "press", button=ConsoleButton.ACK))
             continue
-
-        def losing() -> list[int]:
-            live = {a.get("seat") for a in rig.venue.on("alerts")
-                    if a.get("code") == "LOSING_HAND_LIVE"}  # fmt: skip
-            return [s for s in sorted(s for s in live if isinstance(s, int))
-                    if any(ant == HOLE[s] for ant in rig.where.values())]  # fmt: skip
-
-        with contextlib.suppress(DemoFailure):  # the alert (or the push) may be on its way
-            await wait_until(lambda: bool(losing()) or rig.phase() != "showdown",
-                             "a losing hand's alert", 5)  # fmt: skip
-        if rig.phase() != "showdown":
-            return
-        kill = losing()
+        kill = list(snap.kill_next)
         if not kill:
             codes = [a.get("code") for a in rig.venue.on("alerts")][-6:]
             raise DemoFailure("showdown: no seat is prompted to show and no losing hand is"

@@ -94,7 +94,7 @@ def test_ten_seats_deal_and_finish(tmp_path: Path, procs: list[Proc]) -> None:
     procs.append(sim)
     sim.wait_for("railguard sim: 2 hands dealt", 100)
     assert sim.p.wait(10) == 0, sim.text
-    assert "seat 10" in sim.text and "0 mismatches: OK" in sim.text
+    assert "seat 10" in sim.text and "0 mismatches, 0 alerts above info: OK" in sim.text
     assert "Traceback" not in sim.text
 
 
@@ -129,3 +129,18 @@ def test_board_only_serves_a_daemon_run_by_hand(tmp_path: Path, procs: list[Proc
     assert daemon.interrupt() == 0, daemon.text
     assert sim.interrupt() == 0, sim.text
     assert "Traceback" not in daemon.text + sim.text
+
+
+@pytest.mark.timeout(200)
+def test_clean_play_raises_no_alert_above_info(tmp_path: Path, procs: list[Proc]) -> None:
+    """The simulated dealer makes no error, so an alert above info is a false alarm and the
+    sim fails on it (issue 24). Under vistancia-002 (002 [L125]: chips placed in turn stay
+    in) seed 3's fifth hand is a limped pot, whose sweep drew CHIPS_TAKEN_BACK for each
+    limper before the daemon told the core of the sweep first."""
+    sim = Proc("sim", "--seats", "4", "--hands", "5", "--seed", "3", "--profile",
+               "vistancia-002", "--dir", str(tmp_path / "sim"), cwd=tmp_path)  # fmt: skip
+    procs.append(sim)
+    sim.wait_for("railguard sim: 5 hands dealt", 170)
+    assert sim.p.wait(10) == 0, sim.text
+    assert "0 mismatches, 0 alerts above info: OK" in sim.text, sim.text
+    assert "calls 100" in sim.text  # the limps are there

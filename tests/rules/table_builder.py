@@ -122,17 +122,15 @@ class Table:
 
     def _table_all(self) -> None:
         """Every hand tabled (one ACK a prompted seat), and the losing hands killed where
-        the profile waits for it (003 [L63]: LOSING_HAND_LIVE names each seat). Only the
+        the profile waits for it (003 [L63]: the table names them, ``kill_next``). Only the
         step of the award is kept (the showdown's own prompts are the showdown tests')."""
-        losers: list[int] = []
         for _ in range(self.core.max_seats):
-            if self.core.phase is not Phase.SHOWDOWN:
-                return
-            step = self._auto(ButtonPress(self.now(), ConsoleButton.ACK))
-            losers += [a.seat for a in step.alerts if a.code is AlertCode.LOSING_HAND_LIVE]
-            if step.rejected is not None:
+            if self.core.phase is not Phase.SHOWDOWN or not self.core.snapshot().show_next:
                 break
-        for seat in losers:
+            self._auto(ButtonPress(self.now(), ConsoleButton.ACK))
+        if self.core.phase is not Phase.SHOWDOWN:
+            return
+        for seat in self.core.snapshot().kill_next:
             for t, zone, s in self.core.snapshot().tags:
                 if zone == "hole" and s == seat and self.core.phase is Phase.SHOWDOWN:
                     self._auto(CardPlaced(self.now(), ZoneKind.MUCK, t, self.core.card_of.get(t)))

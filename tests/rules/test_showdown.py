@@ -128,11 +128,21 @@ def test_002_KillWinning_1_000_S3_show_2_003_Betting_award_winner_to_the_muck_st
 
 @pytest.mark.clause("003-Betting-award", profiles=("club-003",))
 def test_003_Betting_award_no_pot_until_the_losing_hands_are_killed() -> None:
-    """003 [L63]: "No pot may be awarded until all losing hands have been killed"."""
+    """003 [L63]: "No pot may be awarded until all losing hands have been killed". Tabling
+    the last hand awards nothing: no alarm, the dealer is told which hands to kill
+    (issue 24); LOSING_HAND_LIVE belongs to the dealer moving to award (ACK) while one is
+    live."""
     t = to_river("club-003")
     ack(t, 3)
     assert t.phase is Phase.SHOWDOWN
+    assert A.LOSING_HAND_LIVE not in t.codes
+    kill = [i for i in t.instructions if "muck the losing hand" in i.text]
+    assert sorted(i.seat for i in kill) == [1, 3]
+    assert sorted(t.snap.kill_next) == [1, 3]  # the table names them (the console, scenarios)
+    t.mark()
+    ack(t)  # the dealer moves to award: the losing hands are live
     assert sorted(a.seat for a in t.alerts if a.code is A.LOSING_HAND_LIVE) == [1, 3]
+    assert t.phase is Phase.SHOWDOWN
     t.fold(3)
     assert t.phase is Phase.SHOWDOWN
     t.fold(1)

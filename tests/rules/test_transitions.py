@@ -58,7 +58,7 @@ OLD_ACCEPTS = {
     Phase.DEALING: _T | _C | _CH | _CO | {Interrupted, Declare},
     Phase.BETTING: _T | _C | _CH | _CO | {Interrupted, Declare},
     Phase.BOARD: _T | _C | _CH | _CO | {Interrupted, Declare},
-    Phase.SHOWDOWN: _T | _C | _CH | _CO | {Interrupted},  # issue 12: the showdown
+    Phase.SHOWDOWN: _T | _C | _CH | _CO | {Interrupted, Declare},  # issue 12; 24: 004 AR-6
     Phase.COMPLETE: _T | _C | _CH | _CO | {SetButton},
     Phase.MISDEAL: _T | _C | _CH | _CO,
     Phase.VOID: _T | _C | _CH | _CO,
