@@ -115,20 +115,3 @@ def oot_badge(core: TableCore, badge_id: str) -> None:
         f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "
         "stands, or take the chips back (all options)"
     )
-
-
-def oot_ruled(core: TableCore, seat: int, what: str) -> None:
-    """The action out of turn stood by ACK: with the supervisor's badge it is the floor's
-    ruling, a FLOOR_DECISION on the venue's alert topic and in the hand record."""
-    h = core.hand
-    assert h is not None
-    if not h.floor_badge:
-        return
-    who, h.floor_badge = h.floor_badge, ""
-    core.alert(
-        AlertCode.FLOOR_DECISION,
-        Severity.INFO,
-        "floor ruling (supervisor's badge); 003 [L61]",
-        f"Floor ruling by {who}: {what}",
-        seat,
-    )
