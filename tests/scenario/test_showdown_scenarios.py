@@ -12,7 +12,7 @@ SHOWDOWN = [
     "vistancia-002/002-ShowdownOrder-1-no-river-bet-left-of-button-first.scn",
     "vistancia-002/002-PlayBoard-1-muck-untabled-no-claim.scn",
     "vistancia-002/002-KillWinning-1-tabled-winner-to-the-muck.scn",
-    "club-003/003-Betting-award-losing-hands-killed-first.scn",
+    "club-003/003-Betting-award-losing-hand-live-at-the-award.scn",
     "a2c-000/000-S3-show-4-award-once-every-hand-is-shown.scn",
     "shaved-dog-004/004-AR-6-discarded-unshown-relinquishes.scn",
 ]
