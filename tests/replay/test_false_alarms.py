@@ -7,22 +7,17 @@ through the core, and a few hands through the whole system (pty board, daemon, M
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.replay import REFUSALS, ReplayResult, judged, replay_file
 from controller.rules.profile import builtin_profile, builtin_profile_names
+from tests.replay.cli import run_replay
 from tests.shared import PHH, requires
 
 needs_data = requires(PHH)  # fails, never skips, without ../shared
-ROOT = Path(__file__).resolve().parents[2]
-RAILGUARD = Path(sys.executable).parent / "railguard"
 
 # 004 AR-9 [L59]: "There is a three-raise limit per betting round." A fourth raise.
 FOUR_RAISES = """
@@ -79,21 +74,6 @@ def replace_alarms(r: ReplayResult, alarms: tuple[str, ...]) -> ReplayResult:
     return ReplayResult(r.file, r.hand, r.match, r.expected, r.got, alarms=alarms)
 
 
-def _replay(*args: str, timeout: float = 200) -> tuple[int, list[str]]:
-    cmd = [str(RAILGUARD)] if RAILGUARD.exists() else [sys.executable, "-m", "controller.cli"]
-    proc = subprocess.Popen(
-        [*cmd, "replay", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the replay and its private mosquitto
-        out, err = proc.communicate()
-        pytest.fail(f"railguard replay timed out:\n{out}{err}")
-    return proc.returncode, (out.strip() or err.strip()).splitlines()
-
-
 # limped pots (the sweep is the big blind's check: under 002 it drew CHIPS_TAKEN_BACK for
 # each limper through the daemon) and contested showdowns (003's LOSING_HAND_LIVE)
 SYSTEM_SAMPLE = ("pluribus/30/45", "pluribus/30/63", "pluribus/30/21", "pluribus/30/27")
@@ -108,7 +88,7 @@ SYSTEM_SAMPLE = ("pluribus/30/45", "pluribus/30/63", "pluribus/30/21", "pluribus
 @pytest.mark.parametrize("profile", ["vistancia-002", "club-003"])
 def test_a_sample_through_the_whole_system_raises_no_false_alarm(profile: str) -> None:
     files = [str(PHH / f"{name}.phh") for name in SYSTEM_SAMPLE]
-    code, lines = _replay("--profile", profile, "--tables", "2", *files)
+    code, lines = run_replay("--profile", profile, "--tables", "2", *files, timeout=200)
     assert lines[-1] == f"{len(files)} passed, 0 failed", "\n".join(lines)
     assert code == 0
     for r in map(json.loads, lines[:-1]):

@@ -14,8 +14,9 @@ import pytest
 
 from controller.replay_system import system_replay
 from controller.replay_system.tables import DEPTH
+from tests.replay.cli import run_replay
 from tests.replay.hands import HAND_WITH_FLOP_BET
-from tests.replay.test_system_replay import MALFORMED, PHH, _replay, needs_data, needs_mosquitto
+from tests.replay.test_system_replay import MALFORMED, PHH, needs_data, needs_mosquitto
 
 WRONG = HAND_WITH_FLOP_BET.replace("[8100, 9900, 12300, 9700]", "[8100, 9900, 12200, 9800]")
 
@@ -34,7 +35,7 @@ def test_ten_hands_over_three_tables_in_file_order(tmp_path: Path) -> None:
     badugi = PHH / "famous" / "alice-carol-wikipedia.phh"
     # the files that cannot be dealt come back at once: they wait for the hands before them
     files = [*pluribus[:2], bad, pluribus[2], wrong, badugi, *pluribus[3:], good]
-    code, lines = _replay("--tables", "3", *map(str, files))
+    code, lines = run_replay("--tables", "3", *map(str, files))
     assert lines[-1] == "7 passed, 2 failed, 1 skipped", "\n".join(lines)
     assert code == 1
     results = [json.loads(x) for x in lines[:-1]]

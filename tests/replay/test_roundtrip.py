@@ -27,8 +27,9 @@ from controller.replay_system.table import LAYOUT as REPLAY_LAYOUT
 from controller.venuelog.store import open_store
 from hwsim.broker import plain_broker
 from hwsim.phh import HandHistory, load_phh
+from tests.replay.cli import ROOT, run_replay
 from tests.replay.hands import SIDE_POTS
-from tests.replay.test_system_replay import ROOT, _replay, needs_data, needs_mosquitto
+from tests.replay.test_system_replay import needs_data, needs_mosquitto
 from tests.shared import PHH
 
 pokerkit = pytest.importorskip("pokerkit")
@@ -92,7 +93,7 @@ def test_hands_round_trip_through_the_venue_logger_and_pokerkit(tmp_path: Path) 
         )  # fmt: skip
         try:
             _wait(lambda: "connected" in Path(log.name).read_text(), "the venue logger")
-            code, lines = _replay(
+            code, lines = run_replay(
                 "--broker", f"mqtt://127.0.0.1:{broker.port}", "--tables", "2",
                 *map(str, sources),
             )  # fmt: skip
@@ -140,5 +141,5 @@ def test_hands_round_trip_through_the_venue_logger_and_pokerkit(tmp_path: Path) 
     assert not by_key
 
     # and railguard's own replay reads the export back
-    code, lines = _replay("--core-only", str(out))
+    code, lines = run_replay("--core-only", str(out))
     assert code == 0 and lines[-1] == f"{len(sources)} passed, 0 failed", "\n".join(lines)

@@ -5,22 +5,16 @@ the records that come back over MQTT are compared with the files' finishing stac
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.replay_system import Pace, system_replay
 from hwsim.inject import KINDS
+from tests.replay.cli import run_replay
 from tests.replay.hands import HAND_WITH_FLOP_BET
 from tests.shared import PHH, requires
-
-ROOT = Path(__file__).resolve().parents[2]
-RAILGUARD = Path(sys.executable).parent / "railguard"
 
 needs_mosquitto = pytest.mark.skipif(
     not (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists()),
@@ -38,23 +32,6 @@ actions = ['d dh p1 AsKs', 'd dh p2 7h2d',
 """
 
 
-def _replay(*args: str, timeout: float = 150) -> tuple[int, list[str]]:
-    """(exit code, the result lines on stdout, or the stderr lines when there are none:
-    progress and errors go to stderr)."""
-    cmd = [str(RAILGUARD)] if RAILGUARD.exists() else [sys.executable, "-m", "controller.cli"]
-    proc = subprocess.Popen(
-        [*cmd, "replay", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, start_new_session=True,
-    )  # fmt: skip
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the replay and its private mosquitto
-        out, err = proc.communicate()
-        pytest.fail(f"railguard replay timed out:\n{out}{err}")
-    return proc.returncode, out.strip().splitlines() or err.strip().splitlines()
-
-
 @needs_mosquitto
 @needs_data
 @pytest.mark.timeout(160)
@@ -66,7 +43,7 @@ def test_recorded_hands_through_the_whole_system(tmp_path: Path) -> None:
     bad.write_text(MALFORMED)
     badugi = PHH / "famous" / "alice-carol-wikipedia.phh"  # not hold'em: skipped
     files = [*pluribus, wsop, bad, dwan, badugi]
-    code, lines = _replay(*map(str, files))
+    code, lines = run_replay(*map(str, files))
     assert lines[-1] == "7 passed, 1 failed, 1 skipped", "\n".join(lines)
     assert code == 1
     results = [json.loads(x) for x in lines[:-1]]
@@ -90,7 +67,7 @@ def test_a_wrong_record_is_a_failure(tmp_path: Path) -> None:
     wrong.write_text(
         HAND_WITH_FLOP_BET.replace("[8100, 9900, 12300, 9700]", "[8100, 9900, 12200, 9800]")
     )
-    code, lines = _replay("--quiet", str(good), str(wrong))
+    code, lines = run_replay("--quiet", str(good), str(wrong))
     assert lines[-1] == "1 passed, 1 failed", "\n".join(lines)
     assert code == 1
     r = json.loads(lines[0])
@@ -138,6 +115,6 @@ def test_compressed_time() -> None:
     ],
 )
 def test_bad_arguments_are_refused_before_anything_starts(args: list[str], message: str) -> None:
-    code, lines = _replay(*args, "x.phh", timeout=30)
+    code, lines = run_replay(*args, "x.phh", timeout=30)
     assert code == 2
     assert message in lines[-1]
