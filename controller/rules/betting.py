@@ -233,9 +233,34 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
     return e
 
 
+def skipped_bets(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
+    """000 [L157], 002 [L129], 003 [L61], 004 AR-13: a bet out of turn on an unbet street
+    leaves the seats it skipped every option. A check leaves no trace (L2), so the bet took
+    them to have checked (:func:`infer_checks`); the first of them putting chips in next,
+    before anyone else acts, says otherwise when its chips are no clean action after a check
+    (out of turn, or short of the call, or short of a full raise) but a clean bet of its own
+    (the big blind or more, or all in): then the checks were never made and the bet was out
+    of turn (``wagers.undo_checks``). True if so. Clean both ways (a call, a full
+    check-raise, an all-in, one oversized chip): the checks stand, and the dealer's NOT A
+    CHECK can still undo them."""
+    if e.amount is None or p.seat != wagers.first_skipped(core, h):
+        return False
+    amount = e.amount
+    if amount >= p.stack or amount < h.big_blind:
+        return False  # all in: clean both ways; below the big blind: no clean bet either
+    if p.seat != h.pointer:
+        return True  # out of turn after the checks, in turn without them
+    to_call = h.current_bet - p.street_bet
+    if len(e.chips) == 1 and amount > to_call and core.profile.oversized_chip_is_call:
+        return False  # one oversized chip: a call after the check (000 [L160])
+    return amount < to_call or to_call < amount < to_call + h.last_raise
+
+
 def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
     """Chips in a betting round, in turn or not (after :func:`chips_checked`)."""
     w = h.wager
+    if w.undo is not None and skipped_bets(core, h, p, e):
+        wagers.undo_checks(core, h, f"Seat {e.seat} had not checked")
     if w.wrong[0]:
         if e.seat == h.pointer:
             w.wrong = (0, 0, 0)  # 004 AR-13: the true position acts; the wrong wager is void
@@ -516,7 +541,12 @@ def ack(core: TableCore) -> None:
             return
     p = h.players[h.pointer]
     if p.street_bet < h.current_bet:
-        return
+        if not wagers.first_skipped(core, h):
+            return
+        # a check confirmed while the seat to act faces the bet that inferred the checks
+        # before it: the first skipped seat checks; the bet was out of turn (000 [L157])
+        wagers.undo_checks(core, h, f"Seat {wagers.first_skipped(core, h)} had not checked")
+        p = h.players[h.pointer]
     h.wager.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
     if h.clock_seat == p.seat:

@@ -53,6 +53,7 @@ def test_000_S3_bet_7c_raise_out_of_turn_unchanged(profile: str) -> None:
         t.press(ConsoleButton.ACK)  # the floor lets it stand
     if profile == "a2c-000":
         assert "only a call" in t.alerts[-1].remedy and "give 200 back" in t.alerts[-1].remedy
+        assert t.alerts[-1].code is A.RAISE_NOT_ALLOWED  # it kept the raise (issue 24)
         assert bet(t, 1) == 100 and t.snap.current_bet == 100
     else:
         assert bet(t, 1) == 300 and t.snap.current_bet == 300
