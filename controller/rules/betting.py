@@ -13,6 +13,7 @@ from controller.rules.events import ChipsIn, ChipsOut, Sweep
 from controller.rules.hand import Hand, Player, Street
 from controller.rules.phases import Phase
 from controller.rules.rounds import (
+    GO_ON,
     Then,
     count_window,
     hold,
@@ -21,6 +22,7 @@ from controller.rules.rounds import (
     order_from,
     owe,
     record,
+    street_no,
 )
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
@@ -221,6 +223,15 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
             e.seat,
         )
         return None
+    if core.phase is Phase.BOARD and closing_motion(core, h, p, e):
+        # the seat whose call closed the round puts more chips in before the dealer moves
+        # on: a second motion of that call, judged as one (000 [L159], 002 [L133], 003 [L59]
+        # [L129]: a string raise is a call; 004 silent: the chips add up, a raise)
+        core.enter(Phase.BETTING)
+        h.wager.motions += 1
+        judged = wagers.second_motion(core, h, p, e, h.wager.motions)
+        play(core, h, judged if isinstance(judged, Then) else GO_ON)
+        return None
     if core.phase is Phase.BOARD:
         core.alert(
             AlertCode.ACTION_PENDING,
@@ -254,6 +265,30 @@ def skipped_bets(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
     if len(e.chips) == 1 and amount > to_call and core.profile.oversized_chip_is_call:
         return False  # one oversized chip: a call after the check (000 [L160])
     return amount < to_call or to_call < amount < to_call + h.last_raise
+
+
+_BOARD_BEFORE = (0, 3, 4, 5)  # board cards out before the street after each street
+
+
+def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
+    """Chips, in the pause between rounds, from the seat whose call closed the betting round,
+    before anything else happened (no sweep, no burn, no board card): a second motion of
+    that call (e.g. the big blind calling a raise, then reaching back for more)."""
+    w = h.wager
+    if w.last_mover != p.seat or e.amount is None or e.amount > p.stack or h.runout:
+        return False
+    last = h.actions[-1] if h.actions else None
+    return (
+        last is not None
+        and last.seat == p.seat
+        and last.kind == "call"
+        and last.amount > 0
+        and last.street == street_no(h)
+        and h.unswept
+        and h.street_burns == 0
+        and not h.pending_board
+        and len(h.board) == _BOARD_BEFORE[street_no(h)]
+    )
 
 
 def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
