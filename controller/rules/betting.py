@@ -504,11 +504,15 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         play(core, h, wagers.wrong_bet_stands(core, h))  # 004 AR-13: the next seat acted
         if core.phase is not Phase.BETTING:
             return
-    if seat != h.pointer and not infer_checks(core, h, seat, None):
+    # 002 [L169]: a hand with an uncalled bet or raise in the muck is the floor's call
+    # (retrieve.killed_uncalled), not the player's fold out of turn or facing no bet
+    killed = wagers.killed_uncalled(core, h, p)
+    if not killed and seat != h.pointer and not infer_checks(core, h, seat, None):
         _out_of_turn(core, h, seat, "fold; a fold is binding")
     if not p.live:
         return  # its pending action out of turn was ruled a fold meanwhile
-    wagers.nonstandard_fold(core, h, p)
+    if not killed:
+        wagers.nonstandard_fold(core, h, p)
     p.folded = True
     if h.clock_seat == seat:
         h.clock_seat = 0

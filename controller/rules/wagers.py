@@ -21,7 +21,7 @@ from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Hand, Player
 from controller.rules.phases import Phase
-from controller.rules.profile import OutOfTurnRule
+from controller.rules.profile import MuckedHand, OutOfTurnRule
 from controller.rules.rounds import (
     GO_ON,
     Then,
@@ -369,6 +369,20 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         f"{e.amount - owed} back",
         seat,
     )
+
+
+def killed_uncalled(core: TableCore, h: Hand, p: Player) -> int:
+    """002 Accidentally Killed / Fouled Hands [L169] (``mucked_hand = "no-redress"``): the
+    part of ``p``'s bet or raise of this street nobody has called, when its hand goes to the
+    muck (0: none, or another profile). Whether the dealer killed the hand by mistake (then
+    it is returned) or the player threw it away is the floor's call (``retrieve.py``)."""
+    if core.profile.mucked_hand is not MuckedHand.NO_REDRESS or core.phase is not Phase.BETTING:
+        return 0
+    others = 0
+    for q in h.players.values():
+        if q is not p and q.street_bet > others:
+            others = q.street_bet
+    return max(p.street_bet - others, 0)
 
 
 def nonstandard_fold(core: TableCore, h: Hand, p: Player) -> None:
