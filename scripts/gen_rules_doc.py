@@ -193,7 +193,9 @@ REMEDY: dict[tuple[str, str], str] = {
     "no refund (000 DEAD HANDS 2 [L126], IRREGULARITIES 3 [L135])",
     ("mucked_hand", "no-redress"): "FLOOR right after a fold holds the hand; after the "
     "supervisor's badge, ACK or FLOOR: no redress, the hand stays dead; an uncalled bet or "
-    "raise of that seat is returned (002 [L169])",
+    "raise of that seat is returned (002 [L169]). A hand that goes to the muck with its bet "
+    "or raise uncalled is held so by the table itself (FLOOR_CALLED, warning): a dealer's "
+    "kill or the player's fold is the floor's call",
 }
 
 # every profile: clauses enforced the same way whatever the settings
@@ -229,6 +231,19 @@ COMMON = [
         "not a check",
         "the dealer's NOT_A_CHECK right after chips that made checks inferred "
         "undoes those checks and judges the chips as action out of turn",
+    ),
+    (
+        "a bet out of turn on an unbet street",
+        "the skipped seats keep every option (000 [L157], 002 [L129], 003 [L61], 004 AR-13): "
+        "the first skipped seat's own bet (chips that are no clean call or full raise after a "
+        "check) or the dealer's ACK of its check undoes the checks the bet inferred, as NOT A "
+        "CHECK does; the bet is then ruled out of turn per `out_of_turn`",
+    ),
+    (
+        "chips after the closing call",
+        "more chips from the seat whose call closed the round, before a sweep, burn or card, "
+        "are a second motion of that call: a string raise is a call (STRING_BET, the extra "
+        "back); where `string_bet_is_call` is false (004) they add up to a raise",
     ),
     ("minimum raise", "at least the last full raise (000 BETTING 3)"),
     ("short all-in", "does not reopen the betting (000 BETTING 4, 002 Raises)"),

@@ -379,11 +379,11 @@ _ENTRIES: Final[dict[AlertCode, tuple[tuple[Severity, ...], Category, tuple[str,
         "The clock ran out: the seat's hand is dead",
     ),
     A.FLOOR_CALLED: (
-        (_I,), _F,
+        (_I, _W), _F,
         ("000 SECTION 5 DECISION MAKING 5 [L213]", "000 SECTION 3 DEAD HANDS 2. [L126]",
          "000 SECTION 3 IRREGULARITIES 3. [L135]", "002 Disputed Pots [L67]",
          "002 Accidentally Killed / Fouled Hands [L169]", "all profiles: floor call"),
-        "The dealer called the floor to the table",
+        "The floor is called to the table: by the dealer, or by the table for a floor's ruling",
     ),
     A.FLOOR_PENDING: (
         (_W,), _F,

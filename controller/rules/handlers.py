@@ -182,6 +182,8 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)
+    if zone is ZoneKind.MUCK:
+        retrieve.killed_uncalled(core)  # 002 [L169]: a hand killed with its bet uncalled
 
 
 def card_removed(core: TableCore, e: CardRemoved) -> None:

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting
+from controller.rules import betting, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
 from controller.rules.profile import MuckedHand
+from controller.rules.rounds import owe
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -80,6 +81,35 @@ def floor_called(core: TableCore) -> bool:
         f"{RETRIEVE_CLAUSE}; {DEAD_CLAUSE}; {NO_REDRESS_CLAUSE}",
         f"Floor called to the table after seat {p.seat}'s fold: the hand is held for the "
         "supervisor's badge, then ACK = retrieve the hand, FLOOR = the fold stands",
+        p.seat,
+    )
+    return True
+
+
+def killed_uncalled(core: TableCore) -> bool:
+    """002 Accidentally Killed / Fouled Hands [L169]: a hand went to the muck with a bet or
+    raise nobody called. Whether the dealer killed it by mistake (no redress, but the
+    uncalled part is returned) is the floor's call, so the table calls the floor itself: the
+    hand is held as after FLOOR, and the director's badge and FLOOR (or ACK) rule the fold
+    stands and the uncalled part goes back (:func:`button`). True if held."""
+    h = core.hand
+    if h is None or h.floor_hold or core.profile.mucked_hand is not MuckedHand.NO_REDRESS:
+        return False
+    p = last_fold(core, h)
+    if p is None:
+        return False
+    back = wagers.killed_uncalled(core, h, p)
+    if not back:
+        return False
+    h.floor_hold = f"{PREFIX}{p.seat}"
+    h.floor_badge = ""
+    core.alert(
+        AlertCode.FLOOR_CALLED,
+        Severity.WARNING,
+        NO_REDRESS_CLAUSE,
+        f"Seat {p.seat}'s hand went to the muck with {back} of its bet uncalled: floor to the "
+        "table (a hand the dealer kills by mistake has no redress, but the uncalled bet or "
+        "raise is returned). The hand is held for the supervisor's badge, then FLOOR",
         p.seat,
     )
     return True
@@ -178,6 +208,7 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
         p.stack += back
         p.all_in = False
         h.given_back[p.seat] = h.given_back.get(p.seat, 0) + back
+        owe(h, p.seat, back)  # the dealer hands it back: no chips taken back (002 [L125])
         h.current_bet = max(q.street_bet for q in h.players.values())
         h.last_raise = _last_raise(h, p.seat)
         text += f"; return the uncalled {back} to seat {p.seat}"

@@ -21,7 +21,7 @@ from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Hand, Player
 from controller.rules.phases import Phase
-from controller.rules.profile import OutOfTurnRule
+from controller.rules.profile import MuckedHand, OutOfTurnRule
 from controller.rules.rounds import (
     GO_ON,
     Then,
@@ -199,7 +199,8 @@ def out_of_turn_chips(core: TableCore, h: Hand, e: ChipsIn) -> None:
             Severity.WARNING,
             OOT_CLAUSE[rule],
             f"Seat {e.seat} acted out of turn ({what}); seat {h.pointer} is to act: take "
-            f"the wager back. If seat {nxt} acts first, the wager stands",
+            "the wager back"
+            + (f". If seat {nxt} acts first, the wager stands" if nxt != h.pointer else ""),
             e.seat,
         )
         return
@@ -271,13 +272,15 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> Then | None:
         return Then("presence", seat)
     to_call = h.current_bet - p.street_bet
     if rule is OutOfTurnRule.CHECK_OR_CALL and amount > to_call and amount < p.stack:
+        # 000 [L157]-[L158]: the seat keeps a bet or raise it may not make at its turn
         owe(h, seat, amount - to_call)
         core.alert(
-            AlertCode.ACTION_OUT_OF_TURN,
+            AlertCode.RAISE_NOT_ALLOWED,
             Severity.WARNING,
-            clause,
+            oot_limits.LIMIT_CLAUSE,
             f"Seat {seat}: a {'bet' if to_call == 0 else 'raise'} out of turn is only a "
-            f"{'check' if to_call == 0 else 'call'} now; give {amount - to_call} back",
+            f"{'check' if to_call == 0 else 'call'} now (no bet or raise came in between); "
+            f"give {amount - to_call} back",
             seat,
         )
         if to_call == 0:
@@ -368,6 +371,20 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
     )
 
 
+def killed_uncalled(core: TableCore, h: Hand, p: Player) -> int:
+    """002 Accidentally Killed / Fouled Hands [L169] (``mucked_hand = "no-redress"``): the
+    part of ``p``'s bet or raise of this street nobody has called, when its hand goes to the
+    muck (0: none, or another profile). Whether the dealer killed the hand by mistake (then
+    it is returned) or the player threw it away is the floor's call (``retrieve.py``)."""
+    if core.profile.mucked_hand is not MuckedHand.NO_REDRESS or core.phase is not Phase.BETTING:
+        return 0
+    others = 0
+    for q in h.players.values():
+        if q is not p and q.street_bet > others:
+            others = q.street_bet
+    return max(p.street_bet - others, 0)
+
+
 def nonstandard_fold(core: TableCore, h: Hand, p: Player) -> None:
     """002 [L161]: folding facing no bet is binding and flagged (not the dealer killing the
     hand of an absent player)."""
@@ -440,9 +457,8 @@ def snapshot(h: Hand, ev: ChipsIn, checks: int) -> Undo:
                 h.unswept, tuple(h.oot.items()))  # fmt: skip
 
 
-def not_a_check(core: TableCore, h: Hand) -> None:
-    """The dealer says the last inferred check(s) were not checks: the chips that made
-    them are judged again as action out of turn."""
+def undoable(core: TableCore, h: Hand) -> Undo | None:
+    """The checks the last chips inferred, if nothing happened since (else None)."""
     u = h.wager.undo
     if (
         not isinstance(u, Undo)
@@ -450,10 +466,35 @@ def not_a_check(core: TableCore, h: Hand) -> None:
         or u.street != street_no(h)
         or len(h.actions) != u.n_actions + u.checks + 1
     ):
+        return None
+    return u
+
+
+def first_skipped(core: TableCore, h: Hand) -> int:
+    """The seat that was to act when another seat's chips inferred its check (and those of
+    the seats after it), if nothing happened since; else 0. 000 [L157], 002 [L129]: a bet
+    out of turn on an unbet street leaves the skipped seats every option."""
+    u = undoable(core, h)
+    return 0 if u is None else u.bets[4]
+
+
+def not_a_check(core: TableCore, h: Hand) -> None:
+    """The dealer says the last inferred check(s) were not checks: the chips that made
+    them are judged again as action out of turn."""
+    if undoable(core, h) is None:
         raise TableError(
             "nothing_to_undo",
             "no check was inferred for the last action: nothing to undo",
         )
+    undo_checks(core, h, "Not a check")
+
+
+def undo_checks(core: TableCore, h: Hand, why: str) -> None:
+    """The checks the last chips inferred were never made (the dealer's "not a check", or
+    the first skipped seat acting: ``betting.skipped_acts``): the betting state goes back
+    to before those chips and they are judged as action out of turn."""
+    u = h.wager.undo
+    assert isinstance(u, Undo)
     h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = u.bets
     h.window_actions, h.window_chip_actions, seats = u.window
     h.window_seats = set(seats)
@@ -467,5 +508,5 @@ def not_a_check(core: TableCore, h: Hand) -> None:
     h.wager.undo = None
     h.wager.last_mover = 0
     seat = u.ev.seat
-    core.instruct(f"Not a check: seat {h.pointer} is to act; seat {seat}'s chips were out of turn")
+    core.instruct(f"{why}: seat {h.pointer} is to act; seat {seat}'s chips were out of turn")
     out_of_turn_chips(core, h, u.ev)

@@ -53,6 +53,7 @@ def test_000_S3_bet_7c_raise_out_of_turn_unchanged(profile: str) -> None:
         t.press(ConsoleButton.ACK)  # the floor lets it stand
     if profile == "a2c-000":
         assert "only a call" in t.alerts[-1].remedy and "give 200 back" in t.alerts[-1].remedy
+        assert t.alerts[-1].code is A.RAISE_NOT_ALLOWED  # it kept the raise (issue 24)
         assert bet(t, 1) == 100 and t.snap.current_bet == 100
     else:
         assert bet(t, 1) == 300 and t.snap.current_bet == 300
@@ -350,3 +351,38 @@ def test_000_S3_bet_8_string_bet_after_inferred_checks(profile: str) -> None:
     t = Table(profile, 4).post_blinds().deal().call_round().flop().mark()
     t.chips(4, 100).chips(4, 300)
     assert t.codes == [A.STRING_BET] and bet(t, 4) == 100 and t.snap.to_act == 1
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_second_motion_after_the_closing_call(profile: str) -> None:
+    """000 [L159], 002 Methods of Raising [L133], 003 Betting [L59] and [L129]: the big
+    blind calls a raise (the round's last action) and reaches back for more before the dealer
+    moves on: a string raise, a call (the extra goes back); 004 has no string-bet rule: the
+    chips add up, a raise, and the round is open again. Never "the betting round is closed"
+    (issue 24)."""
+    t = Table(profile, 4).post_blinds().deal()
+    t.chips(4, 300).fold(1).fold(2).chips(3, 200)  # the big blind's call closes the round
+    assert t.phase is Phase.BOARD
+    t.mark().chips(3, 400)
+    assert A.ACTION_PENDING not in t.codes
+    if profile in STRING_RULE:
+        a = t.alert(A.STRING_BET)
+        assert a.seat == 3 and "give 400 back" in a.remedy
+        assert t.phase is Phase.BOARD and bet(t, 3) == 300
+        t.take_back(3, 400)
+        assert t.codes == [A.STRING_BET] and t.phase is Phase.BOARD
+    else:
+        assert t.codes == [] and t.phase is Phase.BETTING
+        assert bet(t, 3) == 700 and t.snap.to_act == 4
+        t.chips(4, 400)
+        assert t.phase is Phase.BOARD and t.codes == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_chips_after_the_dealer_moved_on_are_not_a_second_motion(profile: str) -> None:
+    """Once the bets are swept (or a card burned) the closing call's motion is over: chips
+    then are ACTION_PENDING, as before."""
+    t = Table(profile, 4).post_blinds().deal()
+    t.chips(4, 300).fold(1).fold(2).chips(3, 200).sweep().mark()
+    t.chips(3, 400)
+    assert t.codes == [A.ACTION_PENDING] and t.phase is Phase.BOARD
