@@ -6,14 +6,16 @@ copied into tuples and frozensets. Code outside the core reads it (and builds a 
 copy with :func:`dataclasses.replace`) instead of assigning the core's attributes; the
 hand-log codec (``handlog.py``) turns its between-hands part into JSON-able data and back.
 
-A field added to :class:`~controller.rules.hand.Hand` must be added to :class:`HandData`
-and to the two functions below (``tests/rules/test_export_restore.py`` fails otherwise).
+A field added to :class:`~controller.rules.hand.Hand` (or ``Player``) is added to
+:class:`HandData` (``PlayerData``) with its frozen type, and nothing else: the export and the
+restore are derived from the fields (``tests/rules/test_export_restore.py`` fails if the two
+records differ).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.rules.cards import Card
 from controller.rules.decisions import ActionRecord, Alert, HandRecord
@@ -161,91 +163,63 @@ class TableData:
     last_record: HandRecord | None
 
 
+# Export and restore of the working hand are derived from the records, not written field by
+# field: a field is frozen by its kind (list -> tuple, set -> frozenset, dict -> its items)
+# and thawed back to the kind a fresh record has for it. Only what is not a plain value says
+# so below: the players (records of their own), the hole-card owners (tag -> the player
+# record, kept as tag -> seat), the street's wager (its own export) and the chips given back
+# (kept sorted: retrieve.py fills them in the order the floor rules).
+_PLAYER_FIELDS: Final = tuple(f.name for f in fields(PlayerData))
+_PLAYER_ARGS: Final = ("seat", "start_stack", "stack")  # Player.__init__
+_HAND_FIELDS: Final = tuple(f.name for f in fields(HandData))
+_HAND_ARGS: Final = ("hand_no", "deal_no", "pos", "started_t", "small_blind", "big_blind",
+                     "ante", "players", "deal_seq")  # Hand.__init__  # fmt: skip
+_HAND_OWN: Final = frozenset({"players", "owner", "wager", "given_back"})
+
+
+def _frozen(v: object) -> Any:
+    if isinstance(v, list):
+        return tuple(v)
+    if isinstance(v, set):
+        return frozenset(v)
+    if isinstance(v, dict):
+        return tuple(v.items())
+    return v
+
+
+def _thawed(fresh: object, v: Any) -> object:
+    """``v`` (a frozen value) as the kind of ``fresh`` (the field of a new record)."""
+    if isinstance(fresh, list):
+        return list(v)
+    if isinstance(fresh, set):
+        return set(v)
+    if isinstance(fresh, dict):
+        return dict(v)
+    return v
+
+
 def _player_data(p: Player) -> PlayerData:
-    return PlayerData(
-        p.seat, p.start_stack, p.stack, tuple(p.cards), p.folded, p.dead, p.all_in,
-        p.street_bet, p.total, p.acted, p.can_raise, tuple(p.hole),
-    )  # fmt: skip
+    return PlayerData(**{name: _frozen(getattr(p, name)) for name in _PLAYER_FIELDS})
 
 
 def _player(d: PlayerData) -> Player:
     p = Player(d.seat, d.start_stack, d.stack)
-    p.cards = list(d.cards)
-    p.folded, p.dead, p.all_in = d.folded, d.dead, d.all_in
-    p.street_bet, p.total, p.acted, p.can_raise = d.street_bet, d.total, d.acted, d.can_raise
-    p.hole = list(d.hole)
+    for name in _PLAYER_FIELDS:
+        if name not in _PLAYER_ARGS:
+            setattr(p, name, _thawed(getattr(p, name), getattr(d, name)))
     return p
 
 
 def hand_data(h: Hand) -> HandData:
+    values: dict[str, Any] = {
+        name: _frozen(getattr(h, name)) for name in _HAND_FIELDS if name not in _HAND_OWN
+    }
     return HandData(
         players=tuple(_player_data(p) for p in h.players.values()),
         owner=tuple((tag, p.seat) for tag, p in h.owner.items()),
-        hand_no=h.hand_no,
-        deal_no=h.deal_no,
-        pos=h.pos,
-        started_t=h.started_t,
-        small_blind=h.small_blind,
-        big_blind=h.big_blind,
-        ante=h.ante,
-        deal_seq=tuple(h.deal_seq),
-        deal_idx=h.deal_idx,
-        dealt=tuple(h.dealt),
-        street=h.street,
-        current_bet=h.current_bet,
-        last_raise=h.last_raise,
-        raises=h.raises,
-        pointer=h.pointer,
-        last_aggressor=h.last_aggressor,
-        actions=tuple(h.actions),
-        alerts=tuple(h.alerts),
-        board=tuple(h.board),
-        burns=tuple(h.burns),
-        street_burns=h.street_burns,
-        need_burn=h.need_burn,
-        required_burn=h.required_burn,
-        set_aside=frozenset(h.set_aside),
-        four_flop=tuple(h.four_flop),
-        floor_draw=h.floor_draw,
-        window_actions=h.window_actions,
-        window_chip_actions=h.window_chip_actions,
-        window_seats=frozenset(h.window_seats),
-        exposed=tuple(h.exposed),
-        boxed=tuple(h.boxed),
-        replace=tuple(h.replace.items()),
-        jokers=frozenset(h.jokers),
-        extra_cards=h.extra_cards,
-        runout=h.runout,
-        clock_seat=h.clock_seat,
-        clock_deadline=h.clock_deadline,
-        clock_warned=h.clock_warned,
-        oot=tuple(h.oot.items()),
-        unconfirmed=tuple(h.unconfirmed.items()),
-        misdeal_called_t=h.misdeal_called_t,
-        odd_chip=h.odd_chip,
-        unswept=h.unswept,
-        burn_credit=h.burn_credit,
-        no_burn=frozenset(h.no_burn),
-        premature=frozenset(h.premature),
-        pending_board=h.pending_board,
-        redeal_flop=h.redeal_flop,
-        last_burn=h.last_burn,
-        read_t=tuple(h.read_t.items()),
-        seen_codes=tuple(h.seen_codes),
-        seen=tuple(h.seen.items()),
         wager=h.wager.export(),
-        show_order=tuple(h.show_order),
-        shows=tuple(h.shows.items()),
-        show_alerted=frozenset(h.show_alerted),
-        burn_debt=h.burn_debt,
-        refill=h.refill,
-        floor_ok=h.floor_ok,
-        void_street=h.void_street,
-        floor_hold=h.floor_hold,
-        floor_badge=h.floor_badge,
         given_back=tuple(sorted(h.given_back.items())),
-        mark=h.mark,
-        loose_burn=h.loose_burn,
+        **values,
     )
 
 
@@ -253,65 +227,13 @@ def hand_of(d: HandData) -> Hand:
     players = {p.seat: _player(p) for p in d.players}
     h = Hand(d.hand_no, d.deal_no, d.pos, d.started_t, d.small_blind, d.big_blind, d.ante,
              players, list(d.deal_seq))  # fmt: skip
+    for name in _HAND_FIELDS:
+        if name not in _HAND_OWN and name not in _HAND_ARGS:
+            setattr(h, name, _thawed(getattr(h, name), getattr(d, name)))
     h.owner = {tag: players[seat] for tag, seat in d.owner}
-    h.show_order = list(d.show_order)
-    h.shows = dict(d.shows)
-    h.show_alerted = set(d.show_alerted)
-    h.deal_idx = d.deal_idx
-    h.dealt = list(d.dealt)
-    h.street = d.street
-    h.current_bet = d.current_bet
-    h.last_raise = d.last_raise
-    h.raises = d.raises
-    h.pointer = d.pointer
-    h.last_aggressor = d.last_aggressor
-    h.actions = list(d.actions)
-    h.alerts = list(d.alerts)
-    h.board = list(d.board)
-    h.burns = list(d.burns)
-    h.street_burns = d.street_burns
-    h.need_burn = d.need_burn
-    h.required_burn = d.required_burn
-    h.set_aside = set(d.set_aside)
-    h.four_flop = list(d.four_flop)
-    h.floor_draw = d.floor_draw
-    h.window_actions = d.window_actions
-    h.window_chip_actions = d.window_chip_actions
-    h.window_seats = set(d.window_seats)
-    h.exposed = list(d.exposed)
-    h.boxed = list(d.boxed)
-    h.replace = dict(d.replace)
-    h.jokers = set(d.jokers)
-    h.extra_cards = d.extra_cards
-    h.runout = d.runout
-    h.clock_seat = d.clock_seat
-    h.clock_deadline = d.clock_deadline
-    h.clock_warned = d.clock_warned
-    h.oot = dict(d.oot)
-    h.unconfirmed = dict(d.unconfirmed)
-    h.misdeal_called_t = d.misdeal_called_t
-    h.odd_chip = d.odd_chip
-    h.unswept = d.unswept
-    h.burn_credit = d.burn_credit
-    h.no_burn = set(d.no_burn)
-    h.premature = set(d.premature)
-    h.pending_board = d.pending_board
-    h.redeal_flop = d.redeal_flop
-    h.last_burn = d.last_burn
-    h.read_t = dict(d.read_t)
-    h.seen_codes = list(d.seen_codes)
-    h.seen = dict(d.seen)
     if d.wager:
         h.wager = Wager.restored(d.wager)
-    h.floor_hold, h.floor_badge = d.floor_hold, d.floor_badge
     h.given_back = dict(d.given_back)
-    h.mark, h.loose_burn = d.mark, d.loose_burn
-    h.burn_debt, h.refill, h.floor_ok, h.void_street = (
-        d.burn_debt,
-        d.refill,
-        d.floor_ok,
-        d.void_street,
-    )
     return h
 
 
