@@ -32,8 +32,9 @@ __all__ = [
 
 # The decisions and records below are read-only values. They are written with an explicit
 # ``__init__`` and ``Final`` attributes instead of ``@dataclass(frozen=True)``: mypy --strict
-# refuses any assignment to them, the compiled core (mypyc, docs/performance.md) makes the
-# attributes read-only at run time (AttributeError) and builds one in about 60 ns, where a
+# refuses any assignment to them (at run time neither build refuses one: mypyc 1.20 gives
+# ``Final`` attributes a setter), the compiled core (mypyc, docs/performance.md) builds one
+# in about 60 ns, where a
 # frozen dataclass's generated ``__init__`` (``object.__setattr__`` per field, interpreted)
 # took 1-2 µs in either build, for several objects an event. ``@dataclass(init=False,
 # unsafe_hash=True)`` still provides equality, hashing, ``repr`` and ``dataclasses.fields``.
