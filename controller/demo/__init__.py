@@ -58,6 +58,10 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="the floor console's port on 127.0.0.1 (default %(default)s; taken:"
                    " a free one; 0: always a free one)")  # fmt: skip
     p.add_argument("--no-console", action="store_true", help="do not open the floor console")
+    p.add_argument("--event", action="store_true",
+                   help="play a short tournament on the tables (3-6, default 3): the seat"
+                   " draw, the clock, bust-outs, a balance and a break confirmed, hand-for-hand"
+                   " on the bubble, the final table (docs/tournament.md)")  # fmt: skip
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
 
 
@@ -137,6 +141,10 @@ def run_demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL,
                         format="%(levelname)s %(name)s: %(message)s", force=True)  # fmt: skip
+    if getattr(args, "event", False):
+        from controller.demo.event_cli import run_event_demo
+
+        return run_event_demo(args)
     if args.hands < 1:
         print("railguard demo: --hands must be at least 1")
         return 2
