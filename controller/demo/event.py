@@ -116,7 +116,7 @@ def scripted_hand(
     others = iter(OTHER_CARDS)
     acts = [f"d dh p{k + 1} {WINNER_CARDS if s == winner else next(others)}"
             for k, s in enumerate(order)]  # fmt: skip
-    pre = list(range(2, n)) + [0, 1]
+    pre = [*range(2, n), 0, 1]  # preflop: under the gun first, the blinds last
     for k in pre:
         s = order[k]
         if k == 1 and not winner:
@@ -420,8 +420,10 @@ async def _script(room: EventRoom) -> None:
 
 
 @contextlib.asynccontextmanager
-async def event_room(host: str, port: int, workdir: Path, tables: int, view: View,
-                     seed: int, confirm: Confirm | None = None) -> AsyncIterator[EventRoom]:  # fmt: skip
+async def event_room(
+    host: str, port: int, workdir: Path, tables: int, view: View, seed: int,
+    confirm: Confirm | None = None,
+) -> AsyncIterator[EventRoom]:  # fmt: skip
     """The room of a demo event: a venue logger (``workdir``/venue.db), ``tables`` simulated
     tables, the tournament service (journal ``workdir``/event.db) and the floor's client."""
     broker = BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True)

@@ -36,7 +36,8 @@ def run_event_demo(args: argparse.Namespace) -> int:
     try:
         with broker_for(args.broker) as (host, port, _), \
                 tempfile.TemporaryDirectory(prefix="railguard-event-") as tmp:  # fmt: skip
-            view.line(f"  broker mqtt://{host}:{port}; the event's topics railguard/_event/{EVENT}/")
+            view.line(f"  broker mqtt://{host}:{port}; the event's topics"
+                      f" railguard/_event/{EVENT}/")  # fmt: skip
             room = None if args.no_console else (host, port, args.console_port)
             seats = [(f"t{i}", 4) for i in range(1, args.tables + 1)]
             if room is not None:
