@@ -28,10 +28,10 @@ from typing import Any, Final
 
 from aiohttp import web
 
+from controller.floor import tournament
 from controller.floor.auth import User
 from controller.floor.body import integer, json_object, text
 from controller.floor.console import Console
-from controller.floor import tournament
 from controller.floor.room import Tile
 from controller.link import command_checks as checks
 from controller.link.commands import MAX_COMMAND_BYTES
