@@ -163,6 +163,7 @@ class EventLink:
                 for seat, pid, why in self.service.irregular_at(parts[2]):
                     log.warning("tournament: %s seat %s (%s): %s", parts[2], seat, pid, why)
                 await self.service.publish_standings()
+            await self.service.check_hold(parts[2], body)
         elif parts[-1] == "hands":
             try:
                 await self.service.on_hand(body)

@@ -146,6 +146,18 @@ class EventService:
         log.info("tournament: hand-for-hand: %d tables released", len(tables))
         return out
 
+    async def check_hold(self, table: str, body: dict[str, Any]) -> None:
+        """A table's state: a table held this round that shows no hold (its daemon restarted:
+        the hold is not in the table store) is held again."""
+        if (
+            self.state.h4h.on
+            and table in self.held
+            and table in self.state.h4h.done
+            and body.get("deal_hold") is None
+        ):
+            self.held.discard(table)
+            await self.hold(table)
+
     async def resync_holds(self) -> None:
         """After a restart or a reconnection: hold again the tables that completed the
         round's hand (the tables' own holds survive their restarts; this is for ours)."""
