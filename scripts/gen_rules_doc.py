@@ -543,7 +543,7 @@ def render() -> str:
         "`004-TG-14` (`::test_redraw_at_three_two_and_one_tables_004`), `002-FinalTable-1`",
         "(`::test_final_table_of_nine_002`), `004-TG-25`",
         "(`::test_a_player_busted_at_another_table_is_refused`, and the console's seat form:",
-        "`tests/tournament/test_event_console_seat.py::test_the_seat_form_refuses_a_player_the_event_eliminated`).",  # noqa: E501
+        "`tests/tournament/test_event_console_seat.py::test_the_seat_form_refuses_a_player_the_event_eliminated`).",
         "The whole room with real tables, from the seat draw to the final table (balance, break,",
         "hand-for-hand, the final table's redraw; standings against the stored hand records):",
         "`tests/tournament/test_demo_event.py`; the hand-for-hand hold at the table",
