@@ -6,7 +6,9 @@ Each proposal the event makes (a balance, a table break, the final table) waits 
 director, who sees it on ``/event?event=demo`` with its reason and moves and presses
 Confirm; the moves reach the tables and the event goes on to its final table. The players'
 clock screen and the event page with a proposal are saved as screenshots
-(``RAILGUARD_FLOOR_SHOTS=docs/screenshots`` writes the ones docs/tournament.md shows)."""
+(``RAILGUARD_FLOOR_SHOTS=docs/screenshots`` writes the ones docs/tournament.md shows). The
+event's outcome is checked as tests/tournament/test_demo_event.py does: standings against
+the hand records the venue logger stored, the level pushed mid-hand (G11), hand-for-hand."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from controller.link.config import BrokerConfig
 from tests.brokers import free_port, plain_broker
 from tests.floor.browser_util import _in_thread, _wait
 from tests.floor.test_floor_browser import CHROMIUM, DRIVER, PASSWORD, _browser, _login
+from tests.tournament.test_demo_event import check_event
 
 
 def _clock_shot(driver: Any, url: str, shot: Path) -> str:
@@ -99,7 +102,8 @@ def test_the_demo_event_with_each_proposal_confirmed_in_the_browser(
     with plain_broker() as b:
         out, pages = asyncio.run(asyncio.wait_for(_run(tmp_path, b.port, shots), 170))
     assert out.ok, (out.mismatches, out.alarms, out.standings.get("players_left"))
-    assert out.confirmed == ["balance", "break", "final"]
+    # the standings against the venue logger's stored hand records, G11, hand-for-hand
+    check_event(out, tmp_path / "room" / "venue.db")
     assert [p["kind"] for p in pages] == ["balance", "break", "final"]
     assert all(p["answer"] == "confirm: done" for p in pages), pages
     assert "tables within 1 player(s)" in pages[0]["reason"]

@@ -8,36 +8,48 @@ placed together by their starting stacks (000 [L53]: the larger finishes higher,
 stacks share the place); each player left has the stack of his last stored hand; no chip
 is lost. And: the level pushed mid-hand applied from the next hand (G11), the first table
 held at hand-for-hand until the other completed, a balance, a break and the final table
-confirmed, no alert above info on this clean play, every hand's finishing stacks right."""
+confirmed, no alert above info on this clean play, every hand's finishing stacks right.
+
+The test here is ``slow`` (run with ``-m slow``): the default suite runs the same event with
+its proposals confirmed in a browser and the same checks
+(tests/floor/test_floor_event_demo_browser.py, :func:`check_event`)."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 from pathlib import Path
-from typing import Any
 
-from controller.demo.event import STACK, event_room, play_event
+import pytest
+
+from controller.demo.event import STACK, EventOutcome, event_room, play_event
 from controller.demo.view import View
 from controller.venuelog.store import open_for_export
 from tests.brokers import plain_broker
 
 
-async def _run(tmp: Path, port: int) -> Any:
+async def _run(tmp: Path, port: int) -> EventOutcome:
     async with event_room("127.0.0.1", port, tmp, 3, View(io.StringIO(), colour=False), 5) as room:
         return await play_event(room)
 
 
+@pytest.mark.slow  # the same event runs in the default suite, confirmed in a browser
 def test_the_demo_event_runs_to_the_final_table_with_standings_from_the_records(
     tmp_path: Path,
 ) -> None:
     with plain_broker() as b:
         out = asyncio.run(asyncio.wait_for(_run(tmp_path, b.port), 150))
+    check_event(out, tmp_path / "venue.db")
+
+
+def check_event(out: EventOutcome, db: Path) -> None:
+    """The demo event's outcome against the hand records the venue logger stored in ``db``
+    (the module docstring); tests/floor/test_floor_event_demo_browser.py uses it too."""
     assert out.mismatches == [] and out.alarms == {}, (out.mismatches, out.alarms)
     assert out.confirmed == ["balance", "break", "final"]
     assert out.g11 == (50, 50, 100)  # pushed during a 25/50 hand: the next hand 50/100
     assert out.held == [("t1", 1)]
-    store = open_for_export(tmp_path / "venue.db")
+    store = open_for_export(db)
     try:
         records = [r for t in ("t1", "t2", "t3") for r in store.hands("v1", t)]
     finally:
