@@ -11,6 +11,11 @@ standings, proposal and clock published (to a sink: no broker). Every proposal i
 this process; printed, never asserted (a test does not time things on a shared machine).
 
     .venv/bin/python bench/tournament.py [--tables 500] [--entrants 4400] [--busts 200]
+                                         [--hands 2000]
+
+Then the restart: the journal (the draw, the bust-outs, the proposals and ``--hands`` hands
+without a bust-out, most of a day's records) replayed through the core, timed: its rows and
+the time a row, and what a festival day of 150,000 hands would take.
 """
 
 from __future__ import annotations
@@ -47,8 +52,11 @@ def event_text(tables: int, entrants: int) -> str:
     return head + t + e
 
 
-def record(service: EventService, rng: random.Random, n: int) -> dict[str, Any] | None:
-    """A hand at a random table in which one player busts to another."""
+def record(
+    service: EventService, rng: random.Random, n: int, bust: bool = True
+) -> dict[str, Any] | None:
+    """A hand at a random table in which one player busts to another (``bust``), or in
+    which the blinds go to another player (no bust-out: most hands of a day)."""
     occ = service.state.occupied()
     busy = [t for t, s in occ.items() if len(s) >= 2]
     if not busy:
@@ -57,8 +65,9 @@ def record(service: EventService, rng: random.Random, n: int) -> dict[str, Any] 
     players = [service.state.players[p] for p in occ[table].values()]
     loser, winner = rng.sample(players, 2)
     out = []
+    moved = loser.stack if bust else min(loser.stack - 1, 300)
     for p in players:
-        final = 0 if p is loser else p.stack + (loser.stack if p is winner else 0)
+        final = p.stack - moved if p is loser else p.stack + (moved if p is winner else 0)
         out.append(
             {
                 "id": p.seat,
@@ -79,7 +88,7 @@ def record(service: EventService, rng: random.Random, n: int) -> dict[str, Any] 
     }
 
 
-async def run(tables: int, entrants: int, busts: int, seed: int) -> dict[str, Any]:
+async def run(tables: int, entrants: int, busts: int, seed: int, hands: int = 0) -> dict[str, Any]:
     published: dict[str, float] = {}
 
     async def publish(kind: str, body: dict[str, Any], retain: bool) -> None:
@@ -116,7 +125,19 @@ async def run(tables: int, entrants: int, busts: int, seed: int) -> dict[str, An
                     (m.player, service.state.players[m.player].stack) for m in prop.moves
                 )
                 service.commit(MovesDone(prop.id, stacks))
+        for n in range(busts, busts + hands):  # hands without a bust-out: the day's bulk
+            rec = record(service, rng, n, bust=False)
+            if rec is not None:
+                await service.on_hand(rec)
         journal.close()
+        # a restart: the journal replayed through the core (docs/tournament.md)
+        t0 = time.perf_counter()
+        again = Journal(Path(tmp) / "event.db")
+        replayed = again.open_event(event_text(tables, entrants), "bench")
+        replay_s = time.perf_counter() - t0
+        rows = again.db.execute("SELECT count(*) FROM journal").fetchone()[0]
+        again.close()
+        assert replayed == service.state
     q = statistics.quantiles(to_published, n=20) if len(to_published) >= 2 else to_published * 19
     return {
         "tables": tables,
@@ -129,6 +150,9 @@ async def run(tables: int, entrants: int, busts: int, seed: int) -> dict[str, An
         else None,
         "published_p95_ms": round(q[18] * 1000, 2) if to_published else None,
         "players_left": len(service.state.playing()),
+        "journal_rows": rows,
+        "replay_s": round(replay_s, 3),
+        "replay_ms_per_row": round(replay_s * 1000 / max(rows, 1), 3),
     }
 
 
@@ -138,9 +162,12 @@ def main() -> None:
     ap.add_argument("--entrants", type=int, default=4400)
     ap.add_argument("--busts", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--hands", type=int, default=2000, help="hands without a bust-out (the restart's replay)"
+    )
     a = ap.parse_args()
-    small = asyncio.run(run(3, 27, min(a.busts, 20), a.seed))
-    big = asyncio.run(run(a.tables, a.entrants, a.busts, a.seed))
+    small = asyncio.run(run(3, 27, min(a.busts, 20), a.seed, min(a.hands, 200)))
+    big = asyncio.run(run(a.tables, a.entrants, a.busts, a.seed, a.hands))
     for r in (small, big):
         print(
             f"{r['tables']:4d} tables {r['entrants']:5d} entrants: {r['proposals']:3d} proposals"
@@ -152,6 +179,10 @@ def main() -> None:
     ratio = (big["published_p95_ms"] or 0) / budget
     size = (big["published_median_ms"] or 0) / max(small["published_median_ms"] or 1e-9, 1e-9)
     print(f"festival p95 / 1 s budget: {ratio:.3f}; festival / three tables (median): {size:.1f}x")
+    for r in (small, big):
+        print(f"{r['tables']:4d} tables: restart replays {r['journal_rows']} journal rows in"
+              f" {r['replay_s']} s ({r['replay_ms_per_row']} ms a row; a day of 150,000 hands:"
+              f" {r['replay_ms_per_row'] * 150:.0f} s)")  # fmt: skip
     print(
         json.dumps(
             {

@@ -92,6 +92,8 @@ def state_payload(
         else dict(zip(("level", "small_blind", "big_blind", "ante"), pending_level, strict=True)),
         "profile": state.profile[:64],
         "seats": seats,
+        # hand-for-hand: the round this table is held for (no next deal until the release)
+        "deal_hold": state.deal_hold or None,
     }
 
 

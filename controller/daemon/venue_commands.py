@@ -13,7 +13,9 @@ live state shows it as ``pending_level`` until then. ``set_profile`` takes a pac
 profile name: applied at once between hands, else from the next hand; persisted in the
 table store. After a command that changes the table (seat, unseat, move, level) the redacted
 state is republished. ``button_draw`` starts the button draw (as a long press of the console
-ACK button between hands does). ``set_profile`` with a ``document`` instead of a name is a
+ACK button between hands does). ``hold_deal`` and ``release_deal`` are hand-for-hand's
+(the tournament service's): the core holds the next deal until the release.
+``set_profile`` with a ``document`` instead of a name is a
 venue's own house profile (:mod:`controller.daemon.house_profiles`); ``unseat`` answers
 with the player who left and the stack they took (the console moves them to another table).
 
@@ -48,7 +50,14 @@ from controller.link import SeatPlayer as SeatCmd
 from controller.link import SetLevel as LevelCmd
 from controller.link import UnseatPlayer as UnseatCmd
 from controller.link import command_checks as checks
-from controller.link.commands import ButtonDraw, SetHouseProfile, command_name
+from controller.link.commands import (
+    ButtonDraw,
+    HoldDeal,
+    ReleaseDeal,
+    SetHouseProfile,
+    command_name,
+)
+from controller.rules import events as core_events
 from controller.rules.cards import Card
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
@@ -162,6 +171,8 @@ async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
         if step.rejected is not None:
             return CommandResult.error(str(step.rejected))
         return CommandResult.success(draw_rule=d.core.profile.draw_rule.value)
+    if isinstance(cmd, HoldDeal | ReleaseDeal):
+        return await _hand_for_hand(d, cmd, t)
     if isinstance(cmd, AckAlert):
         if cmd.alert_id not in d.open_alerts:
             return CommandResult.error(
@@ -175,6 +186,22 @@ async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
     if isinstance(cmd, SetHouseProfile):
         return house_profiles.set_house_profile(d, cmd.document)
     return CommandResult.error("not handled by this table")
+
+
+async def _hand_for_hand(d: CommandHost, cmd: HoldDeal | ReleaseDeal, t: float) -> CommandResult:
+    """Hand-for-hand (docs/tournament.md): the tournament service holds this table's next
+    deal once it has completed the round's hand, and releases every table at once. The core
+    keeps the hold (a card dealt while held is DEALT_WHILE_HELD); the state shows it."""
+    ev: Event = (
+        core_events.HoldDeal(t, cmd.round)
+        if isinstance(cmd, HoldDeal)
+        else core_events.ReleaseDeal(t)
+    )
+    step = await d.submit(ev)
+    if step.rejected is not None:
+        return CommandResult.error(str(step.rejected))
+    d.publish_state()
+    return CommandResult.success(held=d.core.deal_hold or None)
 
 
 async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from controller.demo.event import EventOutcome
     from controller.demo.view import View
     from controller.tools.args import BrokerAddress
 
@@ -58,6 +59,10 @@ def register(p: argparse.ArgumentParser) -> None:
                    help="the floor console's port on 127.0.0.1 (default %(default)s; taken:"
                    " a free one; 0: always a free one)")  # fmt: skip
     p.add_argument("--no-console", action="store_true", help="do not open the floor console")
+    p.add_argument("--event", action="store_true",
+                   help="play a short tournament on the tables (3-6, default 3): the seat"
+                   " draw, the clock, bust-outs, a balance and a break confirmed, hand-for-hand"
+                   " on the bubble, the final table (docs/tournament.md)")  # fmt: skip
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
 
 
@@ -137,6 +142,8 @@ def run_demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL,
                         format="%(levelname)s %(name)s: %(message)s", force=True)  # fmt: skip
+    if getattr(args, "event", False):
+        return run_event_demo(args)
     if args.hands < 1:
         print("railguard demo: --hands must be at least 1")
         return 2
@@ -228,3 +235,59 @@ def run_demo(args: argparse.Namespace) -> int:
     )
     view.next_steps()
     return 0 if ok else 1
+
+
+async def _run_event(host: str, port: int, workdir: Path, tables: int, view: View,
+                     seed: int) -> EventOutcome:  # fmt: skip
+    from controller.demo.event import event_room, play_event
+
+    async with event_room(host, port, workdir, tables, view, seed) as room:
+        return await play_event(room)
+
+
+def run_event_demo(args: argparse.Namespace) -> int:
+    """``railguard demo --event`` (docs/cli.md): the demo event (:mod:`controller.demo.event`)
+    with the console open on the room, each step printed, then the standings. Exit 0 when
+    the event reached its final table with no alert above info and every hand right."""
+    from controller.demo.event import EVENT
+    from controller.demo.view import View
+    from controller.rules.errors import RailguardError
+    from hwsim.layout import TableFailure
+
+    if not 3 <= args.tables <= 6:
+        print("railguard demo --event: --tables must be 3-6")
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
+    view = View()
+    view.banner(f"railguard demo --event: {args.tables} tables of 4 seats,"
+                f" {4 * args.tables - 1} entrants, seed {seed}")  # fmt: skip
+    try:
+        with broker_for(args.broker) as (host, port, _), \
+                tempfile.TemporaryDirectory(prefix="railguard-event-") as tmp:  # fmt: skip
+            view.line(f"  broker mqtt://{host}:{port}; the event's topics"
+                      f" railguard/_event/{EVENT}/")  # fmt: skip
+            room = None if args.no_console else (host, port, args.console_port)
+            seats = [(f"t{i}", 4) for i in range(1, args.tables + 1)]
+            if room is not None:
+                view.line(f"  in the console: /event?event={EVENT} (director) and"
+                          f" /clock?event={EVENT} (the players' screen)")  # fmt: skip
+            play = _run_event(host, port, Path(tmp), args.tables, view, seed)
+            out = asyncio.run(_with_console(play, room, Path(tmp), view, seats))
+    except (TableFailure, RailguardError, RuntimeError, ValueError, OSError) as exc:
+        print(f"railguard demo --event: failed: {exc}")
+        return 1
+    view.line()
+    view.banner("standings")
+    st = out.standings
+    for p in st.get("players", []):
+        view.line(f"  {p['name']:<10} {p['table']} seat {p['seat']}: {p['stack']:,}")
+    for e in st.get("eliminated", []):
+        view.line(f"  {e['place']:>2}. {e['name']:<10} out at {e['table']} ({e['hand_id']},"
+                  f" started the hand with {e['start_stack']:,})")  # fmt: skip
+    alarms = ", ".join(f"{k}={n}" for k, n in sorted(out.alarms.items())) or "none"
+    view.line(f"  hands {out.hands}; proposals confirmed: {', '.join(out.confirmed)};"
+              f" alerts above info: {alarms}; mismatches: {len(out.mismatches)}")  # fmt: skip
+    for m in out.mismatches:
+        view.line(f"  MISMATCH {m}")
+    view.line(f"demo event: seed {seed}: {'OK' if out.ok else 'FAILED'}")
+    return 0 if out.ok else 1

@@ -28,6 +28,7 @@ from typing import Any, Final
 
 from aiohttp import web
 
+from controller.floor import tournament
 from controller.floor.auth import User
 from controller.floor.body import integer, json_object, text
 from controller.floor.console import Console
@@ -136,6 +137,7 @@ async def seat(c: Console, request: web.Request, user: User | None) -> web.Respo
     stack = integer(body, "stack")
     _refuse(checks.check_player(pid, name, stack))
     _refuse(checks.check_seat(n, pid, *_facts(c.room.tiles.get(f"{venue}/{table}"))))
+    _refuse(tournament.busted_elsewhere(request.app.get(tournament.WATCH), venue, pid))
     args = {"seat": n, "player_id": pid, "name": name, "stack": stack}
     resp = await _send(c, who, venue, table, "seat", args)
     return _logged(who, "seat", f"{venue}/{table} seat {n}", resp)

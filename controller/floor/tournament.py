@@ -106,6 +106,28 @@ class EventWatch:
 WATCH: Final = web.AppKey("event_watch", EventWatch)
 
 
+def busted_elsewhere(watch: EventWatch | None, venue: str, player: str) -> str | None:
+    """Why the console's seat form refuses ``player`` at a table of ``venue``, or None: an
+    event of that venue eliminated him and allows no re-entry (004 [L135], 004-TG-25). From
+    the events' retained standings (the console sees every event on its broker)."""
+    if watch is None:
+        return None
+    for ev, kinds in sorted(watch.latest.items()):
+        st = kinds.get("standings") or {}
+        if st.get("venue") != venue or st.get("reentry") is not False:
+            continue
+        if any(p.get("player_id") == player for p in st.get("players") or []):
+            continue  # playing in the event (a move): the event's own to seat
+        out = [e for e in st.get("eliminated") or [] if e.get("player_id") == player]
+        if out:
+            return (
+                f"Player {player} was eliminated from event {ev} (place {out[0].get('place')},"
+                f" at {out[0].get('table')}) and the event allows no re-entry (004 [L135],"
+                " 004-TG-25)."
+            )
+    return None
+
+
 def attach(app: web.Application, broker: BrokerConfig, command_key: bytes | None) -> None:
     """Give the app the console's client of the event topics; it runs with the app."""
     watch = EventWatch(broker, command_key)

@@ -108,6 +108,22 @@ class ButtonDraw:
 
 
 @dataclass(frozen=True, slots=True)
+class HoldDeal:
+    """Hand-for-hand (the tournament service, docs/tournament.md): this table completed the
+    round's hand; it deals no next hand until :class:`ReleaseDeal`."""
+
+    meta: CommandMeta
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseDeal:
+    """Hand-for-hand: every table completed the round's hand; the next deal may go."""
+
+    meta: CommandMeta
+
+
+@dataclass(frozen=True, slots=True)
 class AckAlert:
     meta: CommandMeta
     alert_id: str
@@ -138,6 +154,8 @@ Command = (
     | SetHouseProfile
     | EnrolDeck
     | ButtonDraw
+    | HoldDeal
+    | ReleaseDeal
     | AckAlert
     | Rebirth
     | Replay
@@ -331,6 +349,10 @@ def parse_command(payload: bytes | str) -> Command:
         return EnrolDeck(meta, a["deck_id"], tuple(sorted(cards.items())), tuple(jokers))
     if name == "button_draw":
         return ButtonDraw(meta)
+    if name == "hold_deal":
+        return HoldDeal(meta, a["round"])
+    if name == "release_deal":
+        return ReleaseDeal(meta)
     if name == "ack_alert":
         return AckAlert(meta, a["alert_id"], a.get("by"))
     if name == "rebirth":
@@ -370,6 +392,8 @@ _NAMES: dict[type, str] = {
     SetHouseProfile: "set_profile",
     EnrolDeck: "enrol_deck",
     ButtonDraw: "button_draw",
+    HoldDeal: "hold_deal",
+    ReleaseDeal: "release_deal",
     AckAlert: "ack_alert",
     Rebirth: "rebirth",
     Replay: "replay",

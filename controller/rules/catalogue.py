@@ -55,6 +55,7 @@ class AlertCode(Enum):
     BLINDS_NOT_POSTED = "blinds_not_posted"
     BLINDS_OUT_OF_POSITION = "blinds_out_of_position"
     BLIND_OVERPOSTED = "blind_overposted"
+    DEALT_WHILE_HELD = "dealt_while_held"  # hand-for-hand (issue 25, handforhand.py)
     # the board
     MISSING_BURN = "missing_burn"
     DOUBLE_BURN = "double_burn"
@@ -246,6 +247,12 @@ _ENTRIES: Final[dict[AlertCode, tuple[tuple[Severity, ...], Category, tuple[str,
         (_W,), _P,
         ("000 SECTION 2 THE BLINDS [L64]: the big blind is determined by the clock",),
         "More than the blind due was posted; the excess is taken back",
+    ),
+    A.DEALT_WHILE_HELD: (
+        (_W,), _D,
+        ("hand-for-hand (docs/tournament.md): no table deals its next hand until every table"
+         " has completed its hand", "000 SECTION 1 2. [L53]", "004 TG 27 [L139]"),
+        "A hand was dealt at a table held hand-for-hand, before the floor's release",
     ),
     A.MISSING_BURN: (
         (_W,), _D,

@@ -89,6 +89,9 @@ class TableCore:
         # them (the same hand, G1), so a misdeal's cause is in the stored hand
         self.misdealt_alerts: tuple[Alert, ...] = ()
         self.hand: Hand | None = None
+        # hand-for-hand: the round this table is held for until the venue's release (0:
+        # not held; handforhand.py)
+        self.deal_hold = 0
         self.phase = Phase.IDLE
         self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
         self._allowed: tuple[Phase, ...] = ()  # where the event being handled may lead

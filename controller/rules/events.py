@@ -173,6 +173,22 @@ class SetLevel:
 
 
 @dataclass(frozen=True, slots=True)
+class HoldDeal:
+    """Hand-for-hand (the venue's ``hold_deal``): this table completed the round's hand; it
+    deals no next hand until :class:`ReleaseDeal` (handforhand.py)."""
+
+    t: float
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseDeal:
+    """Hand-for-hand (the venue's ``release_deal``): every table completed the round."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
 class SetButton:
     t: float
     seat: int
@@ -216,6 +232,8 @@ Event = (
     | UnseatPlayer
     | SetPresence
     | SetLevel
+    | HoldDeal
+    | ReleaseDeal
     | SetButton
     | StartButtonDraw
     | SetDealer

@@ -15,6 +15,7 @@ from controller.rules import (
     designate,
     draw,
     floor,
+    handforhand,
     misdeal,
     posting,
     retrieve,
@@ -34,7 +35,9 @@ from controller.rules.events import (
     ConsoleButton,
     Declaration,
     Declare,
+    HoldDeal,
     Interrupted,
+    ReleaseDeal,
     SeatPlayer,
     SetButton,
     SetDealer,
@@ -184,6 +187,8 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     dealing.on_card_placed(core, e, prev, dealt)
     if zone is ZoneKind.MUCK:
         retrieve.killed_uncalled(core)  # 002 [L169]: a hand killed with its bet uncalled
+    if dealt is not None and core.deal_hold:
+        handforhand.dealt_while_held(core, e)  # a deal began at a table held hand-for-hand
 
 
 def card_removed(core: TableCore, e: CardRemoved) -> None:
@@ -384,6 +389,14 @@ def badge(core: TableCore, e: BadgeTap) -> None:
 
 def set_dealer(core: TableCore, e: SetDealer) -> None:
     core.dealer = e.dealer
+
+
+def hold_deal(core: TableCore, e: HoldDeal) -> None:
+    handforhand.hold(core, e)
+
+
+def release_deal(core: TableCore, e: ReleaseDeal) -> None:
+    handforhand.release(core, e)
 
 
 def tick(core: TableCore, e: Tick) -> None:

@@ -56,6 +56,8 @@ class TableState:
     # at the showdown, every hand tabled, the losing hands the dealer kills before the award
     # (003 [L63], kill_losers_before_award)
     kill_next: tuple[int, ...] = ()
+    # hand-for-hand: the round the table is held for until the venue's release (0: not held)
+    deal_hold: int = 0
 
     def seat(self, n: int) -> SeatState | None:
         return next((s for s in self.seats if s.seat == n), None)
@@ -122,4 +124,5 @@ def snapshot_of(core: TableCore) -> TableState:
         tags=tuple(sorted((t, z.value, s) for t, (z, s) in core.where.items())),
         show_next=show_next,
         kill_next=kill_next,
+        deal_hold=core.deal_hold,
     )

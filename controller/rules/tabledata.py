@@ -161,6 +161,7 @@ class TableData:
     draw: DrawData | None
     hand: HandData | None
     last_record: HandRecord | None
+    deal_hold: int = 0  # hand-for-hand: the round the table is held for (handforhand.py)
 
 
 # Export and restore of the working hand are derived from the records, not written field by
@@ -271,6 +272,7 @@ def export_table(core: TableCore) -> TableData:
         else DrawData(tuple((s, tuple(c)) for s, c in dr.cards.items()), tuple(dr.order)),
         hand=None if h is None else hand_data(h),
         last_record=core.last_record,
+        deal_hold=core.deal_hold,
     )
 
 
@@ -294,6 +296,7 @@ def restore_table(core: TableCore, d: TableData) -> None:
     core.where = {tag: (z, s) for tag, z, s in d.where}
     core.card_of = dict(d.card_of)
     core.dealer = d.dealer
+    core.deal_hold = d.deal_hold
     if d.draw is None:
         core.draw = None
     else:

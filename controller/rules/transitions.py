@@ -29,7 +29,9 @@ from controller.rules.events import (
     ChipsIn,
     ChipsOut,
     Declare,
+    HoldDeal,
     Interrupted,
+    ReleaseDeal,
     SeatPlayer,
     SetButton,
     SetDealer,
@@ -81,12 +83,15 @@ HANDLERS: Final[dict[type, Handler]] = {
     StartButtonDraw: h.start_draw,
     Interrupted: h.interrupted,
     Declare: h.declare,
+    HoldDeal: h.hold_deal,
+    ReleaseDeal: h.release_deal,
 }
 
 # Table management: accepted in every phase, never changes it (a seat in the hand is
 # refused by the handler).
 _TABLE: Final[dict[type, tuple[Phase, ...]]] = {
     SeatPlayer: (), UnseatPlayer: (), SetPresence: (), SetLevel: (), SetDealer: (), Tick: (),
+    HoldDeal: (), ReleaseDeal: (),  # hand-for-hand (handforhand.py)
 }  # fmt: skip
 # A hand being played (dealing, betting, board): what each physical event may lead to.
 _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {

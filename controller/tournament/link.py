@@ -40,6 +40,7 @@ log = logging.getLogger("railguard.tournament")
 RESPONSE_TIMEOUT = 5.0
 MAX_BYTES = 16 * 1024
 MAX_AGE, MAX_SKEW = 30.0, 5.0
+_RESYNC = "\x00resync-holds"  # a work item of its own (no topic has a NUL)
 
 
 class EventLink:
@@ -118,6 +119,7 @@ class EventLink:
         assert self.service is not None
         log.info("tournament: event %s on %s", self.service.state.event.name, self.broker.host)
         await self.service.publish_all()
+        self._work.put_nowait((_RESYNC, b""))  # the holds again, in the worker's order
 
     def _message(self, topic: str, raw: bytes) -> None:
         """Responses settle at once (a confirm waits on them); the rest is queued in order."""
@@ -140,6 +142,9 @@ class EventLink:
 
     async def _handle(self, topic: str, raw: bytes) -> None:
         assert self.service is not None
+        if topic == _RESYNC:
+            await self.service.resync_holds()
+            return
         parts = topic.split("/")
         if topic.endswith("/cmd") and parts[1] == "_event":
             await self._event_command(raw)
@@ -158,6 +163,7 @@ class EventLink:
                 for seat, pid, why in self.service.irregular_at(parts[2]):
                     log.warning("tournament: %s seat %s (%s): %s", parts[2], seat, pid, why)
                 await self.service.publish_standings()
+            await self.service.check_hold(parts[2], body)
         elif parts[-1] == "hands":
             try:
                 await self.service.on_hand(body)

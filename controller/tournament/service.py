@@ -14,13 +14,17 @@ bench drives the same object without a broker).
 - the floor's event commands (:meth:`EventService.command`): ``draw``, ``register``,
   ``confirm``, ``withdraw``, ``clock``, ``hand_for_hand``.
 
-Hand-for-hand is tracked here (which tables completed the round's hand, bust-outs of the
-round placed together at the release, the round published in the standings); the hold at the
-table before the next deal is not built (docs/tournament.md).
+Hand-for-hand: the round is tracked in the state (which tables completed the round's hand,
+bust-outs of the round placed together when every table has completed it); a table whose
+record completes its hand is sent ``hold_deal`` (its rules core holds the next deal: a card
+dealt there is DEALT_WHILE_HELD), and when the last table completes the round every table
+is sent ``release_deal`` at once (docs/tournament.md). The holds are not journaled: after a
+restart (or the link's reconnection) :meth:`EventService.resync_holds` sends them again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -83,6 +87,7 @@ class EventService:
         self.send, self.publish = send, publish
         self.live = Live()
         self.pushed_level: int | None = None
+        self.held: set[str] = set()  # hand-for-hand: the tables that answered hold_deal
         self.last_clock: tuple[Any, ...] | None = None
 
     # ------------------------------------------------------------------ the journal
@@ -100,14 +105,65 @@ class EventService:
             return  # another game at the venue: not the event's
         hp = hand_from_record(record)
         before = (len(self.state.eliminations), self.state.h4h.round)
+        was_on = self.state.h4h.on
         self.commit(hp)
         for hs in hp.seats:
             self.live.stacks.pop(hs.player, None)  # the record is newer than the last state
+        if was_on and self.state.h4h.round != before[1]:
+            await self.release_all()  # the round complete: every table deals again
+        elif self.state.h4h.on and hp.table in self.state.h4h.done:
+            await self.hold(hp.table)  # completed the round's hand: wait for the others
         if (len(self.state.eliminations), self.state.h4h.round) != before:
             self.rebalance()
             await self.publish_all()
         else:
             await self.publish_standings()
+
+    # ------------------------------------------------------------------ hand-for-hand
+    async def hold(self, table: str) -> None:
+        """``hold_deal`` to ``table``: it has completed this round's hand."""
+        rnd = self.state.h4h.round
+        resp = await self.send(table, "hold_deal", {"round": rnd})
+        if resp.get("ok"):
+            self.held.add(table)
+            log.info("tournament: hand-for-hand round %d: %s held", rnd, table)
+        else:
+            log.warning("tournament: hold_deal at %s: %s", table, resp.get("reason"))
+
+    async def release_all(self) -> list[dict[str, Any]]:
+        """``release_deal`` to every table with players, at once (those not held answer
+        ok too): the hand-for-hand round is complete, or hand-for-hand is off."""
+        tables = [t for t, seats in self.state.occupied().items() if seats] + sorted(
+            t for t in self.held if not self.state.occupied().get(t)
+        )
+        answers = await asyncio.gather(*(self.send(t, "release_deal", {}) for t in tables))
+        self.held.clear()
+        out = []
+        for t, resp in zip(tables, answers, strict=True):
+            out.append({"table": t, **_answer(resp)})
+            if not resp.get("ok"):
+                log.warning("tournament: release_deal at %s: %s", t, resp.get("reason"))
+        log.info("tournament: hand-for-hand: %d tables released", len(tables))
+        return out
+
+    async def check_hold(self, table: str, body: dict[str, Any]) -> None:
+        """A table's state: a table held this round that shows no hold (its daemon restarted:
+        the hold is not in the table store) is held again."""
+        if (
+            self.state.h4h.on
+            and table in self.held
+            and table in self.state.h4h.done
+            and body.get("deal_hold") is None
+        ):
+            self.held.discard(table)
+            await self.hold(table)
+
+    async def resync_holds(self) -> None:
+        """After a restart or a reconnection: hold again the tables that completed the
+        round's hand (the tables' own holds survive their restarts; this is for ours)."""
+        if self.state.h4h.on:
+            for t in sorted(self.state.h4h.done):
+                await self.hold(t)
 
     def catch_up(self, store: HandStore) -> int:
         """The hand records the venue logger stored that this event has not applied (those
@@ -418,9 +474,12 @@ class EventService:
         on = args.get("on")
         if not isinstance(on, bool):
             raise Refused("args", "hand_for_hand: on is true or false")
+        was = self.state.h4h.on
         self.commit(HandForHandSet(on))
         if not on:
             self.rebalance()
+            if was:
+                return {"hand_for_hand": on, "released": await self.release_all()}
         return {"hand_for_hand": on}
 
     async def _push_level(self, args: dict[str, Any]) -> dict[str, Any]:

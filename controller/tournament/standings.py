@@ -52,6 +52,8 @@ def standings(state: TournamentState, live: Mapping[str, int] | None = None) -> 
     rows = sorted(playing, key=lambda p: (-live.get(p.id, p.stack), p.id))
     return {
         "event": state.event.name,
+        "venue": state.event.venue,
+        "reentry": state.event.rules.reentry,  # the console's seat form reads it (004-TG-25)
         "players_left": len(playing),
         "entries": sum(p.entries for p in state.players.values()),
         "chips": chips,

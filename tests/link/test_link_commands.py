@@ -46,6 +46,8 @@ VALID: dict[str, dict[str, Any]] = {
     "set_profile": {"profile": "wsop"},
     "enrol_deck": {"deck_id": "red-1", "cards": DECK},
     "ack_alert": {"alert_id": "a1", "by": "floor"},
+    "hold_deal": {"round": 3},
+    "release_deal": {},
     "rebirth": {},
     "replay": {"from_hand": 12},
 }
@@ -150,6 +152,8 @@ REQUIRED = {
     "set_profile": ["profile"],
     "enrol_deck": ["deck_id", "cards"],
     "ack_alert": ["alert_id"],
+    "hold_deal": ["round"],
+    "release_deal": [],
     "rebirth": [],
     "replay": ["from_hand"],
 }

@@ -28,7 +28,9 @@ from controller.rules.events import (
     ChipsIn,
     ChipsOut,
     Declare,
+    HoldDeal,
     Interrupted,
+    ReleaseDeal,
     SeatPlayer,
     SetButton,
     SetDealer,
@@ -47,8 +49,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "controller" / "rules"
 
 # engine.py's ACCEPTS before the table (commit b055f69), plus Interrupted and Declare (issue
-# 14: verbal declarations) while a hand plays
-_T = {SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick}
+# 14: verbal declarations) while a hand plays, and the hand-for-hand hold in every phase
+# (issue 25)
+_T = {SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick, HoldDeal, ReleaseDeal}
 _C = {CardPlaced, CardRemoved}
 _CH = {ChipsIn, ChipsOut, Sweep}
 _CO = {ButtonPress, BadgeTap}

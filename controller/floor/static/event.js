@@ -100,7 +100,7 @@ function render() {
       [e.place, e.name, e.table, e.hand_id, e.start_stack.toLocaleString("en")]));
     const h = s.hand_for_hand;
     $("h4h-line").textContent = h.on ?
-      `On: round ${h.round}; done: ${h.done.join(", ") || "none yet"}` : "Off";
+      `On: round ${h.round}; completed and held: ${h.done.join(", ") || "none yet"}` : "Off";
     $("h4h-toggle").textContent = h.on ? "Hand-for-hand off" : "Hand-for-hand on";
     $("h4h-toggle").dataset.on = h.on ? "1" : "";
   }
