@@ -41,7 +41,8 @@ def draw_card(core: TableCore, e: CardPlaced) -> None:
         if e.card.rank == 14:
             _draw_winner(core, e.seat, "003 Opening deal: first ace [L83]; G7")
         return
-    if all(len(d.cards.get(s, [])) >= 1 for s in live):
+    # with no one seated the draw waits for players (no highest card of nobody)
+    if live and all(len(d.cards.get(s, [])) >= 1 for s in live):
         two = [s for s in live if len(d.cards.get(s, [])) > 1]
         if two:
             core.alert(

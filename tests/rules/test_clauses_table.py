@@ -10,8 +10,17 @@ import dataclasses
 import pytest
 from table_builder import PROFILES, Table
 
+from controller.rules.cards import Card
 from controller.rules.decisions import AlertCode
-from controller.rules.events import ConsoleButton
+from controller.rules.engine import TableCore
+from controller.rules.events import (
+    CardPlaced,
+    ConsoleButton,
+    SeatPlayer,
+    StartButtonDraw,
+    UnseatPlayer,
+    ZoneKind,
+)
 from controller.rules.phases import Phase, Street
 from controller.rules.profile import builtin_profile
 
@@ -243,3 +252,22 @@ def test_000_S5_blinds_2_004_TG_22_both_blinds_eliminated(
     s = t.snap
     assert s.seat(2) is None and s.seat(3) is None
     assert (s.button, s.small_blind_seat, s.big_blind_seat) == expected
+
+
+def test_a_button_draw_left_with_no_one_seated_waits_for_players() -> None:
+    """Found by the ``can()`` property test: every player left during the button draw, and a
+    card then dealt for the draw made the core raise (the highest card of nobody). The draw
+    now waits: no button, no crash, and it goes on once players sit down again."""
+    core = TableCore(builtin_profile("a2c-000"), "t1")
+    for ev in (SeatPlayer(0, 1, "p1", 1000), SeatPlayer(0, 2, "p2", 1000), StartButtonDraw(0)):
+        assert core.handle(ev).rejected is None
+    core.handle(CardPlaced(1, ZoneKind.HOLE, "A-Kc", Card.parse("Kc"), seat=1))
+    core.handle(UnseatPlayer(2, 1))
+    core.handle(UnseatPlayer(2, 2))
+    step = core.handle(CardPlaced(3, ZoneKind.HOLE, "A-Qs", Card.parse("Qs"), seat=2))
+    assert core.snapshot().button == 0 and step.rejected is None and not step.decisions
+    for ev in (SeatPlayer(4, 3, "p3", 1000), SeatPlayer(4, 4, "p4", 1000)):
+        assert core.handle(ev).rejected is None
+    core.handle(CardPlaced(5, ZoneKind.HOLE, "A-2c", Card.parse("2c"), seat=3))
+    core.handle(CardPlaced(5, ZoneKind.HOLE, "A-As", Card.parse("As"), seat=4))
+    assert core.snapshot().button == 4
