@@ -145,7 +145,7 @@ def _login(driver: Any, url: str) -> None:
     driver.find_element(By.ID, "user").send_keys("sam")
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
     driver.find_element(By.ID, "login-button").click()
-    wait.until(lambda d: d.find_element(By.ID, "link").text == "live")
+    wait.until(lambda d: d.find_element(By.ID, "link").get_attribute("data-state") == "live")
     driver.execute_script(OBSERVER_JS)
 
 

@@ -45,7 +45,7 @@ def test_fleet_festival_stream_only_times_alerts_on_the_console_stream(tmp_path:
     """``--stream-only``: the console and a headless client of its stream, no chromium;
     every alert reached the stream, as an alert and in its table's tile."""
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "4", "--seconds", "15",
+        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "4", "--seconds", "30",
          "--alert-every", "1", "--loggers", "1", "--table-procs", "1", "--stream-only",
          "--workdir", str(tmp_path)],
         capture_output=True, text=True, timeout=280, cwd=ROOT, check=False,
