@@ -39,6 +39,9 @@ def test_every_received_alert_has_its_stamps_in_order(tmp_path: Path) -> None:
         return samples, stages
 
     samples, stages = asyncio.run(go())
+    # the link idle at least once: the alert written by publish_alert itself (its direct
+    # path: encoded before publish_alert returned)
+    assert any(e2e.direct(stages.get(s.alert_id)) for s in samples), stages
     for s in samples:
         st = stages.get(s.alert_id)
         assert st is not None, (s.alert_id, sorted(stages))
