@@ -428,12 +428,12 @@ def summary(run: Run) -> dict[str, Any]:
 
 def stage_text(r: dict[str, Any]) -> str:
     """The stage table of a summary, as text."""
-    lines = [f"{'stage':<26} {'p50 ms':>8} {'p99 ms':>8}  floor p50 (ratio)"]
+    lines = [f"{'stage':<30} {'p50 ms':>8} {'p99 ms':>8}  floor p50 (ratio)"]
     for name, row in r["stages"].items():
         extra = ""
         if "floor_p50_ms" in row:
             extra = f"  {row['floor_p50_ms']:.3f} ({row['vs_floor_p50']}x)"
-        lines.append(f"{name:<26} {row['p50_ms']:>8.3f} {row['p99_ms']:>8.3f}{extra}")
+        lines.append(f"{name:<30} {row['p50_ms']:>8.3f} {row['p99_ms']:>8.3f}{extra}")
     lines.append(f"end to end (from the cycle's last frame): p50 {r['e2e_from_cycle_end_p50_ms']}"
                  f" ms, p99 {r['e2e_from_cycle_end_p99_ms']} ms; floor p50 {r['floor_p50_ms']}"
                  f" ms, p99 {r['floor_p99_ms']} ms")  # fmt: skip
