@@ -31,6 +31,11 @@ the subscriber's receipt: each is compared with its own bare floor.
     .venv/bin/python bench/e2e.py [--events 1000]    # its own broker; prints one JSON object
     .venv/bin/python bench/e2e.py --stages           # the stage table as text, too
     .venv/bin/python bench/e2e.py --console 200      # and the console stage (bench/e2e_console.py)
+    .venv/bin/python bench/e2e.py --sources DIR      # the daemon from other sources (A/B)
+
+``--sources DIR``: the daemon imports ``controller`` (and the rest) from DIR first
+(``PYTHONPATH``), e.g. ``git archive BASE controller hwsim firmware_bridge | tar -x -C DIR``
+for a same-machine comparison with an older commit; the bench itself stays this checkout's.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 import aiomqtt
+import psutil
 
 if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -82,14 +88,15 @@ STAGES = (
     ("before core", "taken", "core_in"),
     ("core", "core_in", "core_out"),
     ("rejection log + payload", "core_out", "payload"),
-    ("alert log line", "payload", "logged"),
-    ("indicator", "logged", "lit"),
-    ("guard + schema", "lit", "checked"),
-    ("rest of the event", "checked", "handled"),
-    ("to the writer", "handled", "dequeued"),
-    ("stamp + JSON", "dequeued", "encoded"),
+    ("guard + schema + stamp + JSON", "payload", "encoded"),
     ("broker hop", "encoded", "sub"),
     ("daemon total", "read", "encoded"),
+    # after the alert went out (off its path since issue 23; the direct path, trace.py)
+    ("publish (socket write)", "encoded", "checked"),
+    ("alert log line", "checked", "logged"),
+    ("indicator", "logged", "lit"),
+    ("rest of the event", "lit", "handled"),
+    ("to the writer (PUBACK wait)", "handled", "dequeued"),
 )
 
 
@@ -212,6 +219,7 @@ class Run:
     broker: list[float] = field(default_factory=list)
     timeouts: int = 0
     daemon_alive: bool = False
+    daemon_cpu_s: float = 0.0
     stages: dict[str, dict[str, int]] = field(default_factory=dict)  # alert id -> stamps
 
 
@@ -316,9 +324,10 @@ def read_trace(path: Path) -> dict[str, dict[str, int]]:
     return out
 
 
-async def daemon_e2e(port: int, events: int, workdir: Path) -> Run:
+async def daemon_e2e(port: int, events: int, workdir: Path,
+                     env: dict[str, str] | None = None) -> Run:  # fmt: skip
     run = Run()
-    table = await open_table(port, workdir)
+    table = await open_table(port, workdir, env)
     pty = PtyHop()
     hop = BrokerHop(port)
     try:
@@ -335,11 +344,19 @@ async def daemon_e2e(port: int, events: int, workdir: Path) -> Run:
             run.pty.append(a)
             run.broker.append(b)
         run.daemon_alive = table.daemon.alive()
+        if run.daemon_alive:  # the daemon's CPU over the whole run, start-up included
+            cpu = psutil.Process(table.daemon.pid).cpu_times()
+            run.daemon_cpu_s = cpu.user + cpu.system
     finally:
         pty.close()
         await hop.stop()
         run.stages = await close_table(table)
     return run
+
+
+def direct(stamps: dict[str, int] | None) -> bool:
+    """Whether the link wrote the alert from ``publish_alert`` (its direct path)."""
+    return stamps is not None and stamps["encoded"] <= stamps["checked"]
 
 
 def stage_values(run: Run) -> dict[str, list[float]]:
@@ -384,6 +401,7 @@ def summary(run: Run) -> dict[str, Any]:
         "events": len(lat),
         "timeouts": run.timeouts,
         "daemon_alive": run.daemon_alive,
+        "daemon_cpu_s": round(run.daemon_cpu_s, 2),  # start-up included (about 1 s)
         "e2e_p50_ms": ms(statistics.median(lat)),
         "e2e_p99_ms": ms(pct(lat, 0.99)),
         "e2e_max_ms": ms(max(lat)),
@@ -401,28 +419,33 @@ def summary(run: Run) -> dict[str, Any]:
         "e2e_from_cycle_end_p50_ms": ms(statistics.median(lat_end)) if lat_end else None,
         "e2e_from_cycle_end_p99_ms": ms(pct(lat_end, 0.99)) if lat_end else None,
         "stages_matched": len(stages["daemon total"]),
+        # alerts written to the socket by publish_alert itself (the link idle), the rest
+        # waited in the link's queue behind another message (controller/daemon/trace.py)
+        "direct": sum(1 for s in run.samples if direct(run.stages.get(s.alert_id))),
         "stages": table,
     }
 
 
 def stage_text(r: dict[str, Any]) -> str:
     """The stage table of a summary, as text."""
-    lines = [f"{'stage':<26} {'p50 ms':>8} {'p99 ms':>8}  floor p50 (ratio)"]
+    lines = [f"{'stage':<30} {'p50 ms':>8} {'p99 ms':>8}  floor p50 (ratio)"]
     for name, row in r["stages"].items():
         extra = ""
         if "floor_p50_ms" in row:
             extra = f"  {row['floor_p50_ms']:.3f} ({row['vs_floor_p50']}x)"
-        lines.append(f"{name:<26} {row['p50_ms']:>8.3f} {row['p99_ms']:>8.3f}{extra}")
+        lines.append(f"{name:<30} {row['p50_ms']:>8.3f} {row['p99_ms']:>8.3f}{extra}")
     lines.append(f"end to end (from the cycle's last frame): p50 {r['e2e_from_cycle_end_p50_ms']}"
                  f" ms, p99 {r['e2e_from_cycle_end_p99_ms']} ms; floor p50 {r['floor_p50_ms']}"
                  f" ms, p99 {r['floor_p99_ms']} ms")  # fmt: skip
     return "\n".join(lines)
 
 
-async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
-    """The end-to-end run with its floor interleaved (the bench/run.py entry point)."""
+async def run(port: int, events: int, workdir: Path, sources: Path | None = None) -> dict[str, Any]:
+    """The end-to-end run with its floor interleaved (the bench/run.py entry point);
+    ``sources``: a directory the daemon imports its packages from first (A/B runs)."""
     check_clocks()
-    return summary(await daemon_e2e(port, events, workdir))
+    env = None if sources is None else {"PYTHONPATH": str(sources.resolve())}
+    return summary(await daemon_e2e(port, events, workdir, env))
 
 
 @contextmanager
@@ -437,7 +460,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stages", action="store_true", help="print the stage table as text")
     ap.add_argument("--console", type=int, default=0, metavar="N",
                     help="then N events with the floor console and chromium watching")  # fmt: skip
+    ap.add_argument("--sources", type=Path, default=None, metavar="DIR",
+                    help="import the daemon's packages from DIR first")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.sources is not None and not (args.sources / "controller").is_dir():
+        ap.error(f"--sources {args.sources}: no controller package in it")
     if args.events < 1:
         ap.error("--events must be at least 1")
     console: Callable[[int, int, Path], Any] | None = None
@@ -446,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
 
         console = console_run
     with _workdir() as tmp, plain_broker() as b:
-        r = asyncio.run(run(b.port, args.events, tmp / "e2e"))
+        r = asyncio.run(run(b.port, args.events, tmp / "e2e", args.sources))
         if console is not None:
             r["console"] = asyncio.run(console(b.port, args.console, tmp / "console"))
     print(json.dumps(r))

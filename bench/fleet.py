@@ -4,14 +4,20 @@
 on SQLite and one mosquitto serving 100 simulated tables dealing at ten times human speed.
 A "table" there is its own ``controller.link.VenueLink`` (own MQTT client, own SQLite outbox
 on disk, birth/will, waits for the logger's online status, windowed sends, acknowledgements)
-fed completed OHH hand records through ``submit_hand``, exactly as the daemon's outbox task
-does; the rules core and the reader are left out (their cost is per table, measured by the
+fed completed OHH hand records as the daemon stores them (controller/daemon/storage.py
+``queue_record``): the record checked on the loop (``check_hand``), committed durably to
+the outbox by a second connection on a thread (the daemon's outbox lane), then
+``hand_stored`` tells the link to send it. (Until issue 23 the bench called ``submit_hand``,
+which commits on the event loop: the 100 tables' ``fsync`` calls then blocked the one loop
+all their links share, and the lag measured the bench's disk waits, not the daemon's path;
+``run(..., inline_commit=True)`` keeps that way for comparison.) The rules core and the
+reader are left out (their cost is per table, measured by the
 other benches). A live table deals about 30 hands an hour; at ten times that, each table
 completes a hand every 12 s (jittered). The OHH records are real ones: generated hands
 replayed through the rules core and converted by ``controller.ohh.to_ohh``.
 
-Lag: the logger's ``received_at`` (its store time) minus the table's ``ended_at`` (when
-``submit_hand`` was called), both wall clock on this machine. Lost: submitted hand ids
+Lag: the logger's ``received_at`` (its store time) minus the table's ``ended_at`` (when the
+record was handed to its outbox), both wall clock on this machine. Lost: submitted hand ids
 that the logger does not hold once every outbox has drained.
 
 The festival (issue 17; ``python bench/fleet.py --tables 500``, the rest in
@@ -43,6 +49,7 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script
 from bench.procs import ROOT, pct, railguard_argv, wait_for
 from controller.demo.hands import generated_hands
 from controller.link import BrokerConfig, VenueLink
+from controller.link.outbox import Outbox
 from controller.ohh import to_ohh
 from controller.replay import replay_core
 from controller.rules.profile import get_profile
@@ -62,7 +69,11 @@ def ohh_pool(n: int = 20, seed: int = 7) -> list[dict[str, Any]]:
 
 
 async def _table(link: VenueLink, pool: list[dict[str, Any]], stop_at: float,
-                 submitted: list[str], rng: random.Random) -> None:  # fmt: skip
+                 submitted: list[str], rng: random.Random,
+                 lane: Outbox | None = None) -> None:  # fmt: skip
+    """One table dealing until ``stop_at``; ``lane``: its outbox's second connection, which
+    commits each record on a thread as the daemon's outbox lane does (None: on the loop,
+    ``submit_hand``)."""
     period = HUMAN_HAND_S / SPEED
     await asyncio.sleep(min(rng.uniform(0, period), max(0.0, stop_at - time.monotonic())))
     n = 0
@@ -72,13 +83,22 @@ async def _table(link: VenueLink, pool: list[dict[str, Any]], stop_at: float,
         ohh = copy.deepcopy(pool[rng.randrange(len(pool))])
         ohh["game_number"] = hand_id
         ohh["table_name"] = link.topics.table
-        link.submit_hand(hand_id, n, ohh, ended_at=time.time())
+        ended = time.time()
+        if lane is None:
+            link.submit_hand(hand_id, n, ohh, ended_at=ended)
+        else:
+            body = link.check_hand(hand_id, n, ohh)
+            await asyncio.to_thread(lane.add, hand_id, n, body, ended)
+            link.hand_stored()
         submitted.append(hand_id)
         left = max(0.0, stop_at - time.monotonic())
         await asyncio.sleep(min(period * rng.uniform(0.8, 1.2), left))
 
 
-async def run(port: int, tables: int, seconds: float, workdir: Path) -> dict[str, Any]:
+async def run(port: int, tables: int, seconds: float, workdir: Path,
+              inline_commit: bool = False) -> dict[str, Any]:  # fmt: skip
+    """``inline_commit``: the tables commit their records on the event loop
+    (``submit_hand``), as the bench did before issue 23."""
     workdir.mkdir(parents=True, exist_ok=True)
     db = workdir / "venue.db"
     with (workdir / "logger.log").open("ab") as logf:
@@ -90,6 +110,8 @@ async def run(port: int, tables: int, seconds: float, workdir: Path) -> dict[str
     broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
     links = [VenueLink(broker, "v1", f"t{i:03d}", workdir / f"t{i:03d}.db",
                        backoff=(0.2, 2.0)) for i in range(tables)]  # fmt: skip
+    lanes: list[Outbox | None] = [None if inline_commit else Outbox(workdir / f"t{i:03d}.db")
+                                  for i in range(tables)]  # fmt: skip
     pool = ohh_pool()
     submitted: list[str] = []
     rng = random.Random(11)
@@ -98,8 +120,9 @@ async def run(port: int, tables: int, seconds: float, workdir: Path) -> dict[str
             link.start()
         await wait_for(lambda: all(x.logger_online for x in links), "tables online", 60)
         t0 = time.monotonic()
-        await asyncio.gather(*(_table(x, pool, t0 + seconds, submitted, random.Random(rng.random()))
-                               for x in links))  # fmt: skip
+        await asyncio.gather(*(_table(x, pool, t0 + seconds, submitted,
+                                      random.Random(rng.random()), lane)
+                               for x, lane in zip(links, lanes, strict=True)))  # fmt: skip
         dealt_s = time.monotonic() - t0
         with contextlib.suppress(TimeoutError):
             await wait_for(lambda: all(x.outbox.pending_count() == 0 and x.held_count == 0
@@ -108,6 +131,10 @@ async def run(port: int, tables: int, seconds: float, workdir: Path) -> dict[str
     finally:
         for link in links:
             await link.stop()
+            link.outbox.close()
+        for lane in lanes:
+            if lane is not None:
+                lane.close()
         logger.terminate()
         try:
             logger.wait(10)

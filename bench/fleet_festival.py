@@ -20,14 +20,20 @@ Measured:
   ``publish_alert``. p50/p99, and
   alerts never shown (target p99 under 1 s);
 - alert to stream: the same, to the moment a second client of the console's live stream
-  (``/api/stream``, logged in as the page is) read the alert: the console's share;
+  (``/api/stream``, logged in as the page is) read the alert: the console's share; and
+  alert to tile on the stream: to the moment that client read the first ``tile`` message
+  naming the alert among the tile's open alerts (what the page redraws the tile from);
+  ``--stream-only`` runs the console with this headless client and no browser, so that
+  chromium's CPU does not count against the room (its own cost per update is
+  bench/console_render.py's);
 - alert to broker: the same, to the moment a subscriber of the alerts alone (paho, QoS 1,
   in this process) received it from mosquitto: the tables' own share (a simulated table's
   link publishes from a queue, on a loop shared with hundreds of tables) and the broker's;
   and broker to stream, alert by alert (the stream's time minus the broker's): the console's
   own share;
 - CPU per process over the dealing window (psutil, user + system; PostgreSQL and chromium
-  with all their processes), in cores (CPU-s per s), beside the machine's total: the
+  with all their processes; "bench" is this process: the stream and broker clocks), in
+  cores (CPU-s per s), beside the machine's total: the
   process at or near 1.0 core (or the machine at its core count) is where the limit is.
 Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
 """
@@ -139,7 +145,7 @@ def _login(driver: Any, url: str) -> None:
     driver.find_element(By.ID, "user").send_keys("sam")
     driver.find_element(By.ID, "password").send_keys(PASSWORD)
     driver.find_element(By.ID, "login-button").click()
-    wait.until(lambda d: d.find_element(By.ID, "link").text == "live")
+    wait.until(lambda d: d.find_element(By.ID, "link").get_attribute("data-state") == "live")
     driver.execute_script(OBSERVER_JS)
 
 
@@ -174,6 +180,7 @@ class StreamClock(threading.Thread):
         super().__init__(daemon=True)
         self.host, self.port = url.split("//")[1].rstrip("/").split(":")
         self.seen: dict[str, float] = {}
+        self.tiles: dict[str, float] = {}  # alert id -> first tile message naming it
         self._conn: http.client.HTTPConnection | None = None
 
     def run(self) -> None:
@@ -195,6 +202,10 @@ class StreamClock(threading.Thread):
                     now = time.time()
                     aid = json.loads(line[6:])["alert"]["alert_id"]
                     self.seen.setdefault(str(aid), now)
+                elif line.startswith(b'data: {"type": "tile"') and b'"alert_id"' in line:
+                    now = time.time()
+                    for a in json.loads(line[6:])["tile"].get("alerts", []):
+                        self.tiles.setdefault(str(a.get("alert_id")), now)
 
     def close(self) -> None:
         if self._conn is not None:
@@ -266,11 +277,12 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         clock = None
         alert_clock = BrokerClock(broker.port)
         stack.callback(alert_clock.close)
-        if a.browser:
+        if a.browser or a.stream_only:
             console, url = stack.enter_context(_console(work, broker.port, db))
-            driver = _browser(work / "chromium")
-            stack.callback(driver.quit)
-            _login(driver, url)
+            if not a.stream_only:
+                driver = _browser(work / "chromium")
+                stack.callback(driver.quit)
+                _login(driver, url)
             clock = StreamClock(url)
             clock.start()
             stack.callback(clock.close)
@@ -291,9 +303,11 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
             "broker": ([broker.proc.pid] if broker.proc else [], False),
             "postgres": ([pg.proc.pid] if pg.proc else [], True),
             **{f"logger-{i}": ([p.pid], False) for i, p in enumerate(loggers)},
+            "bench": ([os.getpid()], False),
         }
-        if console is not None and driver is not None:
+        if console is not None:
             groups["console"] = ([console.pid], False)
+        if driver is not None:
             groups["chromium"] = ([driver.service.process.pid], True)
         start = time.time() + 1.0
         # atomically: a worker polling for the file must not read it half written (one
@@ -316,7 +330,10 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         if driver is not None:
             time.sleep(2.0)  # the last alerts on their way to the page
             seen = driver.execute_script("return window.__seen")
+        if clock is not None and driver is None:
+            time.sleep(2.0)  # the last alerts on their way to the stream's client
         sent = dict(clock.seen) if clock is not None else {}
+        sent_tile = dict(clock.tiles) if clock is not None else {}
         at_broker = dict(alert_clock.seen)
         alive = [p.poll() is None for p in loggers]
         results = [json.loads(p.read_text()) for p in work.glob("result-*.json")]
@@ -327,6 +344,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     lags = [r[1] - r[2] for r in rows]
     tiles = [seen[k] / 1e3 - t for k, t in published.items() if k in seen]
     streamed = [sent[k] - t for k, t in published.items() if k in sent]
+    stream_tiles = [sent_tile[k] - t for k, t in published.items() if k in sent_tile]
     brokered = [at_broker[k] - t for k, t in published.items() if k in at_broker]
     consoled = [sent[k] - at_broker[k] for k in published if k in sent and k in at_broker]
     out: dict[str, Any] = {
@@ -343,6 +361,11 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "alert_tile_p99_ms": round(pct(tiles, 0.99) * 1e3, 1) if tiles else None,
         "alert_stream_p50_ms": round(statistics.median(streamed) * 1e3, 1) if streamed else None,
         "alert_stream_p99_ms": round(pct(streamed, 0.99) * 1e3, 1) if streamed else None,
+        "alerts_tiled_on_stream": len(stream_tiles),
+        "alert_stream_tile_p50_ms": round(statistics.median(stream_tiles) * 1e3, 1)
+        if stream_tiles else None,
+        "alert_stream_tile_p99_ms": round(pct(stream_tiles, 0.99) * 1e3, 1)
+        if stream_tiles else None,
         "alert_broker_p50_ms": round(statistics.median(brokered) * 1e3, 1) if brokered else None,
         "alert_broker_p99_ms": round(pct(brokered, 0.99) * 1e3, 1) if brokered else None,
         "broker_stream_p50_ms": round(statistics.median(consoled) * 1e3, 1) if consoled else None,
@@ -369,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="each table raises an alert every N hands (default 5)")  # fmt: skip
     ap.add_argument("--no-browser", dest="browser", action="store_false",
                     help="without the console and the browser")  # fmt: skip
+    ap.add_argument("--stream-only", action="store_true",
+                    help="the console and a headless client of its stream only")  # fmt: skip
     ap.add_argument("--workdir", type=Path, help="keep the logs here (default: a temp dir)")
     a = ap.parse_args(argv)
     if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0:

@@ -194,9 +194,10 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
         "production reader defaults (50 ms scan, changes-only reporting with a full refresh) "
         'and nothing on the table; the baseline reads a board\'s bytes. A fleet "table" is '
         "a lightweight simulated table: "
-        "its own `VenueLink` and SQLite outbox fed real OHH records through `submit_hand` as "
-        "the daemon's outbox task does, one hand every 12 s (a live table deals about 30 an "
-        "hour); lag is the logger's store time minus `submit_hand` time. Details in the "
+        "its own `VenueLink` and SQLite outbox fed real OHH records as the daemon stores "
+        "them (committed on a thread by the outbox lane's own connection, then sent), one "
+        "hand every 12 s (a live table deals about 30 an hour); lag is the logger's store "
+        "time minus the time the record was handed to the outbox. Details in the "
         "docstrings of `bench/e2e.py`, `bench/idle.py`, `bench/pipeline.py`, `bench/fleet.py`.",
         END,
     ]

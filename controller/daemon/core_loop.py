@@ -269,20 +269,25 @@ def alert(d: CoreHost, a: Alert, what: str = "") -> None:
     hand_no = d.core.hand_no if d.core.hand is not None else 0
     hid = d.hand_id(hand_no) if hand_no else "-"
     payload = alert_payload(a, hand_no, hole_secrets(d.core))
-    stamps = [now_ns()] if d.trace is not None else None
+    tr, aid = d.trace, ""
+    stamps: dict[str, int] = {}
+    if tr is not None:
+        stamps["payload"] = now_ns()
+        payload["alert_id"] = aid = uuid.uuid4().hex  # as the link would name it
+    # the alert goes out first (the link writes it to the broker's socket at once when it
+    # is idle, docs/performance.md), its log line and the dealer's lights after it
+    d.publish_alert(payload)
+    if tr is not None:
+        stamps["checked"] = now_ns()
     log.warning("hand=%s alert=%s severity=%s seat=%d%s: %s", hid, a.code.value,
                 SEVERITY_NAMES[a.severity], a.seat, f" {what}" if what else "",
                 payload["remedy"])  # fmt: skip
-    if stamps is not None:
-        stamps.append(now_ns())
+    if tr is not None:
+        stamps["logged"] = now_ns()
     d.indicators.alert(SEVERITY_NAMES[a.severity])
-    if d.trace is None or stamps is None:
-        d.publish_alert(payload)
-        return
-    payload["alert_id"] = aid = uuid.uuid4().hex  # as the link would name it
-    stamps.append(now_ns())
-    d.publish_alert(payload)
-    d.trace.alert(aid, [*stamps, now_ns()])
+    if tr is not None:
+        stamps["lit"] = now_ns()
+        tr.alert(aid, stamps)
 
 
 def log_event(d: CoreHost, hand_no: int, entry: dict[str, Any]) -> None:

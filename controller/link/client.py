@@ -45,6 +45,7 @@ from controller.link.commands import (
 from controller.link.config import BrokerConfig, set_will
 from controller.link.connect import Reconnector, cancel_if_asked
 from controller.link.errors import CommandRefused, SchemaViolation, StoreError
+from controller.link.mqtt_client import Client
 from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import NO_SECRETS, HoleSecrets, check_no_hole_cards, redact_state
 from controller.link.schemas import validate
@@ -213,8 +214,31 @@ class VenueLink:
         msg.setdefault("alert_id", uuid.uuid4().hex)
         check_no_hole_cards(msg, "alert", self.secrets())
         validate("alert", msg)
-        self._enqueue(("alert", msg))
+        if not self._send_now(msg):
+            self._enqueue(("alert", msg))
         return str(msg["alert_id"])
+
+    def _send_now(self, msg: dict[str, Any]) -> bool:
+        """The alert's direct path: with the link connected and its writer idle (nothing
+        queued), the alert is stamped, encoded and written to the broker's socket now,
+        before the caller goes on (the daemon logs it, lights the dealer's LED and finishes
+        the event after it); the writer then only waits for its PUBACK, and sends it again
+        after a reconnect if that never came, as a queued alert. False: queue it."""
+        client = self._client
+        if self._queue or not self.connected or not isinstance(client, Client):
+            return False
+        aid = str(msg["alert_id"])
+        body = self._stamp(msg)
+        data = _dumps(body)
+        if self.trace is not None:
+            self.trace(aid, "encoded")
+        try:
+            info = client.publish_now(self.topics.alerts, data, 1, False)
+        except aiomqtt.MqttError:
+            self._seq -= 1  # nothing went out under that number
+            return False
+        self._enqueue(("alert_sent", (msg, self.stats.connects, info)))
+        return True
 
     def submit_hand(
         self, hand_id: str, hand_no: int, ohh: Mapping[str, Any], ended_at: float | None = None
@@ -358,6 +382,16 @@ class VenueLink:
                     await self._birth(client)
                 elif kind == "event":
                     await client.publish(t.events, _dumps(self._stamp(body)), 1, False)
+                elif kind == "alert_sent":  # written by publish_alert's direct path
+                    msg, session, info = body
+                    if self.trace is not None:
+                        self.trace(str(msg["alert_id"]), "dequeued")
+                    if session == self.stats.connects and isinstance(client, Client):
+                        await client.wait_published(info)
+                    else:  # the connection it went out on broke first: send it again
+                        await client.publish(t.alerts, _dumps(self._stamp(msg)), 1, False)
+                    if self.trace is not None:
+                        self.trace(str(msg["alert_id"]), "acked")
                 elif kind == "alert" and self.trace is not None:
                     await self._traced_alert(client, body, self.trace)
                 elif kind == "alert":

@@ -19,9 +19,11 @@ get their clients from :meth:`BrokerConfig.make_client`, which makes this one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import aiomqtt
+import paho.mqtt.client as mqtt
 
 __all__ = ["Client"]
 
@@ -54,4 +56,45 @@ class Client(aiomqtt.Client):
     async def unsubscribe(self, *args: Any, **kwargs: Any) -> None:
         before = _asked()
         await super().unsubscribe(*args, **kwargs)
+        _raise_if_swallowed(before)
+
+    def publish_now(
+        self, topic: str, payload: bytes, qos: int = 1, retain: bool = False
+    ) -> mqtt.MQTTMessageInfo:
+        """Hand a message to paho and write it to the socket now, without waiting for the
+        event loop's next turn (aiomqtt's ``publish`` leaves the write to a writer callback
+        of the loop); :meth:`wait_published` then waits for the broker's PUBACK.
+        ``MqttCodeError`` if paho refused it (not connected, its queue full)."""
+        paho = self._client
+        info = paho.publish(topic, payload, qos, retain)
+        if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            raise aiomqtt.MqttCodeError(info.rc, "Could not publish message")
+        # what paho does itself outside an external loop (Client._packet_queue); a socket
+        # error here is the reader's to report
+        with contextlib.suppress(OSError):
+            paho.loop_write()
+        sock = paho.socket()
+        if sock is not None:
+            # paho's publish asked aiomqtt for a writer callback, which aiomqtt adds on the
+            # loop's next turn (call_soon_threadsafe), after the write above has already
+            # unregistered it: left there, the callback would run on every turn of the
+            # loop while the socket is writable (a busy loop). Drop it after that add,
+            # unless paho still has bytes to write by then.
+            self._loop.call_soon(self._drop_idle_writer, sock.fileno())
+        return info
+
+    def _drop_idle_writer(self, fd: int) -> None:
+        if not self._client._registered_write:
+            self._loop.remove_writer(fd)
+
+    async def wait_published(
+        self, info: mqtt.MQTTMessageInfo, timeout: float | None = None
+    ) -> None:
+        """Wait until a message of :meth:`publish_now` is published (QoS 1: acknowledged),
+        as aiomqtt's ``publish`` waits; ``MqttError`` on a timeout."""
+        before = _asked()
+        if not info.is_published():
+            confirmation = asyncio.Event()
+            with self._pending_call(info.mid, confirmation, self._pending_publishes):
+                await self._wait_for(confirmation.wait(), timeout=timeout)
         _raise_if_swallowed(before)

@@ -32,8 +32,28 @@ def test_fleet_festival_small_run_counts_everything(tmp_path: Path) -> None:
     assert r["alerts"] > 0 and r["alerts_shown"] == r["alerts"], r
     assert r["alert_tile_p50_ms"] <= r["alert_tile_p99_ms"]
     assert set(r["cpu_cores"]) == {
-        "broker", "postgres", "logger-0", "logger-1", "console", "chromium", "tables",
+        "broker", "postgres", "logger-0", "logger-1", "console", "chromium", "tables", "bench",
     }  # fmt: skip
     # the hand records came from the table processes' outboxes, the states were published
     assert r["states_per_s"] > 0
     assert len(list(tmp_path.glob("t00*.db"))) == 6
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_fleet_festival_stream_only_times_alerts_on_the_console_stream(tmp_path: Path) -> None:
+    """``--stream-only``: the console and a headless client of its stream, no chromium;
+    every alert reached the stream, as an alert and in its table's tile."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "4", "--seconds", "30",
+         "--alert-every", "1", "--loggers", "1", "--table-procs", "1", "--stream-only",
+         "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=280, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["lost"] == 0 and r["alerts"] > 0, r
+    assert r["alerts_shown"] == 0  # no page
+    assert r["alerts_tiled_on_stream"] == r["alerts"], r
+    assert r["alert_stream_tile_p50_ms"] <= r["alert_stream_tile_p99_ms"]
+    assert set(r["cpu_cores"]) == {"broker", "postgres", "logger-0", "console", "tables", "bench"}

@@ -91,9 +91,14 @@ function flash(kind, key) {
   const tile = key && document.querySelector(`article[data-key="${CSS.escape(key)}"]`);
   if (tile) targets.push(tile);
   for (const e of targets) {
+    const again = e.classList.contains("flash-critical") || e.classList.contains("flash-warning");
     e.classList.remove("flash-critical", "flash-warning");
-    void e.offsetWidth;  // restart the animation
-    e.classList.add(cls);
+    // a flash still on restarts: its class comes back two frames later, once a frame was
+    // styled without it. (Reading offsetWidth here to restart it forced a style and layout
+    // of the whole page inside the alert's handler: tens of ms per alert in a room of 500
+    // tiles, docs/performance.md "The festival, measured honestly".)
+    if (again) requestAnimationFrame(() => requestAnimationFrame(() => e.classList.add(cls)));
+    else e.classList.add(cls);
     setTimeout(() => e.classList.remove(cls), 2100);
   }
 }
