@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from controller.daemon import recovery
+from controller.daemon.clock import Clock, utc
 from controller.daemon.live import LiveEvents, hole_secrets
 from controller.daemon.storage import HandSlot
 from controller.daemon.table_store import TableStore
@@ -84,6 +84,7 @@ class CoreHost(Protocol):
     """What the core loop needs of the daemon (``service.Daemon`` is one)."""
 
     queue: asyncio.Queue[Item]
+    clock: Clock  # events' times (the clock's Ticks), hands' start
     hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, to the outbox task
     hand_slot: HandSlot
     hand_start: dict[int, datetime]  # hand number -> when it started (the record's start)
@@ -137,7 +138,7 @@ async def core_task(d: CoreHost) -> None:
             timeout = d.tick_interval if clock_running(d.core) else None
             done, _ = await asyncio.wait({getter}, timeout=timeout)
             if not done:
-                serve(d, Item(Tick(time.monotonic()), "clock"))
+                serve(d, Item(Tick(d.clock.monotonic()), "clock"))
                 continue
             item, getter = getter.result(), None
             serve(d, item)
@@ -183,7 +184,7 @@ def handle(d: CoreHost, item: Item) -> Step:
     before = core.hand_no
     pre = None
     if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, PHYSICAL):
-        pre = recovery.capture(core, datetime.now(UTC).isoformat())
+        pre = recovery.capture(core, utc(d.clock).isoformat())
     tr = d.trace
     if tr is not None and tr.event is not None:
         tr.event.append(now_ns())
@@ -222,7 +223,7 @@ def handle(d: CoreHost, item: Item) -> Step:
               step.phase.value)  # fmt: skip
     completed = any(isinstance(x, HandComplete) for x in step.decisions)
     if core.hand_no != before:
-        d.hand_start[core.hand_no] = datetime.now(UTC)
+        d.hand_start[core.hand_no] = utc(d.clock)
         n = core.hand_no
         d.hand_slot.hand_started(n)  # in place, durable even on a full disk
         d.table_write(lambda st: st.put("hand_counter", n, durable=True),
@@ -240,7 +241,7 @@ def handle(d: CoreHost, item: Item) -> Step:
             instruction(d, x, hid)
         elif isinstance(x, HandComplete):
             rec = x.record
-            start = d.hand_start.pop(rec.hand_no, datetime.now(UTC))
+            start = d.hand_start.pop(rec.hand_no, utc(d.clock))
             d.hands.put_nowait((rec, start))
     snap = core.snapshot()
     for kind, data, hand_no in d.live.after(core, snap, step.decisions):
