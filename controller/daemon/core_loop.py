@@ -204,7 +204,7 @@ def handle(d: CoreHost, item: Item) -> Step:
                   what)  # fmt: skip
         else:
             log.warning("hand=%s %s: %s", hid, what,
-                        scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
+                        scrub(str(step.rejected), d.live.secrets))  # fmt: skip
         if not step.decisions:
             return step
         # the time that passed ran a clock out before the rejected event: the ruling
@@ -222,6 +222,8 @@ def handle(d: CoreHost, item: Item) -> Step:
     log.debug("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
               step.phase.value)  # fmt: skip
     completed = any(isinstance(x, HandComplete) for x in step.decisions)
+    snap = core.snapshot()
+    d.live.secrets = hole_secrets(snap)  # the hole-card guard's, before anything goes out
     if core.hand_no != before:
         d.hand_start[core.hand_no] = utc(d.clock)
         n = core.hand_no
@@ -243,8 +245,7 @@ def handle(d: CoreHost, item: Item) -> Step:
             rec = x.record
             start = d.hand_start.pop(rec.hand_no, utc(d.clock))
             d.hands.put_nowait((rec, start))
-    snap = core.snapshot()
-    for kind, data, hand_no in d.live.after(core, snap, step.decisions):
+    for kind, data, hand_no in d.live.after(snap, step.decisions):
         d.event(kind, data, hand_no)
     save_positions(d)
     save_dealer(d)
@@ -256,7 +257,7 @@ def handle(d: CoreHost, item: Item) -> Step:
 def instruction(d: CoreHost, x: Instruction, hid: str) -> None:
     """An instruction to the dealer, also to the venue (``instruction`` event); card
     names are scrubbed as in alerts (live data)."""
-    text = scrub(x.text, hole_secrets(d.core))
+    text = scrub(x.text, d.live.secrets)
     log.info("hand=%s instruction seat=%d: %s", hid, x.seat, text)
     hand_no = d.core.hand_no if d.core.hand is not None else None
     d.event("instruction", {"text": text[:500], "seat": x.seat or None},
@@ -269,7 +270,7 @@ def alert(d: CoreHost, a: Alert, what: str = "") -> None:
     d.stats.alerts += 1
     hand_no = d.core.hand_no if d.core.hand is not None else 0
     hid = d.hand_id(hand_no) if hand_no else "-"
-    payload = alert_payload(a, hand_no, hole_secrets(d.core))
+    payload = alert_payload(a, hand_no, d.live.secrets)
     stamps = [now_ns()] if d.trace is not None else None
     log.warning("hand=%s alert=%s severity=%s seat=%d%s: %s", hid, a.code.value,
                 SEVERITY_NAMES[a.severity], a.seat, f" {what}" if what else "",

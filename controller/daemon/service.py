@@ -61,7 +61,7 @@ from controller.daemon.clock import Clock, SystemClock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.core_loop import Item
 from controller.daemon.lights import IndicatorLane
-from controller.daemon.live import LiveEvents, hole_secrets, withheld
+from controller.daemon.live import LiveEvents, withheld
 from controller.daemon.names import PlayerNames
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
@@ -171,7 +171,7 @@ class Daemon:
             cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self.on_command,
             command_key=cfg.command_key,
         )  # fmt: skip
-        self.link.secrets = lambda: hole_secrets(self.core)  # the hole-card guard's secrets
+        self.link.secrets = lambda: self.live.secrets  # the hole-card guard's (core_loop.py)
         # opt-in stage stamps of the alert path (bench/e2e.py): None unless the env asks
         self.trace: StageTrace | None = StageTrace.from_env()
         if self.trace is not None:

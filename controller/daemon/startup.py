@@ -165,7 +165,7 @@ def restore_hand(d: StartupHost, now: float) -> None:
             d.interrupt_outcome = core.phase.value  # a misdeal/void being cleared
     elif core.hand is None and not core.redeal_pending:
         d.store.clear_hand_events(n)
-    d.live.resync(core)
+    d.live.resync(core.snapshot())
 
 
 def _apply(core: TableCore, ev: Event) -> None:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules import showdown
 from controller.rules.cards import Card, known_cards
+from controller.rules.events import ZoneKind
 from controller.rules.phases import Phase, Street
 
 if TYPE_CHECKING:
@@ -56,6 +57,10 @@ class TableState:
     # at the showdown, every hand tabled, the losing hands the dealer kills before the award
     # (003 [L63], kill_losers_before_award)
     kill_next: tuple[int, ...] = ()
+    # every tag held as a hole card of the hand (each player's hole and extra cards, folded
+    # ones too, and any card on a hole spot) with the card the deck registry gave it (None:
+    # unknown): what the daemon's hole-card guard keeps out of live data; never published
+    hole_tags: tuple[tuple[str, Card | None], ...] = ()
 
     def seat(self, n: int) -> SeatState | None:
         return next((s for s in self.seats if s.seat == n), None)
@@ -90,6 +95,10 @@ def snapshot_of(core: TableCore) -> TableState:
             )
         )
     board = tuple(known_cards(core.card_of, h.board)) if h else ()
+    held = {t for t, (z, _) in core.where.items() if z is ZoneKind.HOLE}
+    for p in h.players.values() if h is not None else ():
+        held.update(p.hole)
+        held.update(p.cards)
     hp = h.pos if h is not None else pos
     show_next = 0
     kill_next: tuple[int, ...] = ()
@@ -122,4 +131,5 @@ def snapshot_of(core: TableCore) -> TableState:
         tags=tuple(sorted((t, z.value, s) for t, (z, s) in core.where.items())),
         show_next=show_next,
         kill_next=kill_next,
+        hole_tags=tuple(sorted((t, core.card_of.get(t)) for t in held)),
     )

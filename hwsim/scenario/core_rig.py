@@ -40,7 +40,7 @@ from typing import Any
 from controller.daemon import core_loop, inputs, reader, recovery, startup, venue_commands
 from controller.daemon.clock import Clock, ManualClock
 from controller.daemon.core_loop import Item
-from controller.daemon.live import LiveEvents, hole_secrets, withheld
+from controller.daemon.live import LiveEvents, withheld
 from controller.daemon.names import PlayerNames
 from controller.daemon.service import DaemonStats
 from controller.daemon.storage import HandSlot, hand_names
@@ -344,7 +344,7 @@ class CoreRig(ScenarioTable):
 
     def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None:
         try:
-            check_no_hole_cards(data, f"event {kind}", hole_secrets(self.core))
+            check_no_hole_cards(data, f"event {kind}", self.live.secrets)
         except RedactionError as exc:
             withheld(self, f"event {kind}", str(exc))
             return
@@ -354,7 +354,7 @@ class CoreRig(ScenarioTable):
     def publish_alert(self, payload: dict[str, Any]) -> None:
         msg = {"seat": None, **payload, "alert_id": uuid.uuid4().hex}
         try:
-            check_no_hole_cards(msg, "alert", hole_secrets(self.core))
+            check_no_hole_cards(msg, "alert", self.live.secrets)
         except RedactionError:
             return  # the link raises; the daemon logs it and the alert is not sent
         self.open_alerts.append(msg["alert_id"])
@@ -369,7 +369,7 @@ class CoreRig(ScenarioTable):
         payload["dealer"] = self.core.dealer[:64] or None
         payload["table_seats"] = list(venue_commands.table_seats(self))
         try:
-            clean = redact_state(payload, hole_secrets(self.core))
+            clean = redact_state(payload, self.live.secrets)
         except RedactionError as exc:
             withheld(self, "state", str(exc))
             return

@@ -38,7 +38,15 @@ from hwsim.scenario.parse import parse_file, scenario_files
 from hwsim.scenario.rig import DemoFailure, ScenarioTable, open_rig, transport_for
 from hwsim.scenario.verbs import do_action
 
-__all__ = ["Result", "do_action", "hardware_only", "play", "play_file", "run_paths"]
+__all__ = [
+    "Result",
+    "do_action",
+    "hardware_only",
+    "hardware_path",
+    "play",
+    "play_file",
+    "run_paths",
+]
 
 SCENARIO_TIMEOUT = 90.0
 
@@ -112,6 +120,28 @@ def hardware_only(sc: Scenario) -> str:
     if any(e.what == "reader" for e in expects):
         needs.append("the reader's status")
     return ", ".join(needs)
+
+
+def hardware_path(sc: Scenario) -> list[str]:
+    """What the scenario exercises of the hardware path, beyond what the core-only table
+    translates the same way (empty: the core-only run covers it): besides
+    :func:`hardware_only`, the clock jumping ahead for the whole daemon (``wait``), badge taps
+    (``badge``, ``ruling``), the console's DECLARE key and its window (``declare``), a long
+    press, and cards laid in one scan cycle of the board (``together``). The test suite plays
+    these on the whole system too (tests/scenario/test_library.py)."""
+    verbs = {s.action.verb for s in sc.steps}
+    needs = [hardware_only(sc)] if hardware_only(sc) else []
+    if "wait" in verbs:
+        needs.append("the clock jumping ahead")
+    if verbs & {"badge", "ruling"}:
+        needs.append("badges")
+    if "declare" in verbs:
+        needs.append("the DECLARE key")
+    if any(s.action.long and s.action.verb in ("press", "ruling") for s in sc.steps):
+        needs.append("a long press")
+    if any(s.action.together for s in sc.steps):
+        needs.append("cards laid in one scan cycle")
+    return needs
 
 
 async def play(sc: Scenario, host: str, port: int, workdir: Path, *,
