@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from controller.daemon import config
 from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.hands import generated_hands
@@ -42,47 +43,22 @@ EXTRA = {chip_uid(1, j * 20 + k): d for j, d in enumerate(demo_table.DENOMINATIO
 
 def _toml(port_path: str, mqtt_port: int, storage: Path, profile: str,
           chips: dict[bytes, int]) -> str:  # fmt: skip
-    hole = "\n".join(f"{s} = {a}" for s, a in HOLE.items())
-    bet = "\n".join(f"{s} = {a}" for s, a in BET_ANT.items())
-    puck = "\n".join(f'"{s}" = {p}' for s, p in PUCK.items())
-    chip_lines = "\n".join(f'"{u.hex()}" = {v}' for u, v in chips.items() if v)
-    return f"""
-[table]
-id = "t1"
-venue = "v1"
-profile = "{profile}"
-[reader]
-ports = ["{port_path}"]
-scan_period_ms = 20
-heartbeat_ms = 200
-ready_timeout_s = 10.0
-[zones]
-seats = 6
-board = {BOARD}
-burn = {BURN}
-muck = {MUCK}
-[zones.hole]
-{hole}
-[zones.bet]
-{bet}
-[gpio]
-pin_factory = "mock"
-chip_sensors = {{}}
-[gpio.puck_sensors]
-{puck}
-[mqtt]
-host = "127.0.0.1"
-port = {mqtt_port}
-tls = false
-allow_plaintext = true
-keepalive = 5
-[storage]
-path = "{storage}"
-[chips]
-{chip_lines}
-[log]
-level = "INFO"
-"""
+    """The subprocess daemon's config file (``controller.daemon.config.dumps``)."""
+    return config.dumps({
+        "table": {"id": "t1", "venue": "v1", "profile": profile},
+        "reader": {"ports": [port_path], "scan_period_ms": 20, "heartbeat_ms": 200,
+                   "ready_timeout_s": 10.0},
+        "zones": {"seats": 6, "board": BOARD, "burn": BURN, "muck": MUCK,
+                  "hole": {str(s): a for s, a in HOLE.items()},
+                  "bet": {str(s): a for s, a in BET_ANT.items()}},
+        "gpio": {"pin_factory": "mock", "chip_sensors": {},
+                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
+        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False,
+                 "allow_plaintext": True, "keepalive": 5},
+        "storage": {"path": str(storage)},
+        "chips": {u.hex(): v for u, v in chips.items() if v},
+        "log": {"level": "INFO"},
+    })  # fmt: skip
 
 
 async def wait_for(cond: Any, what: str, timeout: float = 10.0) -> None:
