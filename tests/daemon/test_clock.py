@@ -5,6 +5,7 @@ clock is the scenario library's ``wait`` (tests/scenario/test_library.py)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import time
 from pathlib import Path
@@ -74,3 +75,31 @@ def test_a_daemon_stamps_its_own_events_with_its_clock(tmp_path: Path) -> None:
         for db in (d.store, d.writer_store, d.writer_outbox, d.link.outbox):
             db.close()
         d.hand_slot.close()
+
+
+#: the machine's clock on purpose: the storage lane's retry pause (a blocking sleep in the
+#: lane's own thread); ``railguard doctor`` is a command of its own, not the daemon
+MACHINE_CLOCK_ALLOWED = {("storage.py", "time.sleep"), ("doctor.py", "asyncio.sleep")}
+DAEMON = Path(__file__).resolve().parents[2] / "controller" / "daemon"
+
+
+def clock_calls(source: str) -> list[str]:
+    """Calls of the machine's clocks in ``source``: time.monotonic/time/sleep,
+    datetime.now, asyncio.sleep."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            name = f"{owner.id}.{node.func.attr}" if isinstance(owner, ast.Name) else ""
+            if name in ("time.monotonic", "time.time", "time.sleep", "datetime.now",
+                        "asyncio.sleep"):  # fmt: skip
+                found.append(name)
+    return found
+
+
+def test_no_part_of_the_daemon_reads_the_machines_clock_itself() -> None:
+    assert clock_calls("import time\nt = time.monotonic()\n") == ["time.monotonic"]  # it finds
+    bad = [(f.name, call) for f in sorted(DAEMON.glob("*.py")) if f.name != "clock.py"
+           for call in clock_calls(f.read_text())
+           if (f.name, call) not in MACHINE_CLOCK_ALLOWED]  # fmt: skip
+    assert bad == [], "use the daemon's clock (d.clock, controller/daemon/clock.py)"
