@@ -24,13 +24,14 @@ from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.hands import generated_hands
 from controller.demo.table import BET as BET_ANT
-from controller.demo.table import BOARD, BURN, HOLE, MUCK, PUCK, Venue, card_uid, chip_uid
+from controller.demo.table import HOLE, MUCK, Venue, card_uid, chip_uid
 from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import CardPlaced, ChipsIn, SeatPlayer, SetButton, SetLevel, ZoneKind
 from controller.rules.profile import get_profile
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio, wired_factory
+from hwsim.layout import SIX, config_mapping
 from tests.brokers import plain_broker
 
 BASE = "railguard/v1/t1"
@@ -43,22 +44,11 @@ EXTRA = {chip_uid(1, j * 20 + k): d for j, d in enumerate(demo_table.DENOMINATIO
 
 def _toml(port_path: str, mqtt_port: int, storage: Path, profile: str,
           chips: dict[bytes, int]) -> str:  # fmt: skip
-    """The subprocess daemon's config file (``controller.daemon.config.dumps``)."""
-    return config.dumps({
-        "table": {"id": "t1", "venue": "v1", "profile": profile},
-        "reader": {"ports": [port_path], "scan_period_ms": 20, "heartbeat_ms": 200,
-                   "ready_timeout_s": 10.0},
-        "zones": {"seats": 6, "board": BOARD, "burn": BURN, "muck": MUCK,
-                  "hole": {str(s): a for s, a in HOLE.items()},
-                  "bet": {str(s): a for s, a in BET_ANT.items()}},
-        "gpio": {"pin_factory": "mock", "chip_sensors": {},
-                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
-        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False,
-                 "allow_plaintext": True, "keepalive": 5},
-        "storage": {"path": str(storage)},
-        "chips": {u.hex(): v for u, v in chips.items() if v},
-        "log": {"level": "INFO"},
-    })  # fmt: skip
+    """The subprocess daemon's config file: the simulated six-seat table's
+    (``hwsim.layout.config_mapping``), written by ``controller.daemon.config.dumps``."""
+    mapping = config_mapping(port_path, "127.0.0.1", mqtt_port, "t1", profile, storage, chips,
+                             layout=SIX)  # fmt: skip
+    return config.dumps({**mapping, "log": {"level": "INFO"}})
 
 
 async def wait_for(cond: Any, what: str, timeout: float = 10.0) -> None:
