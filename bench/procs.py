@@ -25,6 +25,7 @@ import aiomqtt
 from controller.daemon import config
 from controller.demo import table as demo_table
 from controller.link.mqtt_client import Client
+from hwsim.layout import config_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,11 +45,10 @@ def daemon_mapping(
     chips: dict[bytes, int] | None = None,
     log_level: str = "INFO",
 ) -> dict[str, Any]:
-    """The demo table's daemon config (6 seats, 16 antennas, mock GPIO) as a plain mapping."""
-    cfg = demo_table.daemon_config(
-        port_path, "127.0.0.1", mqtt_port, table, "tda-2024", storage, chips or {}
-    )
-    raw = json.loads(json.dumps(cfg.raw))
+    """The demo table's daemon config (6 seats, 16 antennas, mock GPIO) as a plain mapping:
+    the simulated table's (``hwsim.layout.config_mapping``) with a log level."""
+    raw = config_mapping(port_path, "127.0.0.1", mqtt_port, table, "tda-2024", storage,
+                         chips or {})  # fmt: skip
     raw["log"] = {"level": log_level}
     if not raw.get("chips"):
         raw.pop("chips", None)
