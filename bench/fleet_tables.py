@@ -75,7 +75,7 @@ def scripts(n: int = 12, seed: int = 7) -> tuple[list[Script], list[dict[str, An
         for ev in plan.events:
             step = core.handle(ev)
             snap = core.snapshot()
-            for kind, data, _ in live.after(core, snap, step.decisions):
+            for kind, data, _ in live.after(snap, step.decisions):
                 steps.append(("event", (kind, data)))
             for d in step.decisions:
                 if isinstance(d, HandComplete):

@@ -22,8 +22,10 @@ from typing import Any
 
 import aiomqtt
 
+from controller.daemon import config
 from controller.demo import table as demo_table
 from controller.link.mqtt_client import Client
+from hwsim.layout import config_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,32 +34,6 @@ def pct(values: list[float], q: float) -> float:
     """The ``q`` quantile (nearest rank) of ``values``."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    raise TypeError(f"no TOML form for {v!r}")
-
-
-def toml_dumps(data: Mapping[str, Any], prefix: str = "") -> str:
-    """A small TOML writer for the daemon config (tables, scalars, lists of scalars)."""
-    scalars = [f"{k} = {_toml_value(v)}" for k, v in data.items() if not isinstance(v, Mapping)]
-    out = []
-    if prefix and (scalars or not any(isinstance(v, Mapping) for v in data.values())):
-        out.append(f"[{prefix}]")
-    out += scalars
-    for k, v in data.items():
-        if isinstance(v, Mapping):
-            key = json.dumps(str(k)) if not str(k).isidentifier() else str(k)
-            out.append(toml_dumps(v, f"{prefix}.{key}" if prefix else key))
-    return "\n".join(out) + "\n"
 
 
 def daemon_mapping(
@@ -69,11 +45,10 @@ def daemon_mapping(
     chips: dict[bytes, int] | None = None,
     log_level: str = "INFO",
 ) -> dict[str, Any]:
-    """The demo table's daemon config (6 seats, 16 antennas, mock GPIO) as a plain mapping."""
-    cfg = demo_table.daemon_config(
-        port_path, "127.0.0.1", mqtt_port, table, "tda-2024", storage, chips or {}
-    )
-    raw = json.loads(json.dumps(cfg.raw))
+    """The demo table's daemon config (6 seats, 16 antennas, mock GPIO) as a plain mapping:
+    the simulated table's (``hwsim.layout.config_mapping``) with a log level."""
+    raw = config_mapping(port_path, "127.0.0.1", mqtt_port, table, "tda-2024", storage,
+                         chips or {})  # fmt: skip
     raw["log"] = {"level": log_level}
     if not raw.get("chips"):
         raw.pop("chips", None)
@@ -97,7 +72,7 @@ class DaemonProcess:
         self.env = {**os.environ, **(env or {})}  # extra variables for the daemon
         workdir.mkdir(parents=True, exist_ok=True)
         self.config = workdir / "railguard.toml"
-        self.config.write_text(toml_dumps(mapping))
+        self.config.write_text(config.dumps(mapping))
         self.logfile = workdir / "daemon.log"
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -98,11 +98,12 @@ def strays(modules: Iterable[str]) -> list[str]:
 def measure(python: str = sys.executable) -> dict[str, Any]:
     """Run the child (a fresh interpreter, in a scratch directory so the checkout is not
     first on its path beyond what the install puts there) and return its JSON."""
-    from bench.procs import daemon_mapping, toml_dumps  # not in the child: it imports the demo
+    from bench.procs import daemon_mapping  # not in the child: it imports the demo
+    from controller.daemon.config import dumps
 
     with tempfile.TemporaryDirectory(prefix="railguard-startup-") as tmp:
         config = Path(tmp) / "railguard.toml"
-        config.write_text(toml_dumps(daemon_mapping("/dev/null", 1883, Path(tmp) / "state")))
+        config.write_text(dumps(daemon_mapping("/dev/null", 1883, Path(tmp) / "state")))
         code = f"CONFIG = {str(config)!r}\nROOT = {str(ROOT)!r}\n" + _CHILD
         proc = subprocess.run(
             [python, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp,

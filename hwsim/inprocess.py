@@ -173,9 +173,11 @@ class InProcessFactory:
     """A :class:`~firmware_bridge.link_model.BoardFactory`: the daemon's reader board is
     ``board``, in-process (``Daemon(cfg, board_factory=InProcessFactory(board, ...))``)."""
 
-    def __init__(self, board: SimBoard, config: LinkConfig | None = None) -> None:
+    def __init__(self, board: SimBoard, config: LinkConfig | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:  # fmt: skip
         self.board = board
         self.config = config
+        self.clock = clock  # the daemon's (its Clock.monotonic): the snapshots' times
         self.made: InProcessBoard | None = None
 
     def __call__(
@@ -186,5 +188,6 @@ class InProcessFactory:
         on_error: ErrorConsumer,
     ) -> InProcessBoard:
         self.made = InProcessBoard(self.board, on_snapshot, on_status=on_status,
-                                   on_error=on_error, config=self.config)  # fmt: skip
+                                   on_error=on_error, config=self.config,
+                                   clock=self.clock)  # fmt: skip
         return self.made

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from controller.daemon.clock import Clock, SystemClock
 from controller.daemon.observe import Observation
 from controller.daemon.service import Daemon
 from controller.rules.events import ConsoleButton
@@ -91,12 +91,13 @@ class SimTable:
         on_message: Any = None,
         enrol: bool = True,
         decks: tuple[str, ...] = ("A",),
-        prepare: Callable[[Daemon], None] | None = None,
+        clock: Clock | None = None,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
         ready; enrol ``decks`` (deck A: the 52 cards of :func:`hwsim.layout.card_uid`; "B":
         their twins, for injected duplicate cards) unless told not to.
-        ``prepare`` is called with the daemon before it runs (the scenario clock's queue)."""
+        ``clock``: the daemon's and the in-process board's (the scenario rig's jumps ahead;
+        default the machine's)."""
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
         board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
@@ -113,12 +114,12 @@ class SimTable:
                             layout=layout)  # fmt: skip
         factory = wired_factory()
         gpio = SimGpio(factory, cfg.gpio)
-        boards = InProcessFactory(board, cfg.daemon_link) if transport == "inprocess" else None
-        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards)
+        clock = clock or SystemClock()
+        boards = (InProcessFactory(board, cfg.daemon_link, clock=clock.monotonic)
+                  if transport == "inprocess" else None)  # fmt: skip
+        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock)
         venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view, topics=topics,
                       record=record, on_message=on_message)  # fmt: skip
-        if prepare is not None:
-            prepare(daemon)
         table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink)
         table._task = asyncio.create_task(daemon.run(table._stop))
         try:

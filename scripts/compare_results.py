@@ -1,7 +1,7 @@
 """Record the rules' results hand by hand, and compare two recordings.
 
     .venv/bin/python scripts/compare_results.py record OUT.json [--jobs 2]
-        [--phh-only | --scenarios-only]
+        [--phh-only | --scenarios-only] [--core-only]
     .venv/bin/python scripts/compare_results.py compare BEFORE.json AFTER.json
 
 ``record`` writes, into one JSON file:
@@ -17,7 +17,10 @@
   an extra observer on the daemon's core: pass/fail with every failed expectation, every
   alert the core raised (code, severity, seat), the instructions, and each completed hand
   record (actions, finishing stacks, digest). Times and the table's random id are left
-  out of what is compared (the daemon stamps events with the wall clock).
+  out of what is compared (the daemon stamps events with the wall clock). With
+  ``--core-only`` the scenarios play on the core-only table (``railguard scenario
+  --core-only``), so that a recording of each compares the two paths (the scenarios that
+  need the hardware path are then recorded as skipped).
 
 ``compare`` prints every difference between two recordings and exits 1 if there is any
 (0: identical results).
@@ -135,7 +138,7 @@ def record_phh(jobs: int) -> dict[str, Any]:
 _path: contextvars.ContextVar[str] = contextvars.ContextVar("scenario_path", default="")
 
 
-def record_scenarios(jobs: int) -> dict[str, Any]:
+def record_scenarios(jobs: int, core_only: bool = False) -> dict[str, Any]:
     from controller.rules.decisions import HandComplete, Instruction
     from controller.rules.engine import Step
     from controller.rules.events import Event
@@ -164,9 +167,10 @@ def record_scenarios(jobs: int) -> dict[str, Any]:
                 elif isinstance(d, HandComplete):
                     self.all["records"].append(record_of(d.record, _TIMES))
 
-    async def recorded(path: Path, host: str, port: int, workdir: Path) -> runner.Result:
+    async def recorded(path: Path, host: str, port: int, workdir: Path, *,
+                       core_only: bool = False) -> runner.Result:  # fmt: skip
         _path.set(str(path.relative_to(ROOT)))
-        return await play_file(path, host, port, workdir)
+        return await play_file(path, host, port, workdir, core_only=core_only)
 
     # the runner's module names play_file and Watch when it plays: each scenario's own
     # observer is a Recorder, and the path it records under is set as its file is played
@@ -176,7 +180,9 @@ def record_scenarios(jobs: int) -> dict[str, Any]:
     try:
         with plain_broker() as b:
             results = asyncio.run(
-                runner.run_paths([str(SCENARIOS)], "127.0.0.1", b.port, jobs=jobs)
+                runner.run_paths(
+                    [str(SCENARIOS)], "127.0.0.1", b.port, jobs=jobs, core_only=core_only
+                )
             )
     finally:
         setattr(runner, "Watch", Watch)  # noqa: B010
@@ -186,6 +192,8 @@ def record_scenarios(jobs: int) -> dict[str, Any]:
         key = str(Path(r.path).relative_to(ROOT))
         out[key] = {"ok": r.ok, "failures": [f"{n}: {why}" for n, why in r.failures],
                     "xfails": len(r.xfails), **seen.get(key, {})}  # fmt: skip
+        if r.skipped:
+            out[key]["skipped"] = r.skipped
     return out
 
 
@@ -229,6 +237,11 @@ def main(argv: list[str] | None = None) -> int:
     only = rec.add_mutually_exclusive_group()
     only.add_argument("--phh-only", action="store_true")
     only.add_argument("--scenarios-only", action="store_true")
+    rec.add_argument(
+        "--core-only",
+        action="store_true",
+        help="the scenarios on the core-only table (railguard scenario --core-only)",
+    )
     cmp = sub.add_parser("compare", help="print every difference between two recordings")
     cmp.add_argument("before", type=Path)
     cmp.add_argument("after", type=Path)
@@ -242,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"phh: {len(out['phh'])} hand replays, {time.monotonic() - t0:.0f} s", flush=True)
     if not args.phh_only:
         t0 = time.monotonic()
-        out["scenarios"] = record_scenarios(args.jobs)
+        out["scenarios"] = record_scenarios(args.jobs, args.core_only)
         ok = sum(s["ok"] for s in out["scenarios"].values())
         print(f"scenarios: {len(out['scenarios'])} ({ok} passed), "
               f"{time.monotonic() - t0:.0f} s", flush=True)  # fmt: skip

@@ -30,7 +30,7 @@ class Feed:
     def pump(self) -> None:
         core = self.t.core
         step = self.t.last()
-        for kind, data, _ in self.live.after(core, core.snapshot(), step.decisions):
+        for kind, data, _ in self.live.after(core.snapshot(), step.decisions):
             self.events.append((kind, data))
 
 

@@ -345,3 +345,34 @@ def load(path: str | Path) -> DaemonConfig:
         return loads(text)
     except ConfigError as exc:
         raise ConfigError(f"{p}: {exc}") from None
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML for {type(v).__name__}")
+
+
+def _toml_key(k: str) -> str:
+    bare = k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k)
+    return k if bare else _toml_value(k)
+
+
+def dumps(data: Mapping[str, Any], prefix: str = "") -> str:
+    """A config mapping (as :func:`from_mapping` takes it: tables, scalars, lists of
+    scalars) as the TOML text of a config file, which :func:`loads` reads back. The one
+    writer of config files: ``railguard sim``, the bench's daemons, the tests' daemons."""
+    out = f"\n[{prefix}]\n" if prefix else ""
+    out += "".join(f"{_toml_key(str(k))} = {_toml_value(v)}\n" for k, v in data.items()
+                   if not isinstance(v, Mapping))  # fmt: skip
+    for k, v in data.items():
+        if isinstance(v, Mapping):
+            key = _toml_key(str(k))
+            out += dumps(v, f"{prefix}.{key}" if prefix else key)
+    return out

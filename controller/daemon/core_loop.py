@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from controller.daemon import recovery
+from controller.daemon.clock import Clock, utc
 from controller.daemon.live import LiveEvents, hole_secrets
 from controller.daemon.storage import HandSlot
 from controller.daemon.table_store import TableStore
@@ -84,6 +84,7 @@ class CoreHost(Protocol):
     """What the core loop needs of the daemon (``service.Daemon`` is one)."""
 
     queue: asyncio.Queue[Item]
+    clock: Clock  # events' times (the clock's Ticks), hands' start
     hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, to the outbox task
     hand_slot: HandSlot
     hand_start: dict[int, datetime]  # hand number -> when it started (the record's start)
@@ -137,7 +138,7 @@ async def core_task(d: CoreHost) -> None:
             timeout = d.tick_interval if clock_running(d.core) else None
             done, _ = await asyncio.wait({getter}, timeout=timeout)
             if not done:
-                serve(d, Item(Tick(time.monotonic()), "clock"))
+                serve(d, Item(Tick(d.clock.monotonic()), "clock"))
                 continue
             item, getter = getter.result(), None
             serve(d, item)
@@ -183,7 +184,7 @@ def handle(d: CoreHost, item: Item) -> Step:
     before = core.hand_no
     pre = None
     if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, PHYSICAL):
-        pre = recovery.capture(core, datetime.now(UTC).isoformat())
+        pre = recovery.capture(core, utc(d.clock).isoformat())
     tr = d.trace
     if tr is not None and tr.event is not None:
         tr.event.append(now_ns())
@@ -203,7 +204,7 @@ def handle(d: CoreHost, item: Item) -> Step:
                   what)  # fmt: skip
         else:
             log.warning("hand=%s %s: %s", hid, what,
-                        scrub(str(step.rejected), hole_secrets(core)))  # fmt: skip
+                        scrub(str(step.rejected), d.live.secrets))  # fmt: skip
         if not step.decisions:
             return step
         # the time that passed ran a clock out before the rejected event: the ruling
@@ -221,8 +222,10 @@ def handle(d: CoreHost, item: Item) -> Step:
     log.debug("hand=%s event=%s source=%s phase=%s", hid, type(ev).__name__, item.source,
               step.phase.value)  # fmt: skip
     completed = any(isinstance(x, HandComplete) for x in step.decisions)
+    snap = core.snapshot()
+    d.live.secrets = hole_secrets(snap)  # the hole-card guard's, before anything goes out
     if core.hand_no != before:
-        d.hand_start[core.hand_no] = datetime.now(UTC)
+        d.hand_start[core.hand_no] = utc(d.clock)
         n = core.hand_no
         d.hand_slot.hand_started(n)  # in place, durable even on a full disk
         d.table_write(lambda st: st.put("hand_counter", n, durable=True),
@@ -240,10 +243,9 @@ def handle(d: CoreHost, item: Item) -> Step:
             instruction(d, x, hid)
         elif isinstance(x, HandComplete):
             rec = x.record
-            start = d.hand_start.pop(rec.hand_no, datetime.now(UTC))
+            start = d.hand_start.pop(rec.hand_no, utc(d.clock))
             d.hands.put_nowait((rec, start))
-    snap = core.snapshot()
-    for kind, data, hand_no in d.live.after(core, snap, step.decisions):
+    for kind, data, hand_no in d.live.after(snap, step.decisions):
         d.event(kind, data, hand_no)
     save_positions(d)
     save_dealer(d)
@@ -255,7 +257,7 @@ def handle(d: CoreHost, item: Item) -> Step:
 def instruction(d: CoreHost, x: Instruction, hid: str) -> None:
     """An instruction to the dealer, also to the venue (``instruction`` event); card
     names are scrubbed as in alerts (live data)."""
-    text = scrub(x.text, hole_secrets(d.core))
+    text = scrub(x.text, d.live.secrets)
     log.info("hand=%s instruction seat=%d: %s", hid, x.seat, text)
     hand_no = d.core.hand_no if d.core.hand is not None else None
     d.event("instruction", {"text": text[:500], "seat": x.seat or None},
@@ -268,7 +270,7 @@ def alert(d: CoreHost, a: Alert, what: str = "") -> None:
     d.stats.alerts += 1
     hand_no = d.core.hand_no if d.core.hand is not None else 0
     hid = d.hand_id(hand_no) if hand_no else "-"
-    payload = alert_payload(a, hand_no, hole_secrets(d.core))
+    payload = alert_payload(a, hand_no, d.live.secrets)
     tr, aid = d.trace, ""
     stamps: dict[str, int] = {}
     if tr is not None:

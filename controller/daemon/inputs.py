@@ -17,6 +17,7 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
+from controller.daemon.clock import Clock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.lights import IndicatorLane
 from controller.daemon.translate import ReaderInput
@@ -31,7 +32,7 @@ from controller.rules.events import (
 )
 from controller.rules.phases import Phase
 from firmware_bridge.gpio import GpioConsole, GpioFault, GpioIndicators, Indicators
-from firmware_bridge.pcsc import BadgeFactory, PcscReader, PcscState, ReaderStatus
+from firmware_bridge.pcsc import BadgeFactory, BadgeSource, PcscReader, PcscState, ReaderStatus
 
 log = logging.getLogger("railguard.daemon")
 
@@ -40,6 +41,7 @@ class InputHost(Protocol):
     """What the inputs need of the daemon (``service.Daemon`` is one)."""
 
     cfg: DaemonConfig
+    clock: Clock  # the console's and the badge reader's stamps
     pin_factory: Any
     badge_factory: BadgeFactory | None  # None: a PcscReader (pcscd)
     indicators: Indicators  # the GPIO task installs the real lights
@@ -65,7 +67,9 @@ async def gpio_task(d: InputHost) -> None:
     def on_fault(fault: GpioFault) -> None:
         log.warning("gpio: %s %s (%s)", fault.key, fault.fault, "on" if fault.active else "off")
 
-    console = GpioConsole(d.cfg.gpio, pin_factory=d.pin_factory, on_fault=on_fault)
+    console = GpioConsole(
+        d.cfg.gpio, pin_factory=d.pin_factory, on_fault=on_fault, clock=d.clock.monotonic
+    )
     lights = GpioIndicators(d.cfg.gpio, pin_factory=d.pin_factory)
     d.indicators = lights
     try:
@@ -131,10 +135,14 @@ async def pcsc_task(d: InputHost) -> None:
         d.publish_state()
 
     d.badge_reader = "starting"
-    factory: BadgeFactory = d.badge_factory or PcscReader
-    reader = factory(d.cfg.badges, on_event=lambda e: d.put(e, "pcsc"),
-                     on_status=on_status, reader_filter=d.cfg.pcsc_filter,
-                     dealer=d.core.dealer)  # fmt: skip
+    on_event = lambda e: d.put(e, "pcsc")  # noqa: E731
+    if d.badge_factory is None:  # pcscd, stamped by the daemon's clock
+        reader: BadgeSource = PcscReader(d.cfg.badges, on_event=on_event, on_status=on_status,
+                                         reader_filter=d.cfg.pcsc_filter, dealer=d.core.dealer,
+                                         clock=d.clock.monotonic)  # fmt: skip
+    else:  # a factory given: its own time source
+        reader = d.badge_factory(d.cfg.badges, on_event=on_event, on_status=on_status,
+                                 reader_filter=d.cfg.pcsc_filter, dealer=d.core.dealer)  # fmt: skip
     reader.start()
     try:
         await asyncio.Event().wait()

@@ -22,9 +22,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 from controller.daemon.translate import system_alert
 from controller.link.redact import NO_SECRETS, HoleSecrets
 from controller.rules.catalogue import AlertCode
-from controller.rules.decisions import Decision, HandComplete
+from controller.rules.decisions import (
+    ActionRecord,
+    ActionsStruck,
+    ActionTaken,
+    Decision,
+    HandComplete,
+    HandStarted,
+    StreetDealt,
+)
 from controller.rules.engine import TableCore
-from controller.rules.events import ZoneKind
 from controller.rules.phases import Phase
 from controller.rules.state import TableState
 
@@ -39,27 +46,17 @@ _BOARD_STREET = {3: "flop", 4: "turn", 5: "river"}
 _PLAYING = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
-def hole_secrets(core: TableCore) -> HoleSecrets:
+def hole_secrets(snap: TableState) -> HoleSecrets:
     """The hole cards of the hand on the table (every player's, folded ones too, and any
-    card on a hole spot): their tag UIDs and the cards the deck registry maps them to.
-    Empty between hands (the record of a completed hand has been sent by then)."""
-    h = core.hand
-    tags: set[str] = set()
-    if h is not None:
-        for p in h.players.values():
-            tags.update(p.hole)
-            tags.update(p.cards)
-    for tag, (zone, _) in core.where.items():
-        if zone is ZoneKind.HOLE:
-            tags.add(tag)
-    if not tags:
+    card on a hole spot), from the core's snapshot (``TableState.hole_tags``): their tag UIDs
+    and the cards the deck registry maps them to. Empty between hands (the record of a
+    completed hand has been sent by then). The core loop keeps the current ones in
+    ``LiveEvents.secrets`` (set after every step, before anything of it is published)."""
+    if not snap.hole_tags:
         return NO_SECRETS
-    cards = set()
-    for tag in tags:
-        card = core.card_of.get(tag)
-        if card is not None and not card.is_joker:
-            cards.add(str(card))
-    return HoleSecrets(frozenset(tags), frozenset(cards))
+    tags = frozenset(t for t, _ in snap.hole_tags)
+    cards = frozenset(str(c) for _, c in snap.hole_tags if c is not None and not c.is_joker)
+    return HoleSecrets(tags, cards)
 
 
 class GuardHost(Protocol):
@@ -94,71 +91,89 @@ def withheld(d: GuardHost, what: str, reason: str) -> None:
 
 
 class LiveEvents:
-    """Remembers what was announced; :meth:`after` returns what is new."""
+    """The live events of each step, from the facts the core decided (``decisions.py``:
+    ``HandStarted``, ``ActionTaken``, ``ActionsStruck``, ``StreetDealt``, ``HandComplete``)
+    and the step's snapshot; it never reads the core's hand. A hand is announced once the
+    table is playing it at the end of a step (a deal ruled a misdeal in the step that started
+    it is not announced, nor its posts); a street once the table plays on after it. Within a
+    step the events go out in this order: ``hand_started``, ``actions_undone``, ``action`` /
+    ``declaration`` (in the order taken), ``street`` (the board after the step), then
+    ``hand_completed``."""
 
     def __init__(self, venue: str, table: str) -> None:
         self.prefix = f"{venue}-{table}"
         self.withheld: set[str] = set()  # kinds the hole-card guard refused (alerted once)
+        # the hole-card guard's secrets as of the last step (hole_secrets of its snapshot)
+        self.secrets: HoleSecrets = NO_SECRETS
         self.hand: tuple[int, int] = (0, 0)  # (hand_no, deal_no) announced
-        self.actions = 0
-        self.board = 0
-        self.last: object = None  # the last action record announced
-        self.sent: list[object] = []  # the records announced (to find what was undone)
+        self.board = 0  # board cards announced with the last street
+        self._started: HandStarted | None = None  # a deal started, not announced yet
+        self._held: list[ActionRecord] = []  # its actions meanwhile (the forced bets)
 
     def hand_id(self, hand_no: int) -> str:
         return f"{self.prefix}-{hand_no}"
 
-    def resync(self, core: TableCore) -> None:
-        """After a restart: what the replayed hand already announced is not sent again."""
-        h = core.hand
-        if h is not None:
-            self.hand = (h.hand_no, h.deal_no)
-            self.actions = len(h.actions)
-            self.sent = list(h.actions)
-            self.last = h.actions[-1] if h.actions else None
-            self.board = len(h.board)
+    def resync(self, snap: TableState) -> None:
+        """After a restart: the replayed hand counts as announced (its events were sent
+        before the stop), with the board it has; the guard's secrets are the table's."""
+        self.secrets = hole_secrets(snap)
+        if snap.phase in _PLAYING or snap.phase in (Phase.SHOWDOWN, Phase.COMPLETE):
+            self.hand = (snap.hand_no, snap.deal_no)
+            self.board = len(snap.board)
 
-    def after(
-        self, core: TableCore, snap: TableState, decisions: tuple[Decision, ...]
-    ) -> list[LiveEvent]:
+    def after(self, snap: TableState, decisions: tuple[Decision, ...]) -> list[LiveEvent]:
         out: list[LiveEvent] = []
-        h = core.hand
-        if h is not None and snap.phase in _PLAYING and (h.hand_no, h.deal_no) != self.hand:
-            self.hand = (h.hand_no, h.deal_no)
-            self.actions = 0
+        undone: list[ActionsStruck] = []
+        acts: list[ActionRecord] = []
+        dealt: StreetDealt | None = None
+        for d in decisions:
+            if isinstance(d, HandStarted):
+                self._started, self._held = d, []
+                acts, undone, dealt = [], [], None  # a new deal: the last one's are moot
+            elif isinstance(d, ActionTaken):
+                (self._held if self._started is not None else acts).append(d.action)
+            elif isinstance(d, ActionsStruck):
+                if self._started is not None:
+                    del self._held[max(0, len(self._held) - d.count) :]
+                else:
+                    undone.append(d)
+            elif isinstance(d, StreetDealt):
+                dealt = d
+        hand_no, _deal = self.hand
+        started = self._started
+        if started is not None and snap.phase in _PLAYING:
+            self.hand = (started.hand_no, started.deal_no)
             self.board = 0
+            hand_no = started.hand_no
             out.append(("hand_started", {
-                "hand_id": self.hand_id(h.hand_no), "deal_no": h.deal_no,
-                "button": snap.button or None, "small_blind_seat": snap.small_blind_seat or None,
-                "big_blind_seat": snap.big_blind_seat or None, "small_blind": h.small_blind,
-                "big_blind": h.big_blind, "ante": h.ante, "seats": sorted(h.players),
-            }, h.hand_no))  # fmt: skip
-        if h is not None and (h.hand_no, h.deal_no) == self.hand:
-            acts = h.actions
-            kept = min(self.actions, len(acts))
-            if kept and acts[kept - 1] is not self.last:  # issue 14: "not a check" undid some
-                kept = _common(self.sent, acts)
-            if kept < self.actions:
-                out.append(("actions_undone", {"count": self.actions - kept,
-                            "street": _STREETS[min(h.street, 3)]}, h.hand_no))  # fmt: skip
-            for a in acts[kept:]:
+                "hand_id": self.hand_id(hand_no), "deal_no": started.deal_no,
+                "button": started.button or None,
+                "small_blind_seat": started.small_blind_seat or None,
+                "big_blind_seat": started.big_blind_seat or None,
+                "small_blind": snap.small_blind, "big_blind": snap.big_blind, "ante": snap.ante,
+                "seats": sorted(s for s, _ in started.seats),
+            }, hand_no))  # fmt: skip
+            acts = [*self._held, *acts]
+            self._started, self._held = None, []
+        if started is None or self._started is None:  # the hand announced is the table's
+            for u in undone:
+                out.append(("actions_undone", {"count": u.count,
+                            "street": _STREETS[min(u.street, 3)]}, hand_no))  # fmt: skip
+            for a in acts:
                 if a.kind.startswith("declare_"):
                     out.append(("declaration", {"seat": a.seat, "declaration": a.kind[8:],
-                                "street": _STREETS[min(a.street, 3)]}, h.hand_no))  # fmt: skip
+                                "street": _STREETS[min(a.street, 3)]}, hand_no))  # fmt: skip
                     continue
                 out.append(("action", {
                     "seat": a.seat, "kind": a.kind, "amount": a.amount, "to": a.to,
                     "street": _STREETS[min(a.street, 3)], "all_in": a.all_in,
-                }, h.hand_no))  # fmt: skip
-            self.actions = len(acts)
-            self.last = acts[-1] if acts else None
-            self.sent = list(acts)
+                }, hand_no))  # fmt: skip
             n = len(snap.board)
-            if n != self.board and snap.phase in _PLAYING:
-                if n in _BOARD_STREET and n > self.board:
+            if snap.phase in _PLAYING and n != self.board:
+                if dealt is not None and n in _BOARD_STREET and n > self.board:
                     out.append(("street", {"street": _BOARD_STREET[n],
                                            "board": [str(c) for c in snap.board]},
-                                h.hand_no))  # fmt: skip
+                                hand_no))  # fmt: skip
                 self.board = n
         for d in decisions:
             if isinstance(d, HandComplete):
@@ -171,13 +186,3 @@ class LiveEvents:
                              for p in rec.pots],
                 }, rec.hand_no))  # fmt: skip
         return out
-
-
-def _common(sent: list[object], acts: list[Any]) -> int:
-    """How many of the announced records are still the hand's first records."""
-    n = 0
-    for a, b in zip(sent, acts, strict=False):
-        if a is not b:
-            break
-        n += 1
-    return n

@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import time
 from typing import Any, Protocol
 
+from controller.daemon.clock import Clock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.recovery import Reconciler
 from controller.daemon.trace import StageTrace, now_ns
@@ -60,6 +60,7 @@ class ReaderHost(Protocol):
     tracker, reconciler and timers it drives; events go out through ``put``."""
 
     cfg: DaemonConfig
+    clock: Clock  # frames' times, the timers (and the serial link's clock)
     board_factory: BoardFactory | None
     reader: ReaderBoard | None
     tracker: SnapshotTracker
@@ -113,13 +114,13 @@ class Settler:
         if self._timer is not None:
             self._timer.cancel()
         self._when = due
-        delay = max(0.0, due - time.monotonic())
+        delay = max(0.0, due - self.d.clock.monotonic())
         self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
 
     def _fire(self) -> None:
         self._timer, self._when = None, math.inf
         d = self.d
-        now = time.monotonic()
+        now = d.clock.monotonic()
         if d.reader is not None and d.reader.receiving and now < self._held_until(now):
             # a frame is still arriving (a long one on a slow line): the burst is not over;
             # wait at most a longest frame's time, so stray bytes cannot hold the cycle open
@@ -177,14 +178,14 @@ class CycleTimer:
         assert due is not None
         self.cancel()
         self._cycle = cycle
-        delay = max(0.0, due + self.wire() - time.monotonic())
+        delay = max(0.0, due + self.wire() - self.d.clock.monotonic())
         self._timer = asyncio.get_running_loop().call_later(delay, self._fire)
 
     def _fire(self) -> None:
         self._timer = None
         self.fired += 1
         d = self.d
-        tracker_out(d, d.tracker.tick(time.monotonic() - self.wire()))
+        tracker_out(d, d.tracker.tick(d.clock.monotonic() - self.wire()))
         reconcile(d)
         self.arm()  # (re-armed if the cycle is still open: a timer may fire a hair early)
 
@@ -216,6 +217,7 @@ async def reader_task(d: ReaderHost) -> None:
         link = SerialReaderLink(
             list(d.cfg.reader_ports), snapshot,
             on_status=status, on_error=on_error, config=d.cfg.daemon_link,
+            clock=d.clock.monotonic,
         )  # fmt: skip
     d.reader = link
     cycle_timer = CycleTimer(d, link) if settler is None else None
@@ -232,16 +234,16 @@ async def reader_task(d: ReaderHost) -> None:
                 # settler counts the quiet periods that matter): with the reconciliation over
                 # nothing is left to tick for
                 await asyncio.get_running_loop().create_future()
-            if time.monotonic() - d.last_frame > quiet and not d.reconciler.pending:
+            if d.clock.monotonic() - d.last_frame > quiet and not d.reconciler.pending:
                 d.frame.clear()
                 await d.frame.wait()
-            await asyncio.sleep(d.scan_period)
+            await d.clock.sleep(d.scan_period)
             # ...and after a whole cycle's frames had time on the UART (changes_only: the
             # settler closes cycles by the burst gap; a long burst, such as a full refresh,
             # holds the tick's fallback off, see tracker.tick)
             wire = cycle_timer.wire() if cycle_timer is not None else 0.0
             d.stats.reader_ticks += 1
-            tracker_out(d, d.tracker.tick(time.monotonic() - wire))
+            tracker_out(d, d.tracker.tick(d.clock.monotonic() - wire))
             reconcile(d)
             for timer in (settler, cycle_timer):
                 if timer is not None:
@@ -256,7 +258,7 @@ async def reader_task(d: ReaderHost) -> None:
 def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> None:
     if d.trace is not None:
         d.trace.read = now_ns()
-    d.last_frame = time.monotonic()
+    d.last_frame = d.clock.monotonic()
     d.frame.set()
     tracker_out(d, d.tracker.feed(snap))
     if d.reconciler.active:
@@ -266,7 +268,7 @@ def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> None:
 
 def reconcile(d: ReaderHost) -> None:
     if d.reconciler.active:
-        for ev in d.reconciler.cycle(d.tracker.cycles, time.monotonic()):
+        for ev in d.reconciler.cycle(d.tracker.cycles, d.clock.monotonic()):
             d.put(ev, "restart")
 
 

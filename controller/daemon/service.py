@@ -57,10 +57,11 @@ from controller.daemon import (
     venue_commands,
     watchdog,
 )
+from controller.daemon.clock import Clock, SystemClock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.core_loop import Item
 from controller.daemon.lights import IndicatorLane
-from controller.daemon.live import LiveEvents, hole_secrets, withheld
+from controller.daemon.live import LiveEvents, withheld
 from controller.daemon.names import PlayerNames
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
@@ -74,7 +75,6 @@ from controller.rules.decisions import HandRecord
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
 from controller.rules.events import Event
-from controller.rules.phases import Phase
 from controller.rules.profile import Profile
 from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
@@ -115,8 +115,12 @@ class Daemon:
         pin_factory: Any = None,
         board_factory: BoardFactory | None = None,
         badge_factory: BadgeFactory | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.cfg = cfg
+        # every time the daemon reads, stamps or waits on (clock.py): the machine's unless
+        # given (the scenario rig's clock jumps ahead; a manual one for tests)
+        self.clock: Clock = clock or SystemClock()
         self.pin_factory = pin_factory
         # the badge reader (when pcsc.enabled): a PcscReader over pcscd unless given
         self.badge_factory = badge_factory
@@ -167,13 +171,14 @@ class Daemon:
             cfg.broker, cfg.venue, cfg.table, cfg.outbox_db, self.on_command,
             command_key=cfg.command_key,
         )  # fmt: skip
-        self.link.secrets = lambda: hole_secrets(self.core)  # the hole-card guard's secrets
+        self.link.secrets = lambda: self.live.secrets  # the hole-card guard's (core_loop.py)
         # opt-in stage stamps of the alert path (bench/e2e.py): None unless the env asks
         self.trace: StageTrace | None = StageTrace.from_env()
         if self.trace is not None:
             self.link.trace = self.trace.link
         self.link.guard.persist(self.store)  # request ids survive a restart (no replays)
-        self.health = health.Health(self)  # the live state's storage health (health.py)
+        # the live state's storage health (health.py)
+        self.health = health.Health(self, clock=self.clock.monotonic)
         self.dealer_saved = ""  # the dealer on duty as the table store has it (health.py)
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
@@ -294,19 +299,7 @@ class Daemon:
 
     def apply_pending_profile(self) -> bool:
         """A profile set at runtime takes effect between hands."""
-        prof = self.pending_profile
-        core = self.core
-        if prof is None or core.phase not in (Phase.IDLE, Phase.COMPLETE) or core.redeal_pending:
-            return False
-        old = core.profile.name
-        core.switch_profile(prof)
-        self.pending_profile = None
-        log.info("hand=%s profile %s -> %s (from the next hand)",
-                 self.hand_id(core.hand_no + 1), old, prof.name)  # fmt: skip
-        self.event("profile_changed", {"profile": prof.name, "previous": old,
-                                        "from_hand": core.hand_no + 1})  # fmt: skip
-        self.publish_state()
-        return True
+        return venue_commands.apply_pending_profile(self)
 
     def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None:
         try:
@@ -372,9 +365,14 @@ async def run_daemon(
     pin_factory: Any = None,
     board_factory: BoardFactory | None = None,
     badge_factory: BadgeFactory | None = None,
+    clock: Clock | None = None,
     stop: asyncio.Event | None = None,
 ) -> None:
     """Run the daemon until ``stop`` is set (or forever)."""
     await Daemon(
-        cfg, pin_factory=pin_factory, board_factory=board_factory, badge_factory=badge_factory
+        cfg,
+        pin_factory=pin_factory,
+        board_factory=board_factory,
+        badge_factory=badge_factory,
+        clock=clock,
     ).run(stop)

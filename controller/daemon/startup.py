@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
 
 from controller.daemon import house_profiles, recovery, storage
+from controller.daemon.clock import Clock, utc
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
 from controller.daemon.names import PlayerNames
@@ -40,6 +40,7 @@ class StartupHost(LevelHost, Protocol):
     """What start-up needs of the daemon (``service.Daemon`` is one)."""
 
     cfg: DaemonConfig
+    clock: Clock
     store: TableStore
     registry: DeckRegistry
     names: PlayerNames
@@ -79,7 +80,7 @@ def stored_profile(store: TableStore, cfg: DaemonConfig) -> Profile:
 def restore(d: StartupHost) -> None:
     """Seating, stacks, level, hand counter, button and decks from the table store;
     then the hand that was in progress (see :mod:`controller.daemon.recovery`)."""
-    t = time.monotonic()
+    t = d.clock.monotonic()
     for deck_id in d.store.decks():
         cards = {parse_tag(uid): Card.parse(c) for c, uid in d.store.deck(deck_id).items()}
         deck = Deck(deck_id, "", cards)
@@ -150,7 +151,7 @@ def restore_hand(d: StartupHost, now: float) -> None:
             d.hand_start[n] = datetime.fromisoformat(res.started_at)
     for x in res.decisions:
         if isinstance(x, HandComplete):  # completed before the stop, record not queued
-            start = d.hand_start.pop(x.record.hand_no, datetime.now(UTC))
+            start = d.hand_start.pop(x.record.hand_no, utc(d.clock))
             d.hands.put_nowait((x.record, start))
     if core.phase in recovery.LIVE:
         d.interrupted = [n]
@@ -164,7 +165,7 @@ def restore_hand(d: StartupHost, now: float) -> None:
             d.interrupt_outcome = core.phase.value  # a misdeal/void being cleared
     elif core.hand is None and not core.redeal_pending:
         d.store.clear_hand_events(n)
-    d.live.resync(core)
+    d.live.resync(core.snapshot())
 
 
 def _apply(core: TableCore, ev: Event) -> None:

@@ -42,10 +42,11 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from controller.daemon.clock import Clock, utc
 from controller.daemon.config import DaemonConfig
 from controller.daemon.house_profiles import resolve as resolve_profile
 from controller.daemon.names import PlayerNames
@@ -220,6 +221,7 @@ class StorageHost(Protocol):
     (``service.Daemon`` is one)."""
 
     cfg: DaemonConfig
+    clock: Clock  # records' end, the wait for the live messages
     store: TableStore  # the loop's connection
     writer_store: TableStore  # the table lane's
     writer_outbox: Outbox  # the outbox lane's
@@ -252,10 +254,15 @@ class StorageHost(Protocol):
     def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
 
 
+class _NamesHost(Protocol):
+    names: PlayerNames  # read only
+
+
 class _StaleHost(Protocol):
     """What :func:`stale_record` needs (a :class:`StorageHost` is one)."""
 
     cfg: DaemonConfig
+    clock: Clock  # a replayed record's start when its log has none
     hands: asyncio.Queue[tuple[HandRecord, datetime]]
     store: TableStore  # read only: the house profiles a hand log may name
 
@@ -432,7 +439,7 @@ async def outbox_task(d: StorageHost) -> None:
         queue_record(d, hid, rec.hand_no, body, rec.dealer or None)
 
 
-def hand_names(d: StorageHost, rec: HandRecord) -> dict[str, str]:
+def hand_names(d: _NamesHost, rec: HandRecord) -> dict[str, str]:
     """Player id -> name of the hand's players (the daemon's names), for its record: the
     record's seats, not the core's, so a player busted in the hand (the core has dropped
     the seat) keeps the name the venue gave."""
@@ -443,16 +450,16 @@ async def live_sent(d: StorageHost, limit: float = 1.0) -> None:
     """Let the link's writer send the live messages queued so far (the hand_completed
     event) before the record goes out: the venue sees a hand end before its record.
     (VenueLink has no public drain; its queue is read, never changed.)"""
-    deadline = time.monotonic() + limit
-    while d.link.connected and d.link._queue and time.monotonic() < deadline:
-        await asyncio.sleep(0.005)
+    deadline = d.clock.monotonic() + limit
+    while d.link.connected and d.link._queue and d.clock.monotonic() < deadline:
+        await d.clock.sleep(0.005)
 
 
 def queue_record(d: StorageHost, hid: str, hand_no: int, body: dict[str, Any],
                  dealer: str | None) -> None:  # fmt: skip
     """Store a record through the outbox lane (retried until it commits), then tell the
     link and clear the hand's events."""
-    ended = time.time()
+    ended = d.clock.wall()
     d.unstored += 1
 
     def add() -> None:
@@ -491,7 +498,7 @@ def stale_record(d: _StaleHost, hand_no: int, entries: list[dict[str, Any]], now
     done = [x for x in res.decisions if isinstance(x, HandComplete)]
     if not done:
         return False
-    start = datetime.now(UTC)
+    start = utc(d.clock)
     if res.started_at:
         with contextlib.suppress(ValueError):
             start = datetime.fromisoformat(res.started_at)

@@ -30,11 +30,11 @@ floor reads ("Seat 7 does not exist at this table: it has seats 1-6.").
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from controller.daemon import house_profiles
+from controller.daemon.clock import Clock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.names import PlayerNames
 from controller.daemon.table_store import LevelRecord, TableStore, check_text
@@ -92,6 +92,7 @@ class CommandHost(LevelHost, Protocol):
     goes to the rules core through ``submit`` (the core loop's queue)."""
 
     cfg: DaemonConfig
+    clock: Clock  # the events' time
     registry: DeckRegistry
     names: PlayerNames
     open_alerts: list[str]
@@ -152,7 +153,7 @@ async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
     """Every check before the rules core sees the command; the table store written only
     once the core accepted it. A refused command leaves the core's state and the store as
     they were."""
-    t = time.monotonic()
+    t = d.clock.monotonic()
     problem = sense(d, cmd)
     if problem is not None:
         return CommandResult.error(problem)
@@ -355,6 +356,38 @@ def _enrol(d: CommandHost, cmd: EnrolDeck) -> CommandResult:
              len(cmd.jokers))  # fmt: skip
     return CommandResult.success(deck_id=cmd.deck_id, cards=len(cards),
                                  jokers=len(cmd.jokers))  # fmt: skip
+
+
+class ProfileSwitchHost(Protocol):
+    """What :func:`apply_pending_profile` needs of the daemon."""
+
+    pending_profile: Profile | None
+
+    @property
+    def core(self) -> TableCore: ...  # switch_profile, between hands
+
+    def hand_id(self, hand_no: int) -> str: ...
+
+    def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None: ...
+
+    def publish_state(self) -> None: ...
+
+
+def apply_pending_profile(d: ProfileSwitchHost) -> bool:
+    """A profile set at runtime takes effect between hands: True if it did now."""
+    prof = d.pending_profile
+    core = d.core
+    if prof is None or core.phase not in (Phase.IDLE, Phase.COMPLETE) or core.redeal_pending:
+        return False
+    old = core.profile.name
+    core.switch_profile(prof)
+    d.pending_profile = None
+    log.info("hand=%s profile %s -> %s (from the next hand)",
+             d.hand_id(core.hand_no + 1), old, prof.name)  # fmt: skip
+    d.event("profile_changed", {"profile": prof.name, "previous": old,
+                                "from_hand": core.hand_no + 1})  # fmt: skip
+    d.publish_state()
+    return True
 
 
 def set_profile(d: CommandHost, name: str) -> CommandResult:

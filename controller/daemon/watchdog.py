@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import time
 from typing import Protocol
 
+from controller.daemon.clock import Clock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.health import Health
 from controller.daemon.recovery import Reconciler
@@ -37,6 +37,7 @@ class WatchdogHost(Protocol):
     """What the watchdog needs of the daemon (``service.Daemon`` is one)."""
 
     cfg: DaemonConfig
+    clock: Clock
     reader: ReaderBoard | None
     reconciler: Reconciler
     ready: asyncio.Event
@@ -59,11 +60,11 @@ class WatchdogHost(Protocol):
 async def watchdog_task(d: WatchdogHost) -> None:
     interval = watchdog_interval()
     tick = min(interval or 1.0, 1.0)
-    started = time.monotonic()
+    started = d.clock.monotonic()
     last_ping = 0.0
     last_status = ""
     while True:
-        now = time.monotonic()
+        now = d.clock.monotonic()
         reader_ok = d.reader is not None and d.reader.status is LinkStatus.ONLINE
         # ready once the table on the board and the restored core agree (reconciled)
         settled = reader_ok and not d.reconciler.active
@@ -93,4 +94,4 @@ async def watchdog_task(d: WatchdogHost) -> None:
         if interval is not None and now - last_ping >= interval:
             notify("WATCHDOG=1")
             last_ping = now
-        await asyncio.sleep(tick if d.ready.is_set() else 0.05)
+        await d.clock.sleep(tick if d.ready.is_set() else 0.05)

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["main", "register", "to_toml"]
+__all__ = ["main", "register", "write_config"]
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -50,39 +50,14 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(v, list | tuple):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    raise TypeError(f"no TOML for {type(v).__name__}")
-
-
-def _key(k: str) -> str:
-    bare = k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k)
-    return k if bare else _value(k)
-
-
-def to_toml(data: dict[str, Any], prefix: str = "") -> str:
-    """A mapping of tables, scalars and lists as TOML (enough for a daemon config)."""
-    out = f"\n[{prefix}]\n" if prefix else ""
-    out += "".join(f"{_key(k)} = {_value(v)}\n" for k, v in data.items() if not isinstance(v, dict))
-    for k, v in data.items():
-        if isinstance(v, dict):
-            out += to_toml(v, f"{prefix}.{_key(k)}" if prefix else _key(k))
-    return out
-
-
 def write_config(path: Path, mapping: dict[str, Any]) -> None:
+    from controller.daemon import config
+
     header = (
         "# railguard sim: the simulated table's config for `railguard run --config`\n"
         "# (written by `railguard sim`; the board is the pty behind reader.ports)\n\n"
     )
-    path.write_text(header + to_toml(mapping))
+    path.write_text(header + config.dumps(mapping))
 
 
 def main(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -248,6 +248,9 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         h.refill = False
         h.board.append(e.tag)
         core.instruct(f"Board restored: {core.card_name(e.tag)} takes the misplaced card's place")
+        # the fact (decisions.py): the street's board, restored
+        cards = tuple(c for c in (core.card_of.get(t) for t in h.board) if c is not None)
+        core.out.append(StreetDealt(int(h.street), cards, core.t))
         if core.phase is Phase.BOARD:
             betting.open_street(core)
         return

@@ -313,6 +313,22 @@ class ActionTaken:
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
+class ActionsStruck:
+    """The last ``count`` actions were struck from the hand's record: the dealer's "not a
+    check" withdrew a check the table had inferred and what followed it, or a folded hand
+    was retrieved (its fold). ``street``: the hand's street then (0 pre-flop .. 3 river)."""
+
+    count: Final[int]
+    street: Final[int]
+    t: Final[float]
+
+    def __init__(self, count: int, street: int, t: float) -> None:
+        self.count = count
+        self.street = street
+        self.t = t
+
+
+@dataclass(init=False, unsafe_hash=True, slots=True)
 class StreetDealt:
     """A street's board is out (1 flop, 2 turn, 3 river): the whole board so far."""
 
@@ -352,5 +368,5 @@ class SeatEliminated:
         self.t = t
 
 
-Fact = HandStarted | ActionTaken | StreetDealt | PotAwarded | SeatEliminated
+Fact = HandStarted | ActionTaken | ActionsStruck | StreetDealt | PotAwarded | SeatEliminated
 Decision = Alert | Instruction | HandComplete | Fact

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from controller.rules import betting, wagers
-from controller.rules.decisions import AlertCode, Severity
+from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
 from controller.rules.profile import MuckedHand
@@ -178,6 +178,7 @@ def _cannot_retrieve(core: TableCore, h: Hand, p: Player) -> str:
 
 def _retrieve(core: TableCore, h: Hand, p: Player, who: str) -> None:
     h.actions.pop()  # the fold is struck from the record
+    core.out.append(ActionsStruck(1, int(h.street), core.t))  # the fact (decisions.py)
     if h.window_actions > 0 and h.street is Street.PREFLOP:
         h.window_actions -= 1  # nor does it count toward the misdeal window
     p.folded = False

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules import showdown
 from controller.rules.cards import Card, known_cards
+from controller.rules.events import ZoneKind
 from controller.rules.phases import Phase, Street
 
 if TYPE_CHECKING:
@@ -58,6 +59,10 @@ class TableState:
     kill_next: tuple[int, ...] = ()
     # hand-for-hand: the round the table is held for until the venue's release (0: not held)
     deal_hold: int = 0
+    # every tag held as a hole card of the hand (each player's hole and extra cards, folded
+    # ones too, and any card on a hole spot) with the card the deck registry gave it (None:
+    # unknown): what the daemon's hole-card guard keeps out of live data; never published
+    hole_tags: tuple[tuple[str, Card | None], ...] = ()
 
     def seat(self, n: int) -> SeatState | None:
         return next((s for s in self.seats if s.seat == n), None)
@@ -92,6 +97,10 @@ def snapshot_of(core: TableCore) -> TableState:
             )
         )
     board = tuple(known_cards(core.card_of, h.board)) if h else ()
+    held = {t for t, (z, _) in core.where.items() if z is ZoneKind.HOLE}
+    for p in h.players.values() if h is not None else ():
+        held.update(p.hole)
+        held.update(p.cards)
     hp = h.pos if h is not None else pos
     show_next = 0
     kill_next: tuple[int, ...] = ()
@@ -125,4 +134,5 @@ def snapshot_of(core: TableCore) -> TableState:
         show_next=show_next,
         kill_next=kill_next,
         deal_hold=core.deal_hold,
+        hole_tags=tuple(sorted((t, core.card_of.get(t)) for t in held)),
     )

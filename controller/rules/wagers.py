@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from controller.rules import oot_limits
-from controller.rules.decisions import AlertCode, Severity
+from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Hand, Player
@@ -504,7 +504,10 @@ def undo_checks(core: TableCore, h: Hand, why: str) -> None:
         p = h.players[s]
         p.stack, p.street_bet, p.total = stack, street_bet, total
         p.acted, p.can_raise, p.all_in = acted, can_raise, all_in
+    struck = len(h.actions) - u.n_actions
     del h.actions[u.n_actions :]
+    if struck > 0:
+        core.out.append(ActionsStruck(struck, int(h.street), core.t))  # the fact
     h.wager.undo = None
     h.wager.last_mover = 0
     seat = u.ev.seat

@@ -15,7 +15,7 @@ from controller.rules.engine import Step as CoreStep
 from controller.rules.events import Event
 from hwsim.layout import ohh_stacks, wait_until
 from hwsim.scenario.model import Expect
-from hwsim.scenario.rig import DemoFailure, Rig
+from hwsim.scenario.rig import DemoFailure, ScenarioTable
 
 
 class Watch:
@@ -89,7 +89,7 @@ def _last_record(watch: Watch) -> HandRecord | None:
     return watch.records[-1] if watch.records else None
 
 
-async def check(rig: Rig, e: Expect, history: list[Seen], watch: Watch) -> str:
+async def check(rig: ScenarioTable, e: Expect, history: list[Seen], watch: Watch) -> str:
     """'' when the expectation holds, else why not. ``history[-1]`` is this step."""
     seen = history[-1]
     if e.what == "alert":
@@ -170,7 +170,7 @@ async def check(rig: Rig, e: Expect, history: list[Seen], watch: Watch) -> str:
     return "" if got == want else f"got {got}"
 
 
-def _observed(rig: Rig, e: Expect) -> Any:
+def _observed(rig: ScenarioTable, e: Expect) -> Any:
     states = rig.venue.on("state")
     state: dict[str, Any] = states[-1] if states else {}
     snap = rig.snapshot()
@@ -196,7 +196,7 @@ def _observed(rig: Rig, e: Expect) -> Any:
     raise AssertionError(e.what)  # pragma: no cover
 
 
-def records_add_up(rig: Rig, watch: Watch) -> str:
+def records_add_up(rig: ScenarioTable, watch: Watch) -> str:
     """'' when every hand record the venue received, read as an outside reader reads it
     (starting stack - chips put in + pots won + uncalled bets returned:
     :func:`hwsim.layout.ohh_stacks`), gives each seat the finishing stack of the core's

@@ -1,8 +1,11 @@
 """``railguard scenario PATH...``: play scenario files (or folders of them) on the simulated
 table. One line per scenario as it finishes (``[3/43] PASS ...``), then a summary per
-profile and ``N passed, N failed``. Exit status: 0 all passed, 1 any failed, 2 nothing to
-run (a folder without ``.scn`` files, a path that does not exist), 130 stopped by Ctrl-C
-(the first press lets the scenarios being played finish; a second stops at once)."""
+profile and ``N passed, N failed``. ``--core-only``: through the rules core alone behind the
+daemon's translations (no broker, no board, in seconds); a scenario that needs the hardware
+path is reported ``SKIP`` with what it needs, and counted as skipped. Exit status: 0 all
+passed (or skipped), 1 any failed, 2 nothing to run (a folder without ``.scn`` files, a path
+that does not exist), 130 stopped by Ctrl-C (the first press lets the scenarios being played
+finish; a second stops at once)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,10 @@ def register(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", help=".scn files or folders of them")
     p.add_argument("--broker", metavar="HOST:PORT",
                    help="use this mosquitto (default: start a private one)")  # fmt: skip
+    p.add_argument("--core-only", action="store_true",
+                   help="play through the rules core alone, behind the daemon's translations of"
+                        " the table's events (no broker, no board); scenarios that need the"
+                        " hardware path are skipped")  # fmt: skip
     p.add_argument("--verbose", action="store_true", help="print the daemon's log")
     p.add_argument("--quiet", action="store_true", help="print only failures and the summary")
     p.add_argument("--jobs", type=int, default=4, metavar="N",
@@ -41,18 +48,24 @@ def selection(paths: list[str]) -> tuple[list[Path], list[str]]:
 
 def summary(results: list[Result]) -> list[str]:
     """One line per profile (``tda-2024: 20 passed, 1 failed, 41.2 s``), then the total."""
+
+    def counts(rs: list[Result]) -> str:
+        skipped = sum(bool(r.skipped) for r in rs)
+        ok = sum(r.ok for r in rs) - skipped
+        more = f", {skipped} skipped" if skipped else ""
+        return f"{ok} passed, {len(rs) - ok - skipped} failed{more}"
+
     lines = []
     for prof in sorted({r.profile or "?" for r in results}):
         rs = [r for r in results if (r.profile or "?") == prof]
-        ok = sum(r.ok for r in rs)
         secs = sum(r.seconds for r in rs)
-        lines.append(f"  {prof}: {ok} passed, {len(rs) - ok} failed, {secs:.1f} s")
-    passed = sum(r.ok for r in results)
-    return [*lines, f"{passed} passed, {len(results) - passed} failed"]
+        lines.append(f"  {prof}: {counts(rs)}, {secs:.1f} s")
+    return [*lines, counts(results)]
 
 
 async def _play(paths: list[str], host: str, port: int, show: Callable[[Result], None],
-                abort: Callable[[], None], jobs: int = 1) -> tuple[list[Result], bool]:  # fmt: skip
+                abort: Callable[[], None], jobs: int = 1,
+                core_only: bool = False) -> tuple[list[Result], bool]:  # fmt: skip
     """The scenarios, with Ctrl-C handled on the loop: the first press stops after the
     scenario being played (its table is closed as usual), a second calls ``abort``."""
     loop = asyncio.get_running_loop()
@@ -67,7 +80,8 @@ async def _play(paths: list[str], host: str, port: int, show: Callable[[Result],
 
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
-        results = await run_paths(paths, host, port, show, stop=stop, jobs=jobs)
+        results = await run_paths(paths, host, port, show, stop=stop, jobs=jobs,
+                                  core_only=core_only)  # fmt: skip
     finally:
         loop.remove_signal_handler(signal.SIGINT)
     return results, stop.is_set()
@@ -106,7 +120,9 @@ def main(args: argparse.Namespace) -> int:
         stop_broker()
         os._exit(130)
 
-    if args.broker:
+    if args.core_only:  # no broker
+        results, stopped = asyncio.run(_play(paths, "", 0, show, abort, core_only=True))
+    elif args.broker:
         host, _, port = args.broker.rpartition(":")
         results, stopped = asyncio.run(
             _play(paths, host or "127.0.0.1", int(port), show, abort, args.jobs)

@@ -1,24 +1,34 @@
-"""The simulated table a scenario plays on: :class:`hwsim.table.SimTable` of ten seats (the
-daemon in-process, MockFactory GPIO, a venue subscriber on a private mosquitto; the reader
-board in-process, or on a pty behind a symlink, so that an unplugged board comes back at the
-same path, when the scenario has board faults) and a venue logger. This module adds what a
-scenario needs on top: a chip bank, card tags for a second deck and a joker, a scenario clock
-that can jump ahead, and the instructions the daemon logs."""
+"""The simulated table a scenario plays on. :class:`ScenarioTable` is what the verbs and the
+checks use of a table, with the chip bank they share; two tables implement it:
+
+- :class:`Rig`, the whole system: :class:`hwsim.table.SimTable` of ten seats (the daemon
+  in-process, MockFactory GPIO, a venue subscriber on a private mosquitto; the reader board
+  in-process, or on a pty behind a symlink, so that an unplugged board comes back at the same
+  path, when the scenario has board faults) and a venue logger, the daemon on a
+  :class:`~controller.daemon.clock.ShiftedClock` that ``wait`` moves ahead;
+- :class:`hwsim.scenario.core_rig.CoreRig`, the rules core alone behind the daemon's own
+  translations (``railguard scenario --core-only``).
+
+This module adds what a scenario needs on top: a chip bank, card tags for a second deck and
+a joker, and the instructions the daemon logs."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from controller.daemon.clock import ShiftedClock
 from controller.daemon.service import Daemon
 from controller.link.config import BrokerConfig
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
-from controller.rules.events import Event
+from controller.rules.engine import Step
+from controller.rules.events import ConsoleButton, Declaration, Event
+from controller.rules.state import TableState
 from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio
@@ -73,19 +83,114 @@ def tag_of(ref: CardRef) -> bytes:
     return card_uid(card)
 
 
-class ShiftedClock(asyncio.Queue[Any]):
-    """The daemon's input queue with the scenario clock: every event's ``t`` is moved
-    ``offset`` seconds ahead, so ``wait 70`` makes 70 seconds pass for the rules core at
-    once while events read in one scan cycle keep sharing a ``t``."""
+class VenueSide(Protocol):
+    """What a scenario reads and sends as the venue: the messages on a topic, a command."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.offset = 0.0
+    def on(self, suffix: str) -> list[Any]: ...
 
-    def put_nowait(self, item: Any) -> None:
-        if self.offset:
-            item.event = replace(item.event, t=item.event.t + self.offset)
-        super().put_nowait(item)
+    async def do(self, cmd: str, **args: Any) -> dict[str, Any]: ...
+
+
+class ConsoleSide(Protocol):
+    """The dealer's console and the button puck, as a scenario works them."""
+
+    async def press(self, button: ConsoleButton, hold_s: float = 0.1) -> None: ...
+
+    async def long_press(self, button: ConsoleButton, extra_s: float = 0.1,
+                         taken: Callable[[], bool] | None = None,
+                         limit_s: float = 8.0) -> None: ...  # fmt: skip
+
+    async def declare(self, word: Declaration, gap_s: float = 0.05,
+                      taken: Callable[[], bool] | None = None) -> None: ...  # fmt: skip
+
+    async def bouncy_press(self, button: ConsoleButton, hold_s: float = 0.1, bounces: int = 4,
+                           gap_s: float = 0.002) -> None: ...  # fmt: skip
+
+    def set_puck(self, seat: int, present: bool) -> None: ...
+
+
+class ScenarioTable:
+    """What the verbs (:mod:`hwsim.scenario.verbs`) and the checks
+    (:mod:`hwsim.scenario.checks`) use of a table, and the chip bank they share."""
+
+    chips_on: dict[int, list[bytes]]  # seat: chip tags in its betting zone
+    free_chips: dict[int, list[bytes]]  # value: unused tags
+    puck: int | None
+    levels_sent: int  # set_level commands accepted (the next one's number is this + 1)
+    watchers: list[Callable[[Event, Step], None]]  # the daemon's observers (every step)
+
+    @property
+    def venue(self) -> VenueSide:
+        raise NotImplementedError
+
+    @property
+    def gpio(self) -> ConsoleSide:
+        raise NotImplementedError
+
+    @property
+    def board(self) -> SimBoard:
+        """The reader board, for board faults."""
+        raise NotImplementedError
+
+    @property
+    def symlink(self) -> Path | None:
+        return None
+
+    @property
+    def where(self) -> dict[bytes, int]:
+        """Every tag on the table: its antenna."""
+        raise NotImplementedError
+
+    def now(self) -> float:
+        raise NotImplementedError
+
+    def advance(self, seconds: float) -> None:
+        """``wait``: time passes at once for the whole table."""
+        raise NotImplementedError
+
+    def put(self, ev: Event, source: str) -> None:
+        raise NotImplementedError
+
+    def events_handled(self) -> int:
+        raise NotImplementedError
+
+    def phase(self) -> str:
+        return self.snapshot().phase.value
+
+    def reader_status(self) -> str:
+        raise NotImplementedError
+
+    def snapshot(self) -> TableState:
+        raise NotImplementedError
+
+    async def settled(self, timeout: float = 15.0) -> None:
+        raise NotImplementedError
+
+    async def move_tags(self, moves: list[tuple[bytes, int]]) -> None:
+        raise NotImplementedError
+
+    async def remove_tags(self, uids: list[bytes]) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def take_chips(self, value: int) -> bytes:
+        tags = self.free_chips.get(value)
+        if not tags:
+            raise DemoFailure(f"the chip bank has no more {value} chips (values: "
+                              f"{', '.join(map(str, DENOMINATIONS))})")  # fmt: skip
+        return tags.pop()
+
+    def return_chips(self, uids: list[bytes]) -> None:
+        bank = chip_bank()
+        for u in uids:
+            self.free_chips[bank[u]].append(u)
+
+    def fill_bank(self) -> None:
+        bank = chip_bank()
+        for value in DENOMINATIONS:
+            self.free_chips[value] = [u for u, v in bank.items() if v == value]
 
 
 class _Instructions(logging.Handler):
@@ -109,21 +214,25 @@ def transport_for(sc: Scenario) -> Transport:
 
 
 @dataclass
-class Rig:
-    """A running simulated table (see the module docstring)."""
+class Rig(ScenarioTable):
+    """A running simulated table, the whole system (see the module docstring)."""
 
     sim: SimTable
-    clock: ShiftedClock
+    clock: ShiftedClock  # the daemon's: ``wait`` moves it ahead
     instructions: _Instructions
     logger: VenueLogger
-    chips_on: dict[int, list[bytes]] = field(default_factory=dict)  # seat: chip tags
-    free_chips: dict[int, list[bytes]] = field(default_factory=dict)  # value: unused tags
+    chips_on: dict[int, list[bytes]] = field(default_factory=dict)
+    free_chips: dict[int, list[bytes]] = field(default_factory=dict)
     puck: int | None = None
-    level_no: int = 0
+    levels_sent: int = 0
 
     @property
     def daemon(self) -> Daemon:
         return self.sim.daemon
+
+    @property
+    def watchers(self) -> list[Callable[[Event, Step], None]]:  # type: ignore[override]
+        return self.daemon.watchers
 
     @property
     def board(self) -> SimBoard:
@@ -146,7 +255,10 @@ class Rig:
         return self.sim.where  # every tag on the board: antenna
 
     def now(self) -> float:
-        return time.monotonic()
+        return self.clock.monotonic()
+
+    def advance(self, seconds: float) -> None:
+        self.clock.advance(seconds)
 
     def put(self, ev: Event, source: str) -> None:
         """An event the simulated hardware does not produce here (badge taps without pcscd,
@@ -166,9 +278,14 @@ class Rig:
     def reader_status(self) -> str:
         return self.sim.observe().reader
 
-    def snapshot(self) -> Any:
+    def snapshot(self) -> TableState:
         """The core's snapshot (TableState), as :meth:`Daemon.observe` gives it."""
-        return self.sim.observe(state=True).snapshot
+        snap = self.sim.observe(state=True).snapshot
+        assert snap is not None
+        return snap
+
+    async def close(self) -> None:
+        await close_rig(self)
 
     # ------------------------------------------------------------------ settling
 
@@ -223,18 +340,6 @@ class Rig:
     async def remove_tags(self, uids: list[bytes]) -> None:
         await self.sim.remove_tags(uids)
 
-    def take_chips(self, value: int) -> bytes:
-        tags = self.free_chips.get(value)
-        if not tags:
-            raise DemoFailure(f"the chip bank has no more {value} chips (values: "
-                              f"{', '.join(map(str, DENOMINATIONS))})")  # fmt: skip
-        return tags.pop()
-
-    def return_chips(self, uids: list[bytes]) -> None:
-        bank = chip_bank()
-        for u in uids:
-            self.free_chips[bank[u]].append(u)
-
 
 async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: str,
                    *, decks: set[str], transport: Transport = "inprocess") -> Rig:  # fmt: skip
@@ -248,14 +353,13 @@ async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: 
     dlog.addHandler(instructions)
     if dlog.getEffectiveLevel() > logging.INFO:
         dlog.setLevel(logging.INFO)
-    clock = ShiftedClock()  # the daemon's input queue, before it runs (see ShiftedClock)
+    clock = ShiftedClock()  # the daemon's clock: ``wait`` moves it ahead
     logger.start()
     try:
         await wait_until(lambda: logger.stats.connects > 0, "the venue logger", 20)
         sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
                                   table_id=table_id, seats=LAYOUT, chips=bank,
-                                  transport=transport, enrol=False,
-                                  prepare=lambda d: setattr(d, "queue", clock))  # fmt: skip
+                                  transport=transport, enrol=False, clock=clock)  # fmt: skip
     except BaseException:
         dlog.removeHandler(instructions)
         with contextlib.suppress(Exception):
@@ -263,23 +367,26 @@ async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: 
         logger.store.close()
         raise
     rig = Rig(sim, clock, instructions, logger)
-    for value in DENOMINATIONS:
-        rig.free_chips[value] = [u for u, v in bank.items() if v == value]
+    rig.fill_bank()
     try:
-        venue = sim.venue
-        main = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
-        # a joker is enrolled with deck A (a joker left in the box), through the venue
-        # contract as any deck is
-        jokers = [card_uid(JOKER).hex().upper()] if "JK" in decks else []
-        await venue.do("enrol_deck", deck_id="A", cards=main, jokers=jokers)
-        if "B" in decks:
-            cards = {str(c): tag_of(CardRef(str(c), "B")).hex().upper() for c in STANDARD_DECK}
-            await venue.do("enrol_deck", deck_id="B", cards=cards)
-        await rig.settled()
+        await enrol(rig, decks)
     except BaseException:
         await close_rig(rig)
         raise
     return rig
+
+
+async def enrol(table: ScenarioTable, decks: set[str]) -> None:
+    """Deck A, and deck B and the joker when the scenario uses them, enrolled through the
+    venue contract as any deck is."""
+    main = {str(c): card_uid(c).hex().upper() for c in STANDARD_DECK}
+    # a joker is enrolled with deck A (a joker left in the box)
+    jokers = [card_uid(JOKER).hex().upper()] if "JK" in decks else []
+    await table.venue.do("enrol_deck", deck_id="A", cards=main, jokers=jokers)
+    if "B" in decks:
+        cards = {str(c): tag_of(CardRef(str(c), "B")).hex().upper() for c in STANDARD_DECK}
+        await table.venue.do("enrol_deck", deck_id="B", cards=cards)
+    await table.settled()
 
 
 async def close_rig(rig: Rig) -> None:

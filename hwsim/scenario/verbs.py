@@ -13,10 +13,10 @@ from controller.rules.events import BadgeTap, ConsoleButton, Declaration, Declar
 from hwsim.layout import split_chips, wait_until
 from hwsim.scenario.model import Action
 from hwsim.scenario.parse import VENUE_VERBS
-from hwsim.scenario.rig import BET, HOLE, ZONE_ANTENNA, DemoFailure, Rig, tag_of
+from hwsim.scenario.rig import BET, HOLE, ZONE_ANTENNA, DemoFailure, ScenarioTable, tag_of
 
 
-async def _cards(rig: Rig, a: Action) -> None:
+async def _cards(rig: ScenarioTable, a: Action) -> None:
     if a.verb == "take":
         uids = [tag_of(c) for c in a.cards]
         for c, u in zip(a.cards, uids, strict=True):
@@ -39,12 +39,12 @@ async def _cards(rig: Rig, a: Action) -> None:
         await rig.settled()
 
 
-def _zone_total(rig: Rig, seat: int) -> int:
+def _zone_total(rig: ScenarioTable, seat: int) -> int:
     bank = _bank()
     return sum(bank[u] for u in rig.chips_on.get(seat, []))
 
 
-async def _chips(rig: Rig, a: Action) -> None:
+async def _chips(rig: ScenarioTable, a: Action) -> None:
     if a.verb == "zone":  # the zone's total becomes a.amount: chips added or taken back
         now = _zone_total(rig, a.seat)
         if a.amount == now:
@@ -109,7 +109,7 @@ def _pick(on: list[bytes], bank: dict[bytes, int], amount: int) -> list[bytes] |
     return best
 
 
-async def _fault(rig: Rig, a: Action) -> None:
+async def _fault(rig: ScenarioTable, a: Action) -> None:
     b = rig.board
     kind = a.text
     if kind == "garbage":
@@ -136,7 +136,7 @@ async def _fault(rig: Rig, a: Action) -> None:
     await asyncio.sleep(0.1)
 
 
-async def _press(rig: Rig, a: Action) -> None:
+async def _press(rig: ScenarioTable, a: Action) -> None:
     assert a.button is not None
     before = rig.events_handled()
     if a.long:
@@ -146,7 +146,7 @@ async def _press(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.events_handled() > before, f"the {a.button.value} press")
 
 
-async def _declare(rig: Rig, a: Action) -> None:
+async def _declare(rig: ScenarioTable, a: Action) -> None:
     """The dealer records a declaration on the console (DECLARE, then the second key) for
     the seat in turn; for any other seat (the console cannot say who) the runner puts the
     ``Declare`` on the daemon's input queue, as it does badge taps."""
@@ -160,7 +160,7 @@ async def _declare(rig: Rig, a: Action) -> None:
     await wait_until(lambda: rig.events_handled() > before, f"the declaration {a.text}")
 
 
-async def _showdown(rig: Rig) -> None:
+async def _showdown(rig: ScenarioTable) -> None:
     """Every hand still to show is tabled in the order the table prompts (the dealer's ACK for
     each prompted seat); where the profile awards only once the losing hands are killed (003
     [L63]), the dealer then mucks each losing hand the table names (``kill_next``). Until the
@@ -184,7 +184,7 @@ async def _showdown(rig: Rig) -> None:
     raise DemoFailure("showdown: every hand tabled or killed and the pot is still not pushed")
 
 
-async def _show(rig: Rig, a: Action) -> None:
+async def _show(rig: ScenarioTable, a: Action) -> None:
     """Seat N tables its hand: the dealer's ACK, which tables the seat the table prompts."""
     prompted = rig.snapshot().show_next
     if prompted != a.seat:
@@ -193,7 +193,7 @@ async def _show(rig: Rig, a: Action) -> None:
     await _press(rig, Action(a.line, "press", button=ConsoleButton.ACK))
 
 
-async def _button(rig: Rig, seat: int) -> None:
+async def _button(rig: ScenarioTable, seat: int) -> None:
     before = rig.events_handled()
     if rig.puck is not None:
         rig.gpio.set_puck(rig.puck, False)
@@ -203,7 +203,7 @@ async def _button(rig: Rig, seat: int) -> None:
     await wait_until(lambda: rig.events_handled() > before, f"the button puck at seat {seat}")
 
 
-async def _next_hand(rig: Rig) -> None:
+async def _next_hand(rig: ScenarioTable) -> None:
     cards = [u for u, ant in rig.where.items() if ant not in BET.values()]
     if cards:
         await rig.remove_tags(cards)
@@ -216,7 +216,7 @@ async def _next_hand(rig: Rig) -> None:
         ) from None
 
 
-async def _command(rig: Rig, a: Action) -> str:
+async def _command(rig: ScenarioTable, a: Action) -> str:
     """A venue command over MQTT: '' when accepted, else the daemon's reason."""
     v = rig.venue
     if a.verb == "seat":
@@ -228,7 +228,7 @@ async def _command(rig: Rig, a: Action) -> str:
         cmd, args = "move", {"from_seat": a.seat, "to_seat": a.numbers[0]}
     elif a.verb == "level":
         sb, bb, ante = a.numbers
-        cmd, args = "set_level", {"level": rig.level_no + 1, "small_blind": sb,
+        cmd, args = "set_level", {"level": rig.levels_sent + 1, "small_blind": sb,
                                   "big_blind": bb, "ante": ante}  # fmt: skip
     elif a.verb == "set-profile":
         cmd, args = "set_profile", {"profile": a.text}
@@ -242,11 +242,11 @@ async def _command(rig: Rig, a: Action) -> str:
             raise
         return str(exc)[len(prefix) :] or "refused"
     if a.verb == "level":
-        rig.level_no += 1
+        rig.levels_sent += 1
     return ""
 
 
-async def do_action(rig: Rig, a: Action) -> str:
+async def do_action(rig: ScenarioTable, a: Action) -> str:
     """Do ``a`` at the table; a venue command's refusal is returned (else '')."""
     refused = ""
     if a.verb in VENUE_VERBS:
@@ -277,7 +277,7 @@ async def do_action(rig: Rig, a: Action) -> str:
         if not a.long:
             rig.put(SetDealer(t, a.text), "pcsc")
     elif a.verb == "wait":
-        rig.clock.offset += a.seconds
+        rig.advance(a.seconds)
         rig.put(Tick(rig.now()), "timer")
     elif a.verb == "fault":
         await _fault(rig, a)

@@ -19,17 +19,19 @@ from typing import Any
 
 import pytest
 
+from controller.daemon import config
 from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.hands import generated_hands
 from controller.demo.table import BET as BET_ANT
-from controller.demo.table import BOARD, BURN, HOLE, MUCK, PUCK, Venue, card_uid, chip_uid
+from controller.demo.table import HOLE, MUCK, Venue, card_uid, chip_uid
 from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import CardPlaced, ChipsIn, SeatPlayer, SetButton, SetLevel, ZoneKind
 from controller.rules.profile import get_profile
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
 from hwsim.gpio import SimGpio, wired_factory
+from hwsim.layout import SIX, config_mapping
 from tests.brokers import plain_broker
 
 BASE = "railguard/v1/t1"
@@ -42,47 +44,11 @@ EXTRA = {chip_uid(1, j * 20 + k): d for j, d in enumerate(demo_table.DENOMINATIO
 
 def _toml(port_path: str, mqtt_port: int, storage: Path, profile: str,
           chips: dict[bytes, int]) -> str:  # fmt: skip
-    hole = "\n".join(f"{s} = {a}" for s, a in HOLE.items())
-    bet = "\n".join(f"{s} = {a}" for s, a in BET_ANT.items())
-    puck = "\n".join(f'"{s}" = {p}' for s, p in PUCK.items())
-    chip_lines = "\n".join(f'"{u.hex()}" = {v}' for u, v in chips.items() if v)
-    return f"""
-[table]
-id = "t1"
-venue = "v1"
-profile = "{profile}"
-[reader]
-ports = ["{port_path}"]
-scan_period_ms = 20
-heartbeat_ms = 200
-ready_timeout_s = 10.0
-[zones]
-seats = 6
-board = {BOARD}
-burn = {BURN}
-muck = {MUCK}
-[zones.hole]
-{hole}
-[zones.bet]
-{bet}
-[gpio]
-pin_factory = "mock"
-chip_sensors = {{}}
-[gpio.puck_sensors]
-{puck}
-[mqtt]
-host = "127.0.0.1"
-port = {mqtt_port}
-tls = false
-allow_plaintext = true
-keepalive = 5
-[storage]
-path = "{storage}"
-[chips]
-{chip_lines}
-[log]
-level = "INFO"
-"""
+    """The subprocess daemon's config file: the simulated six-seat table's
+    (``hwsim.layout.config_mapping``), written by ``controller.daemon.config.dumps``."""
+    mapping = config_mapping(port_path, "127.0.0.1", mqtt_port, "t1", profile, storage, chips,
+                             layout=SIX)  # fmt: skip
+    return config.dumps({**mapping, "log": {"level": "INFO"}})
 
 
 async def wait_for(cond: Any, what: str, timeout: float = 10.0) -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from controller.daemon import config
-from controller.demo.sim import to_toml
 from hwsim.layout import TEN, Layout, config_mapping
 
 pytestmark = pytest.mark.skipif(
@@ -32,10 +31,12 @@ def test_the_config_writer_round_trips_through_tomllib(tmp_path: Path) -> None:
     chips = {bytes.fromhex("C1000000000001"): 25, bytes.fromhex("C1000000000002"): 100}
     mapping = config_mapping(str(tmp_path / "reader"), "127.0.0.1", 1883, "t1", "club-003",
                              tmp_path / "state", chips, layout=TEN)  # fmt: skip
-    text = to_toml(mapping)
+    text = config.dumps(mapping)
     assert tomllib.loads(text) == mapping
     cfg = config.loads(text)  # and the daemon takes it
     assert cfg.zones.zone_of(TEN.bet[10]) is not None
+    odd = {"a": {'quote "x" \\ y': ['s"1', 2, 2.5, True], "7c": {"k-1": "v"}}, "top": 1}
+    assert tomllib.loads(config.dumps(odd)) == odd  # keys and strings that need quoting
 
 
 class Proc:

@@ -1,8 +1,12 @@
-"""The scenario library: every ``.scn`` file under ``scenarios/`` is played on the simulated
-table with the real daemon (one test each, in the README's test command). A scenario that
-passes is credited with the rulings of its ``clause`` line under its profile (the clause
-marker, tests/coverage_plugin.py). ``railguard scenario`` is tried as a technician would:
-progress, the per-profile summary, a malformed file, an empty selection."""
+"""The scenario library: every ``.scn`` file under ``scenarios/`` is played through the rules
+core alone behind the daemon's translations (``railguard scenario --core-only``: one test
+each, seconds for the whole library), and on the simulated table with the real daemon and
+mosquitto for a smoke set plus every scenario that exercises the hardware path
+(:func:`hwsim.scenario.runner.hardware_path`: board faults, the reader, badges, the DECLARE
+key, the clock jumping ahead, cards in one scan cycle). A scenario that passes is credited
+with the rulings of its ``clause`` line under its profile (the clause marker,
+tests/coverage_plugin.py). ``railguard scenario`` is tried as a technician would: progress,
+the per-profile summary, a malformed file, an empty selection, ``--core-only``."""
 
 from __future__ import annotations
 
@@ -16,11 +20,33 @@ import pytest
 
 from hwsim.broker import Broker, plain_broker
 from hwsim.scenario.parse import parse_file
-from hwsim.scenario.runner import Result, run_paths
+from hwsim.scenario.runner import Result, hardware_only, hardware_path, run_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "scenarios"
 FILES = sorted(LIBRARY.rglob("*.scn"))
+
+#: played on the whole system whatever they exercise: each profile, a hand played out, the
+#: button draw, a player unseated, a side pot, the showdown
+SMOKE = [
+    LIBRARY / name
+    for name in (
+        "tda-2024/000-S3-misdeal-1h-wrong-first-seat.scn",
+        "tda-2024/000-S3-bet-4-short-all-in-does-not-reopen.scn",
+        "tda-2024/000-S1-button-5-high-card-draw.scn",
+        "vistancia-002/002-NonStdFolds-1-fold-out-of-turn.scn",
+        "club-003/003-hand-played-out-control.scn",
+        "a2c-000/000-S2-hand-played-out-control.scn",
+        "a2c-000/000-S1-shortblind-6-short-big-blind-all-in.scn",
+        "shaved-dog-004/004-TG-22-sb-eliminated-button-stays-with-player.scn",
+        "roberts-rules/000-S5-blinds-5-new-player-waits.scn",
+    )
+]
+FULL = sorted(set(SMOKE) | {f for f in FILES if hardware_path(parse_file(f))})
+
+
+def _id(f: Path) -> str:
+    return str(f.relative_to(LIBRARY))
 
 
 def railguard(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -41,6 +67,21 @@ def test_library_names_each_scenario_after_its_clause() -> None:
         text = f.read_text()
         assert parse_file(f).profile == f.parent.name, f
         assert "Rulebook:" in text or "no rulebook" in text.lower(), f"{f}: cite the rulebook"
+    assert all(f.exists() for f in SMOKE), [f for f in SMOKE if not f.exists()]
+
+
+def _wanted(request: pytest.FixtureRequest, name: str) -> list[Path]:
+    return [item.callspec.params["path"] for item in request.session.items
+            if item.originalname == name and hasattr(item, "callspec")]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def core_played(request: pytest.FixtureRequest) -> dict[str, Result]:
+    """Every scenario this run selected, played once on the core-only table."""
+    wanted = _wanted(request, "test_scenario_core_only")
+    play = run_paths([str(p) for p in wanted], "", 0, core_only=True)
+    results = asyncio.run(asyncio.wait_for(play, 60 + 2 * len(wanted)))
+    return {r.path: r for r in results}
 
 
 JOBS = 4  # tables at once: a scenario mostly waits on the table's scan timing
@@ -48,29 +89,67 @@ JOBS = 4  # tables at once: a scenario mostly waits on the table's scan timing
 
 @pytest.fixture(scope="module")
 def played(broker: Broker, request: pytest.FixtureRequest) -> dict[str, Result]:
-    """Every scenario this run selected, played once, ``JOBS`` tables at a time (board-fault
-    scenarios alone afterwards), as ``railguard scenario --jobs`` plays them. Under xdist
-    (scripts/test.sh) ``--dist loadfile`` sends this whole module to one worker, which
-    plays them all, as one process does: spread over three workers, each played the whole
-    library (its own ``session.items`` lists them all), and a dozen timed out."""
-    wanted = [item.callspec.params["path"] for item in request.session.items
-              if item.originalname == "test_scenario" and hasattr(item, "callspec")]  # fmt: skip
+    """Every whole-system scenario this run selected, played once, ``JOBS`` tables at a time
+    (board-fault scenarios alone afterwards), as ``railguard scenario --jobs`` plays them.
+    Under xdist (scripts/test.sh) ``--dist loadfile`` sends this whole module to one worker,
+    which plays them all, as one process does: spread over three workers, each played the
+    whole library (its own ``session.items`` lists them all), and a dozen timed out."""
+    wanted = _wanted(request, "test_scenario")
     budget = 60 + 8 * len(wanted)
     play = run_paths([str(p) for p in wanted], "127.0.0.1", broker.port, jobs=JOBS)
     results = asyncio.run(asyncio.wait_for(play, budget))
     return {r.path: r for r in results}
 
 
-@pytest.mark.timeout(1800)  # the first one plays the whole selection (the fixture)
-@pytest.mark.parametrize("path", FILES, ids=[str(f.relative_to(LIBRARY)) for f in FILES])
-def test_scenario(path: Path, played: dict[str, Result], request: pytest.FixtureRequest) -> None:
-    sc = parse_file(path)
-    r = played[str(path)]
+def _credit(request: pytest.FixtureRequest, path: Path, r: Result) -> None:
     # credited only if the scenario passes (the plugin reads the marker afterwards), and not
     # while one of its expectations is a known failure (xfail)
-    if sc.clauses and not r.xfails:
+    sc = parse_file(path)
+    if sc.clauses and not r.xfails and not r.skipped:
         request.node.add_marker(pytest.mark.clause(*sc.clauses, profiles=(sc.profile,)))
+
+
+@pytest.mark.timeout(600)  # the first one plays the whole selection (the fixture)
+@pytest.mark.parametrize("path", FILES, ids=[_id(f) for f in FILES])
+def test_scenario_core_only(path: Path, core_played: dict[str, Result],
+                            request: pytest.FixtureRequest) -> None:  # fmt: skip
+    """Every scenario through the rules core alone; one that needs the hardware path is
+    skipped there, and is on the whole system's list (``FULL``)."""
+    r = core_played[str(path)]
+    if r.skipped:
+        assert hardware_only(parse_file(path)) and path in FULL, r.report()
+        pytest.skip(r.skipped)
+    _credit(request, path, r)
     assert r.ok, r.report()
+
+
+@pytest.mark.timeout(1800)  # the first one plays the whole selection (the fixture)
+@pytest.mark.parametrize("path", FULL, ids=[_id(f) for f in FULL])
+def test_scenario(path: Path, played: dict[str, Result], request: pytest.FixtureRequest) -> None:
+    """The smoke set and every scenario of the hardware path on the whole system."""
+    r = played[str(path)]
+    _credit(request, path, r)
+    assert r.ok, r.report()
+
+
+@pytest.mark.timeout(120)
+def test_cli_core_only_plays_the_library_and_skips_the_hardware_path(tmp_path: Path) -> None:
+    """``railguard scenario --core-only``: no broker, a FAIL for a wrong expectation (the
+    core-only table can fail), a SKIP naming what of the hardware path a scenario needs."""
+    bad = tmp_path / "tda-2024" / "bad-wrong-alert.scn"
+    bad.parent.mkdir()
+    good = LIBRARY / "tda-2024" / "000-S3-misdeal-1h-wrong-first-seat.scn"
+    # the good scenario's deal with an alert it does not raise: must fail
+    bad.write_text(good.read_text().replace("expect phase misdeal", "expect phase betting"))
+    fault = LIBRARY / "tda-2024" / "FAULT-reader-noise-during-the-deal.scn"
+    out = railguard("--core-only", str(good), str(bad), str(fault), timeout=100)
+    assert out.returncode == 1, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0].startswith(f"[1/3] PASS {good} ("), lines
+    assert lines[1].startswith(f"[2/3] FAIL {bad}:"), lines
+    assert lines[2] == (f"[3/3] SKIP {fault}: needs the hardware path (board faults, a "
+                        "bouncing button, the reader's status)")  # fmt: skip
+    assert lines[-1] == "1 passed, 1 failed, 1 skipped", lines
 
 
 @pytest.mark.timeout(90)
