@@ -150,6 +150,11 @@ REMEDY: dict[tuple[str, str], str] = {
     "moves to award (ACK) while one is live",
     ("kill_losers_before_award", "false"): "SHOWDOWN: the pot is awarded once every hand is "
     "tabled or mucked",
+    ("hold_cards_until_winner", "true"): "SHOWDOWN: the best hand read going to the muck "
+    "untabled before the winner is declared is HAND_NOT_TABLED as a warning (no claim, unless "
+    "the director retrieves it)",
+    ("hold_cards_until_winner", "false"): "SHOWDOWN: the best hand read mucked untabled is "
+    "HAND_NOT_TABLED as a note (info)",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",
     ("clock_countdown_seconds", "*"): "then a {v}-second countdown, then the hand is dead",
     ("heads_up_bb_first_card", "true"): "heads-up the big blind gets the first card",

@@ -433,8 +433,8 @@ _ENTRIES: Final[dict[AlertCode, tuple[tuple[Severity, ...], Category, tuple[str,
         "A pot pushed while a losing hand is still live",
     ),
     A.HAND_NOT_TABLED: (
-        (_I,), _P,
-        ("000 [L166]", "002 [L51]", "004 AR-6, HE-10"),
+        (_I, _W), _P,
+        ("000 [L166], [L167]", "002 [L51]", "004 AR-6, HE-10"),
         "The best hand read was mucked without being tabled: no claim to the pot",
     ),
     A.REJECTED: (

@@ -180,6 +180,10 @@ class Profile:
     # cards away (the cards are read from the tags)
     declared_board_keeps_claim: bool = False
     kill_losers_before_award: bool = False
+    # 000 [L167]: players hold their cards until the winner is declared: the best hand read
+    # going to the muck untabled is a warning, not a note (its claim is gone, [L166], unless
+    # the director retrieves it, [L126])
+    hold_cards_until_winner: bool = False
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision
