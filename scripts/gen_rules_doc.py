@@ -155,6 +155,10 @@ REMEDY: dict[tuple[str, str], str] = {
     "the director retrieves it)",
     ("hold_cards_until_winner", "false"): "SHOWDOWN: the best hand read mucked untabled is "
     "HAND_NOT_TABLED as a note (info)",
+    ("every_hand_shows", "true"): "SHOWDOWN: every remaining player shows: any hand mucked "
+    "unshown (undeclared) is HAND_NOT_TABLED (a note)",
+    ("every_hand_shows", "false"): "SHOWDOWN: a hand mucked unshown is noted only if it was "
+    "the best hand read",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",
     ("clock_countdown_seconds", "*"): "then a {v}-second countdown, then the hand is dead",
     ("heads_up_bb_first_card", "true"): "heads-up the big blind gets the first card",

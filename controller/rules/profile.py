@@ -184,6 +184,9 @@ class Profile:
     # going to the muck untabled is a warning, not a note (its claim is gone, [L166], unless
     # the director retrieves it, [L126])
     hold_cards_until_winner: bool = False
+    # 004 HE-10 [L31]: "every remaining player shows": any hand mucked unshown at the showdown
+    # is HAND_NOT_TABLED (a note), not only the best one read
+    every_hand_shows: bool = False
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision

@@ -192,8 +192,9 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         others = [s for s in h.show_order if h.shows.get(s, True)]
         best = _best(core, h, others)
         h.shows[seat] = False
-        if core.profile.untabled_muck_relinquishes and seat in best and len(others) > 1:
-            if core.profile.hold_cards_until_winner:  # 000 [L167]: the dealer must hear it
+        noted = seat in best or core.profile.every_hand_shows  # 004 HE-10: every hand shows
+        if core.profile.untabled_muck_relinquishes and noted and len(others) > 1:
+            if core.profile.hold_cards_until_winner and seat in best:  # 000 [L167]: the dealer must hear it
                 core.alert(
                     AlertCode.HAND_NOT_TABLED,
                     Severity.WARNING,
