@@ -70,6 +70,8 @@ REMEDY: dict[tuple[str, str], str] = {
     ("boxed_counts_with_exposed", "false"): "exposed and boxed cards are counted apart",
     ("out_of_sequence", "misdeal"): "a card out of sequence: misdeal",
     ("out_of_sequence", "warn"): "a card out of sequence: warning, the deal goes on in order",
+    ("out_of_sequence", "note"): "a card out of sequence: a note (info), no misdeal, no hold; "
+    "the deal goes on in order",
     ("foreign_card", "void"): "a card of no registered deck: the hand is void, bets returned",
     ("foreign_card", "floor"): "a card of no registered deck: a floor ruling (FOREIGN_CARD "
     "warning, the hand held; dealt on, the card replaced after the deal; the supervisor's "
@@ -81,6 +83,8 @@ REMEDY: dict[tuple[str, str], str] = {
     "supervisor's badge, then MISDEAL, or ACK: the new player plays the hand dealt / the "
     "seat dealt out is dead, its blinds stay in the pot)",
     ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
+    ("wrong_first_seat", "note"): "the first card to the wrong seat: a note (WRONG_FIRST_SEAT "
+    "info), no misdeal, no hold; dealt on clockwise from that seat",
     ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
     "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
     "misdeal or ACK = play on, dealt on from that seat; FLOOR_DECISION records it)",

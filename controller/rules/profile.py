@@ -53,7 +53,8 @@ class ExposedMisdeal(Enum):
 
 class SequenceRule(Enum):
     MISDEAL = "misdeal"  # 000-S3-misdeal-1f
-    WARN = "warn"  # 003 / 004: order described, no remedy stated
+    WARN = "warn"  # 003: order described, no remedy stated
+    NOTE = "note"  # 004: silent (no misdeal for it): a note for the dealer (info)
 
 
 class ExtraCardRule(Enum):
@@ -77,7 +78,8 @@ class PrematureTurn(Enum):
 
 class WrongFirstSeat(Enum):
     MISDEAL = "misdeal"  # 000 MISDEALS bullet 8 [L115], 002 Misdeals c), TDA 35-A
-    FLOOR = "floor"  # 003 / 004 name no remedy: the floor decides (floor.py)
+    FLOOR = "floor"  # 003 names no remedy: the floor decides (floor.py)
+    NOTE = "note"  # 004 is silent: no misdeal, no hold; a note (info), dealt on from there
 
 
 class EntitlementError(Enum):
