@@ -194,7 +194,9 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         h.shows[seat] = False
         noted = seat in best or core.profile.every_hand_shows  # 004 HE-10: every hand shows
         if core.profile.untabled_muck_relinquishes and noted and len(others) > 1:
-            if core.profile.hold_cards_until_winner and seat in best:  # 000 [L167]: the dealer must hear it
+            if (
+                core.profile.hold_cards_until_winner and seat in best
+            ):  # 000 [L167]: the dealer must hear it
                 core.alert(
                     AlertCode.HAND_NOT_TABLED,
                     Severity.WARNING,
@@ -230,7 +232,9 @@ def _after_award(core: TableCore, h: Hand, e: CardPlaced) -> None:
     winners = {s for pot in rec.pots for s in pot.winners}
     if seat not in winners or not h.shows.get(seat) or seat in h.show_alerted:
         return
-    live = [s for s, shown in h.shows.items() if shown and s not in winners and _on_seat(core, h, s)]
+    live = [
+        s for s, shown in h.shows.items() if shown and s not in winners and _on_seat(core, h, s)
+    ]
     if not live:
         return
     h.show_alerted.add(seat)
