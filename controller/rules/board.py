@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 from controller.rules import bb_option, betting, rounds
 from controller.rules.decisions import AlertCode, Severity, StreetDealt
-from controller.rules.events import BadgeTap, CardPlaced
+from controller.rules.events import BadgeTap, CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
@@ -299,6 +299,12 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
             )
         return
     needs_burn = int(coming) not in h.no_burn
+    if needs_burn and h.required_burn and h.street_burns == 0 and _extra_burn_left(core, h):
+        # 004 AR-16 (000 irreg-12b): the extra burn of the last street, left on the burn,
+        # is this street's burn: the cards are in their proper positions
+        core.instruct(f"{core.card_name(h.required_burn)} (the extra burn) is this street's burn")
+        h.required_burn = ""
+        h.street_burns = 1
     if (
         needs_burn
         and h.street_burns < 1 + h.burn_debt
@@ -319,6 +325,14 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     h.board.append(e.tag)
     if len(h.board) >= size:
         _street_dealt(core, h, coming)
+
+
+def _extra_burn_left(core: TableCore, h: Hand) -> bool:
+    """The burn the profile wants next is the extra burn still lying on the burn spot."""
+    if core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+        return False
+    loc = core.where.get(h.required_burn)
+    return loc is not None and loc[0] is ZoneKind.BURN
 
 
 def _fourth_flop_card(core: TableCore, h: Hand) -> bool:
