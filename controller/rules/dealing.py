@@ -203,10 +203,25 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
         p = h.players.get(seat)
         if p is not None and tag in p.cards:
             p.cards.remove(tag)
+            if phase is Phase.DEALING and h.dealt == [(tag, seat)] and not h.floor_hold:
+                _first_card_taken_back(core, h, p, tag)
     elif zone is ZoneKind.BOARD:
         board.on_board_removed(core, tag)
     else:
         board.on_burn_removed(core, tag)
+
+
+def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> None:
+    """The only card dealt so far is taken back (004, silent on a wrong first seat: the
+    dealer gives it to the right seat): the deal starts again from the proper first seat."""
+    if tag in p.hole:
+        p.hole.remove(tag)
+    h.owner.pop(tag, None)
+    h.dealt.clear()
+    h.deal_idx = 0
+    prof = core.profile
+    order = deal_order(h.pos, frozenset(h.players), prof.max_seats, prof.heads_up_bb_first_card)
+    h.deal_seq = order + order
 
 
 def _purge_old_deal(core: TableCore, keep: str) -> None:
