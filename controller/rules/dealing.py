@@ -203,7 +203,11 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
         p = h.players.get(seat)
         if p is not None and tag in p.cards:
             p.cards.remove(tag)
-            if phase is Phase.DEALING and h.dealt == [(tag, seat)] and not h.floor_hold:
+            if (
+                phase is Phase.DEALING
+                and h.dealt == [(tag, seat)]
+                and core.profile.wrong_first_seat is WrongFirstSeat.NOTE
+            ):
                 _first_card_taken_back(core, h, p, tag)
     elif zone is ZoneKind.BOARD:
         board.on_board_removed(core, tag)
@@ -212,8 +216,9 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
 
 
 def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> None:
-    """The only card dealt so far is taken back (004, silent on a wrong first seat: the
-    dealer gives it to the right seat): the deal starts again from the proper first seat."""
+    """The only card dealt so far is taken back where a wrong first seat is only a note (004,
+    silent: the dealer gives the card to the right seat): the deal starts again from the
+    proper first seat."""
     if tag in p.hole:
         p.hole.remove(tag)
     h.owner.pop(tag, None)
