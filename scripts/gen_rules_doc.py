@@ -214,7 +214,8 @@ COMMON = [
     (
         "wrong first seat",
         "per `wrong_first_seat`: misdeal (000 MISDEALS bullet 8, 002 c), "
-        "TDA 35-A), or the floor decides (003, 004: no remedy named)",
+        "TDA 35-A), the floor decides (003: no remedy named), or a note, dealt on from that "
+        "seat (004: silent)",
     ),
     (
         "card to an empty seat / entitled seat dealt out",

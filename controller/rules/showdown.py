@@ -9,7 +9,11 @@ confirmation, docs/hardware-gpio-pcsc.md); hole cards put on the muck muck that 
 mucked untabled has no claim where the profile says so (000 [L166], 002 [L51], 004 AR-6).
 The tabled winner going to the muck stops the dealer (002 [L59], 003 [L63]), and where the
 profile says so the pot waits until every losing hand is killed (003 [L63]). When every hand
-is decided, each pot is awarded among the tabled hands. After an all-in run-out the hands
+is decided, each pot is awarded among the tabled hands; the chips are pushed after that, so a
+winner going to the muck while a tabled loser is still on its spot stops the dealer too
+(``_after_award``). The best hand read mucked untabled is HAND_NOT_TABLED: a warning where
+players hold their cards until the winner is declared (000 [L167]), else a note; under 004
+HE-10 any hand mucked unshown is noted. After an all-in run-out the hands
 were turned face up before the board (ALL_IN_FACE_UP): they are tabled at once."""
 
 from __future__ import annotations
