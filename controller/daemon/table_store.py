@@ -1,5 +1,6 @@
 """``TableStore``: the daemon's small durable state (SQLite, WAL, same file as the outbox
-or its own): hand counter, seating and stacks, level and profile, deck registry, the
+or its own): hand counter, seating (with the players' names) and stacks, the core's level
+state (``levels``, written by the core loop from the core), profile, deck registry, the
 request ids of recently accepted venue commands (so a command replayed after a restart is
 still refused), and the events of the hand in progress (so a restart mid-hand can rebuild it).
 
@@ -67,15 +68,6 @@ class SeatRecord:
     stack: int
 
 
-@dataclass(frozen=True, slots=True)
-class LevelRecord:
-    level: int
-    small_blind: int
-    big_blind: int
-    ante: int
-    big_blind_ante: bool = False
-
-
 class TableStore:
     """Typed durable key-value state of one table."""
 
@@ -119,14 +111,7 @@ class TableStore:
             )
         return value
 
-    # -- level and profile ---------------------------------------------------------------
-    def level(self) -> LevelRecord | None:
-        raw = self.get("level")
-        return None if raw is None else LevelRecord(**raw)
-
-    def set_level(self, level: LevelRecord) -> None:
-        self.put("level", asdict(level))
-
+    # -- profile -------------------------------------------------------------------------
     def profile(self) -> str | None:
         raw = self.get("profile")
         return None if raw is None else str(raw)

@@ -32,10 +32,11 @@ def _run(tmp: Path, scenario: Callable[[Path, int], Awaitable[None]]) -> None:
         asyncio.run(asyncio.wait_for(scenario(tmp, broker.port), 60))
 
 
-def table(rig: Rig) -> tuple[Any, dict[str, Any], dict[int, str]]:
-    """What a refused command must leave as it was: the core's state, the store, the names."""
+def table(rig: Rig) -> tuple[Any, dict[str, Any]]:
+    """What a refused command must leave as it was: the core's state (the players' names
+    and the level state with it) and the store."""
     d = rig.daemon
-    return d.core.snapshot(), d.store.snapshot(), dict(d.names)
+    return d.core.export(), d.store.snapshot()
 
 
 async def send(rig: Rig, body: dict[str, Any]) -> dict[str, Any]:
