@@ -167,7 +167,7 @@ def with_levels(data: TableData, raw: Any) -> TableData | None:
 def _seat_data(v: Any) -> SeatData:
     """A seat of a ``_start`` entry: [player, stack, present, status, name] (no name in an
     entry of an earlier version: the player id)."""
-    name = str(v[4]) if len(v) > 4 else ""
+    name = str(v[4]) if len(v) > 4 else str(v[0])
     return SeatData(str(v[0]), int(v[1]), bool(v[2]), SeatStatus(v[3]), name)
 
 

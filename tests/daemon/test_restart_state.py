@@ -34,7 +34,8 @@ from controller.rules.profile import get_profile
 from tests.brokers import plain_broker
 from tests.daemon.daemon_rig import mapping, running, wait_for
 
-OLD, NEW = Level(50, 100, 0), Level(100, 200, 0)
+# the levels the venue set (level 1, then level 2: the core keeps their numbers)
+OLD, NEW = Level(50, 100, 0, 1), Level(100, 200, 0, 2)
 
 
 @pytest.mark.timeout(90)
