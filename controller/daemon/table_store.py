@@ -182,7 +182,8 @@ class TableStore:
                 if cur.rowcount != 1:
                     raise BadInput(f"seat {seat} is empty")
 
-    # -- deck registry -------------------------------------------------------------------
+    # -- deck registry (the durable copy of the daemon's DeckRegistry: read at start-up; the
+    # tag -> card look-up is the registry's, firmware_bridge.decks) --------------------------
     def enrol_deck(
         self, deck_id: str, cards: Mapping[str, str], jokers: Sequence[str] = ()
     ) -> None:
@@ -217,11 +218,6 @@ class TableStore:
         rows = self.db.query("SELECT card, uid FROM deck_cards WHERE deck_id = ?", (deck_id,))
         jokers = [(str(c), str(u)) for c, u in rows if str(c).startswith(JOKER_PREFIX)]
         return [u for _, u in sorted(jokers, key=lambda j: int(j[0][len(JOKER_PREFIX) :]))]
-
-    def card_for_uid(self, uid: str) -> tuple[str, str] | None:
-        """(deck_id, card) of a tag UID, or None if no enrolled deck has it."""
-        rows = self.db.query("SELECT deck_id, card FROM deck_cards WHERE uid = ?", (uid,))
-        return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     # -- request ids of accepted venue commands ------------------------------------------
     def remember_command(self, request_id: str, seen_at: float, horizon: float) -> bool:
