@@ -29,7 +29,6 @@ Conventions (the spec leaves them to the site):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -99,17 +98,15 @@ def to_ohh(
     table_name: str | None = None,
     table_size: int = 10,
     tournament: bool = True,
-    names: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The OHH 1.4 ``ohh`` object of one completed hand. ``start`` is wall-clock time;
-    ``names`` maps the seated player ids to the players' names (the table's seating)."""
-    names = names or {}
+    """The OHH 1.4 ``ohh`` object of one completed hand. ``start`` is wall-clock time; the
+    players' names are the record's (the core's seats at the hand's end)."""
     players = []
     for s in rec.seats:
         player: dict[str, Any] = {
             "id": s.seat,
             "seat": s.seat,
-            "name": names.get(s.player) or s.player or f"seat {s.seat}",
+            "name": s.name or s.player or f"seat {s.seat}",
             "starting_stack": s.start_stack,
         }
         if s.player:

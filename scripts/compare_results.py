@@ -54,7 +54,12 @@ from controller.rules.decisions import Alert, HandRecord  # noqa: E402
 
 PHH = ROOT.parent / "shared" / "data" / "phh"
 SCENARIOS = ROOT / "scenarios"
-_TIMES = frozenset({"t", "started_t", "ended_t", "table"})
+# left out of the records' digests: the players' display names (``SeatRecord.name``, issue
+# 21: a recording made before the core kept them has none; the names a table publishes are
+# compared by what it publishes, not here)
+_NAMES = frozenset({"name"})
+# and of the scenarios' records: times and the table's name
+_TIMES = frozenset({"t", "started_t", "ended_t", "table"}) | _NAMES
 
 
 # ---------------------------------------------------------------- plain values
@@ -119,7 +124,7 @@ def _phh_one(args: tuple[str, str]) -> tuple[str, dict[str, Any]]:
     res = result_of(hh, rec, seats, tuple(a.code.value for a in alerts), name=path)
     out: dict[str, Any] = {"match": res.match, "error": res.error}
     out["alerts"] = [alert_of(a) for a in alerts]
-    out.update(record_of(rec))
+    out.update(record_of(rec, _NAMES))
     return key, out
 
 

@@ -75,22 +75,16 @@ def apply_positions(core: TableCore, data: Any) -> None:
 
 def levels_data(core: TableCore) -> dict[str, Any]:
     """The level in force, the pending one and G11's wait (``levels`` between hands)."""
-    lvl, pend = core.level, core.pending_level
-    return handlog.encode_levels(
-        (lvl.small_blind, lvl.big_blind, lvl.ante),
-        None if pend is None else (pend.small_blind, pend.big_blind, pend.ante),
-        core.level_waits,
-    )
+    return handlog.encode_levels(core.level, core.pending_level, core.level_waits)
 
 
-def apply_levels(core: TableCore, data: Any, last_set: tuple[int, int, int] | None) -> bool:
-    """Restore :func:`levels_data`; only if it already has the last commanded level
-    (``last_set``, from the table store), otherwise that newer command is not in it and the
-    caller applies the command. False if nothing was restored."""
+def apply_levels(core: TableCore, data: Any) -> bool:
+    """Restore :func:`levels_data` (written after every accepted event that changed it, so
+    it holds the last level set). False if nothing was restored."""
     try:
-        restored = handlog.with_levels(core.export(), data, last_set)
+        restored = handlog.with_levels(core.export(), data)
     except HandLogError as exc:
-        log.error("restore: %s; using the last level set", exc)
+        log.error("restore: %s; the level is set again by the venue", exc)
         return False
     if restored is None:
         return False

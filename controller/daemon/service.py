@@ -62,7 +62,6 @@ from controller.daemon.config import DaemonConfig
 from controller.daemon.core_loop import Item
 from controller.daemon.lights import IndicatorLane
 from controller.daemon.live import LiveEvents, withheld
-from controller.daemon.names import PlayerNames
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
 from controller.daemon.table_store import TableStore
@@ -153,9 +152,6 @@ class Daemon:
         counter = max(self.store.hand_counter(), self.hand_slot.started)
         profile = startup.stored_profile(self.store, cfg)
         self.core: TableCore = TableCore(profile, cfg.table, hand_no=counter)
-        self.names = PlayerNames()  # the seated players' names (names.py)
-        self.level_no: int = 1  # the level in force; pending_level_no: set for the next hand
-        self.pending_level_no: int | None = None
         self.queue: asyncio.Queue[Item] = asyncio.Queue()
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.input = ReaderInput()
@@ -322,7 +318,7 @@ class Daemon:
 
     def publish_state(self, snap: TableState | None = None) -> None:
         snap = snap or self.core.snapshot()
-        payload = state_payload(snap, names=self.names, **venue_commands.level_fields(self))
+        payload = state_payload(snap, **venue_commands.level_fields(self.core))
         if self.badge_reader is not None:
             payload["badge_reader"] = self.badge_reader
         payload["dealer"] = self.core.dealer[:64] or None

@@ -1,11 +1,12 @@
 """What the daemon does at start-up, before its tasks run, and once it is ready.
 
 :func:`stored_profile` picks the house-rule profile the core starts with; :func:`restore`
-rebuilds the table from the table store (decks, chips, level, seating, button, the level
-numbers) and then the hand that was in progress (:func:`restore_hand`, through
-:mod:`controller.daemon.recovery`); :func:`flag_interrupted`, called once the daemon is
-ready, tells the dealer and the venue about a hand a restart cut and hands a full disk lost.
-Each is given what it needs through :class:`StartupHost` (``service.Daemon`` is one).
+rebuilds the table from the table store (decks, chips, the core's level state, seating
+with the players' names, button) and then the hand that was in progress
+(:func:`restore_hand`, through :mod:`controller.daemon.recovery`); :func:`flag_interrupted`,
+called once the daemon is ready, tells the dealer and the venue about a hand a restart cut
+and hands a full disk lost. Each is given what it needs through :class:`StartupHost`
+(``service.Daemon`` is one).
 """
 
 from __future__ import annotations
@@ -20,15 +21,13 @@ from controller.daemon import house_profiles, recovery, storage
 from controller.daemon.clock import Clock, utc
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
-from controller.daemon.names import PlayerNames
 from controller.daemon.table_store import TableStore
 from controller.daemon.translate import system_alert
-from controller.daemon.venue_commands import LevelHost, restore_level_numbers
 from controller.rules.cards import Card
 from controller.rules.catalogue import AlertCode
 from controller.rules.decisions import HandComplete, HandRecord
 from controller.rules.engine import TableCore
-from controller.rules.events import Event, SeatPlayer, SetDealer, SetLevel
+from controller.rules.events import Event, SeatPlayer, SetDealer
 from controller.rules.profile import InterruptedHand, Profile
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 from firmware_bridge.gpio import Indicators
@@ -36,14 +35,13 @@ from firmware_bridge.gpio import Indicators
 log = logging.getLogger("railguard.daemon")
 
 
-class StartupHost(LevelHost, Protocol):
+class StartupHost(Protocol):
     """What start-up needs of the daemon (``service.Daemon`` is one)."""
 
     cfg: DaemonConfig
     clock: Clock
     store: TableStore
     registry: DeckRegistry
-    names: PlayerNames
     hand_slot: storage.HandSlot
     hands: asyncio.Queue[tuple[HandRecord, datetime]]
     hand_start: dict[int, datetime]
@@ -55,6 +53,9 @@ class StartupHost(LevelHost, Protocol):
     lost: list[int]  # hands a full disk and a restart lost (flagged once ready)
     interrupted: list[int]  # the hand a restart cut (flagged once ready)
     interrupt_outcome: str
+
+    @property
+    def core(self) -> TableCore: ...  # changed only through handle() and restore()
 
     @property
     def indicators(self) -> Indicators: ...
@@ -88,16 +89,11 @@ def restore(d: StartupHost) -> None:
         d.registry.put_deck(deck)
     for uid, value in d.cfg.chips.items():
         d.registry.add_chip(uid, value)
-    lvl = d.store.level()
+    # the core's level state as the core loop last wrote it (its numbers included)
     d.levels_saved = d.store.get("levels")
-    last = None if lvl is None else (lvl.small_blind, lvl.big_blind, lvl.ante)
-    if lvl is not None:
-        d.level_no = lvl.level
-    if not recovery.apply_levels(d.core, d.levels_saved, last) and lvl is not None:
-        _apply(d.core, SetLevel(t, lvl.small_blind, lvl.big_blind, lvl.ante))
+    recovery.apply_levels(d.core, _with_old_numbers(d.store, d.levels_saved))
     for seat, rec in d.store.seating().items():
-        d.names.seated(seat, rec.name)
-        _apply(d.core, SeatPlayer(t, seat, rec.player_id, rec.stack))
+        _apply(d.core, SeatPlayer(t, seat, rec.player_id, rec.stack, name=rec.name))
     d.positions_saved = d.store.get("positions")
     recovery.apply_positions(d.core, d.positions_saved)
     dealer = d.store.get("dealer")  # logged in by badge before the restart (health.py)
@@ -105,7 +101,6 @@ def restore(d: StartupHost) -> None:
         _apply(d.core, SetDealer(t, dealer))
         d.dealer_saved = dealer
     restore_hand(d, t)
-    restore_level_numbers(d)
     log.info(
         "restored table=%s hand_counter=%d seats=%d button=%s decks=%d chips=%d "
         "interrupted=%s",
@@ -114,6 +109,17 @@ def restore(d: StartupHost) -> None:
         len(d.registry.decks), len(d.registry.chips),
         [d.hand_id(n) for n in d.interrupted],
     )  # fmt: skip
+
+
+def _with_old_numbers(store: TableStore, levels: Any) -> Any:
+    """A ``levels`` record written before the core owned the level numbers, with the numbers
+    the daemon kept then (``level_numbers``, a table.db of an earlier version)."""
+    old = store.get("level_numbers")
+    if not isinstance(levels, dict) or "number" in levels or not isinstance(old, dict):
+        return levels
+    in_force, pending = old.get("in_force"), old.get("pending")
+    return {**levels, "number": in_force if isinstance(in_force, int) else 0,
+            "pending_number": pending if isinstance(pending, int) else 0}  # fmt: skip
 
 
 def restore_hand(d: StartupHost, now: float) -> None:

@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from controller.daemon.clock import Clock, utc
 from controller.daemon.config import DaemonConfig
 from controller.daemon.house_profiles import resolve as resolve_profile
-from controller.daemon.names import PlayerNames
 from controller.daemon.recovery import START, replay_hand
 from controller.daemon.translate import system_alert
 from controller.link.client import VenueLink
@@ -230,7 +229,6 @@ class StorageHost(Protocol):
     alarm: StorageAlarm
     hand_slot: HandSlot
     unstored: int  # completed records not yet in the outbox
-    names: PlayerNames  # read only: the names of a hand record's players
     hands: asyncio.Queue[tuple[HandRecord, datetime]]  # completed hands, from the core
     records: list[dict[str, Any]]
     open_alerts: list[str]
@@ -252,10 +250,6 @@ class StorageHost(Protocol):
     def publish_alert(self, payload: dict[str, Any]) -> None: ...
 
     def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
-
-
-class _NamesHost(Protocol):
-    names: PlayerNames  # read only
 
 
 class _StaleHost(Protocol):
@@ -424,8 +418,7 @@ async def outbox_task(d: StorageHost) -> None:
         rec, start = await d.hands.get()
         hid = d.hand_id(rec.hand_no)
         await live_sent(d)
-        ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size,
-                     names=hand_names(d, rec))  # fmt: skip
+        ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size)
         d.records.append(ohh)
         stacks = {s: seat.stack for s, seat in d.core.seats.items()}
         d.table_write(lambda st, v=stacks: _store_stacks(st, v), f"hand={hid} stacks")  # type: ignore[misc]
@@ -437,13 +430,6 @@ async def outbox_task(d: StorageHost) -> None:
             log.error("hand=%s record refused: %s", hid, exc)
             continue
         queue_record(d, hid, rec.hand_no, body, rec.dealer or None)
-
-
-def hand_names(d: _NamesHost, rec: HandRecord) -> dict[str, str]:
-    """Player id -> name of the hand's players (the daemon's names), for its record: the
-    record's seats, not the core's, so a player busted in the hand (the core has dropped
-    the seat) keeps the name the venue gave."""
-    return d.names.by_player({s.seat: s.player for s in rec.seats})
 
 
 async def live_sent(d: StorageHost, limit: float = 1.0) -> None:

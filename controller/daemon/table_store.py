@@ -1,5 +1,6 @@
 """``TableStore``: the daemon's small durable state (SQLite, WAL, same file as the outbox
-or its own): hand counter, seating and stacks, level and profile, deck registry, the
+or its own): hand counter, seating (with the players' names) and stacks, the core's level
+state (``levels``, written by the core loop from the core), profile, deck registry, the
 request ids of recently accepted venue commands (so a command replayed after a restart is
 still refused), and the events of the hand in progress (so a restart mid-hand can rebuild it).
 
@@ -67,15 +68,6 @@ class SeatRecord:
     stack: int
 
 
-@dataclass(frozen=True, slots=True)
-class LevelRecord:
-    level: int
-    small_blind: int
-    big_blind: int
-    ante: int
-    big_blind_ante: bool = False
-
-
 class TableStore:
     """Typed durable key-value state of one table."""
 
@@ -119,14 +111,7 @@ class TableStore:
             )
         return value
 
-    # -- level and profile ---------------------------------------------------------------
-    def level(self) -> LevelRecord | None:
-        raw = self.get("level")
-        return None if raw is None else LevelRecord(**raw)
-
-    def set_level(self, level: LevelRecord) -> None:
-        self.put("level", asdict(level))
-
+    # -- profile -------------------------------------------------------------------------
     def profile(self) -> str | None:
         raw = self.get("profile")
         return None if raw is None else str(raw)
@@ -197,7 +182,8 @@ class TableStore:
                 if cur.rowcount != 1:
                     raise BadInput(f"seat {seat} is empty")
 
-    # -- deck registry -------------------------------------------------------------------
+    # -- deck registry (the durable copy of the daemon's DeckRegistry: read at start-up; the
+    # tag -> card look-up is the registry's, firmware_bridge.decks) --------------------------
     def enrol_deck(
         self, deck_id: str, cards: Mapping[str, str], jokers: Sequence[str] = ()
     ) -> None:
@@ -232,11 +218,6 @@ class TableStore:
         rows = self.db.query("SELECT card, uid FROM deck_cards WHERE deck_id = ?", (deck_id,))
         jokers = [(str(c), str(u)) for c, u in rows if str(c).startswith(JOKER_PREFIX)]
         return [u for _, u in sorted(jokers, key=lambda j: int(j[0][len(JOKER_PREFIX) :]))]
-
-    def card_for_uid(self, uid: str) -> tuple[str, str] | None:
-        """(deck_id, card) of a tag UID, or None if no enrolled deck has it."""
-        rows = self.db.query("SELECT deck_id, card FROM deck_cards WHERE uid = ?", (uid,))
-        return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     # -- request ids of accepted venue commands ------------------------------------------
     def remember_command(self, request_id: str, seen_at: float, horizon: float) -> bool:

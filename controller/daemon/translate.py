@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from controller.link.redact import NO_SECRETS, HoleSecrets, scrub_text
@@ -44,7 +43,6 @@ def street_name(state: TableState) -> str:
 def state_payload(
     state: TableState,
     *,
-    names: Mapping[int, str] | None = None,
     level: int = 1,
     pending_level: tuple[int, int, int, int] | None = None,
 ) -> dict[str, Any]:
@@ -66,7 +64,7 @@ def state_payload(
             {
                 "seat": s.seat,
                 "player_id": s.player[:64] or None,
-                "name": (names or {}).get(s.seat, s.player)[:64] or None,
+                "name": (s.name or s.player)[:64] or None,  # the core's (Seat.name)
                 "stack": s.stack,
                 "bet": s.bet,
                 "cards_held": min(s.card_count, 7),

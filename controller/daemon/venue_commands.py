@@ -1,10 +1,14 @@
 """Venue commands the daemon handles (the link answers ``rebirth`` and ``replay`` itself).
 
-Each command is checked, then becomes rules-core events on the daemon's one queue (so the
-core sees them in order with the sensors); only once the core has accepted the event is it
-written to the table store (and the seat's name set), by the ``accepted`` callback the core
-loop runs before it publishes the state. A refused command changes nothing, so nothing is
-undone; a store write that fails after the core accepted is the storage lane's to retry
+Each command is checked, then becomes one rules-core event on the daemon's one queue (so
+the core sees them in order with the sensors): ``seat`` a ``SeatPlayer`` carrying the
+player's name (the core owns names), ``unseat`` an ``UnseatPlayer``, ``move`` a
+``MovePlayer``, ``set_level`` a ``SetLevel`` carrying the level number (the core owns the
+level state). Only once the core has accepted the event is the seating written to the table
+store, by the ``accepted`` callback the core loop runs before it publishes the state; the
+level state is written by the core loop itself from the core after every accepted event
+that changed it (``core_loop.save_positions``). A refused command changes nothing, so
+nothing is undone; a store write that fails after the core accepted is the storage lane's to retry
 (``storage.table_write``, the STORAGE_FAULT alert meanwhile). The answer is ok or an
 error naming what is wrong; each is logged (accepted at INFO, refused at WARNING with the
 reason). ``ack_alert`` names an open alert; ``enrol_deck`` re-enrols a deck only between
@@ -36,8 +40,7 @@ from typing import Any, Protocol
 from controller.daemon import house_profiles
 from controller.daemon.clock import Clock
 from controller.daemon.config import DaemonConfig
-from controller.daemon.names import PlayerNames
-from controller.daemon.table_store import LevelRecord, TableStore, check_text
+from controller.daemon.table_store import TableStore, check_text
 from controller.link import (
     AckAlert,
     Command,
@@ -62,6 +65,7 @@ from controller.rules.cards import Card
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
 from controller.rules.events import Event, SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
+from controller.rules.events import MovePlayer as MoveEvent
 from controller.rules.phases import Phase
 from controller.rules.profile import Profile, builtin_profile, builtin_profile_names
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
@@ -69,37 +73,29 @@ from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 log = logging.getLogger("railguard.daemon")
 
 
-class LevelHost(Protocol):
-    """What the level numbers need (``level_fields`` for the live state, their restore)."""
-
-    store: TableStore
-    level_no: int  # the level in force
-    pending_level_no: int | None  # set for the next hand
-
-    @property
-    def core(self) -> TableCore: ...  # read only: pending_level
-
-    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
-
-
 class _Commands(Protocol):
     commands: int
 
 
-class CommandHost(LevelHost, Protocol):
+class CommandHost(Protocol):
     """What the venue commands need of the daemon (``service.Daemon`` is one): the table
-    store, the deck registry, the seat names, the open alerts; every change of the table
-    goes to the rules core through ``submit`` (the core loop's queue)."""
+    store, the deck registry, the open alerts; every change of the table goes to the rules
+    core through ``submit`` (the core loop's queue)."""
 
     cfg: DaemonConfig
     clock: Clock  # the events' time
+    store: TableStore
     registry: DeckRegistry
-    names: PlayerNames
     open_alerts: list[str]
     pending_profile: Profile | None
 
     @property
+    def core(self) -> TableCore: ...  # read only
+
+    @property
     def stats(self) -> _Commands: ...
+
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
 
     async def submit(self, ev: Event, accepted: Callable[[], None] | None = None) -> Step: ...
 
@@ -222,14 +218,13 @@ async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
         return CommandResult.error(f"not seated: {exc}")
 
     def accepted() -> None:
-        # the name is in place before the core loop publishes the state of the seating
-        d.names.seated(cmd.seat, cmd.name)
         d.table_write(
             lambda st: st.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True),
             f"seat {cmd.seat}",
         )
 
-    step = await d.submit(SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack), accepted)
+    ev = SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack, name=cmd.name)
+    step = await d.submit(ev, accepted)
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
     d.publish_state()
@@ -237,10 +232,9 @@ async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
 
 
 def _forget_seat(d: CommandHost, seat: int) -> Callable[[], None]:
-    """What the core's accepting an ``UnseatPlayer`` writes: the name and the stored seat."""
+    """What the core's accepting an ``UnseatPlayer`` writes: the stored seat."""
 
     def accepted() -> None:
-        d.names.left(seat)
         d.table_write(lambda st: st.unseat_player(seat, missing_ok=True), f"unseat {seat}")
 
     return accepted
@@ -260,7 +254,7 @@ async def unseat_reporting(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandR
     """``unseat``, whose answer also says who left with what (``player_id``, ``name``,
     ``stack``): what the floor console seats at another table when it moves a player."""
     seat = d.core.seats.get(cmd.seat)
-    who = None if seat is None else (seat.player, d.names.get(cmd.seat) or seat.player, seat.stack)
+    who = None if seat is None else (seat.player, seat.name, seat.stack)
     result = await _unseat(d, cmd, t)
     if not result.ok or who is None:
         return result
@@ -270,59 +264,25 @@ async def unseat_reporting(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandR
 async def _level(d: CommandHost, cmd: LevelCmd, t: float) -> CommandResult:
     """G11: a level set while hands are being played applies from the next hand; the live
     state shows the level in force and the pending one (``pending_level``)."""
-    core = d.core
-    record = LevelRecord(cmd.level, cmd.small_blind, cmd.big_blind, cmd.ante, cmd.big_blind_ante)
-
-    def accepted() -> None:
-        d.table_write(lambda st: st.set_level(record), f"level {cmd.level}")
-
-    step = await d.submit(SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante), accepted)
+    # the core keeps the level, its number included; the core loop stores its level state
+    # once the core accepted the event (``core_loop.save_positions``)
+    step = await d.submit(SetLevel(t, cmd.small_blind, cmd.big_blind, cmd.ante, cmd.level))
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
-    if core.pending_level is None:  # in force at once (before the first hand)
-        d.level_no, d.pending_level_no = cmd.level, None
-    else:
-        d.pending_level_no = cmd.level
-    save_level_numbers(d)
     d.publish_state()
-    applies = "now" if d.pending_level_no is None else "next hand"
+    applies = "now" if d.core.pending_level is None else "next hand"
     return CommandResult.success(level=cmd.level, applies=applies)
 
 
-def level_numbers(d: LevelHost) -> tuple[int, int | None]:
-    """(the level number in force, the pending one or None), promoting the pending number
-    once the core has put the pending blinds in force (at the start of a hand)."""
-    if d.pending_level_no is not None and d.core.pending_level is None:
-        d.level_no, d.pending_level_no = d.pending_level_no, None
-        save_level_numbers(d)
-    return d.level_no, d.pending_level_no
-
-
-def level_fields(d: LevelHost) -> dict[str, Any]:
-    """``level`` and ``pending_level`` of :func:`controller.daemon.translate.state_payload`."""
-    number, pending_no = level_numbers(d)
-    pend = d.core.pending_level
+def level_fields(core: TableCore) -> dict[str, Any]:
+    """``level`` and ``pending_level`` of :func:`controller.daemon.translate.state_payload`,
+    from the core's level state (the number in force: 1 before any level was set)."""
+    number = core.level.number or 1
+    pend = core.pending_level
     pending = None
-    if pend is not None and pending_no is not None:
-        pending = (pending_no, pend.small_blind, pend.big_blind, pend.ante)
+    if pend is not None:
+        pending = (pend.number or number + 1, pend.small_blind, pend.big_blind, pend.ante)
     return {"level": number, "pending_level": pending}
-
-
-def save_level_numbers(d: LevelHost) -> None:
-    numbers = {"in_force": d.level_no, "pending": d.pending_level_no}
-    d.table_write(lambda st: st.put("level_numbers", numbers), "level numbers")
-
-
-def restore_level_numbers(d: LevelHost) -> None:
-    """After a restart: the level number in force and the pending one (set_level mid-hand)."""
-    raw = d.store.get("level_numbers")
-    if not isinstance(raw, dict):
-        return
-    in_force, pending = raw.get("in_force"), raw.get("pending")
-    if isinstance(in_force, int) and in_force >= 1:
-        d.level_no = in_force
-    if isinstance(pending, int) and pending >= 1 and d.core.pending_level is not None:
-        d.pending_level_no = pending
 
 
 def _hand_running(d: CommandHost) -> bool:
@@ -428,23 +388,16 @@ async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
         return CommandResult.error("players move between hands")
 
     def moved() -> None:
-        # written once the core seated the player at the new seat (in the state it publishes)
-        d.names.moved(cmd.from_seat, cmd.to_seat, seat.player)
-
+        # written once the core moved the player (his name, stack and status with him)
         def store(st: TableStore) -> None:
             if cmd.from_seat in st.seating():
                 st.move_player(cmd.from_seat, cmd.to_seat)
 
         d.table_write(store, f"move {cmd.from_seat} to {cmd.to_seat}")
 
-    step = await d.submit(UnseatPlayer(t, cmd.from_seat))
+    # one core event: refused, the player is still in his seat and nothing was written
+    step = await d.submit(MoveEvent(t, cmd.from_seat, cmd.to_seat), moved)
     if step.rejected is not None:
-        return CommandResult.error(str(step.rejected))
-    step = await d.submit(SeatPlayer(t, cmd.to_seat, seat.player, seat.stack), moved)
-    if step.rejected is not None:
-        # the core has no move of its own: the player goes back to the seat they left (the
-        # store and the names were not written)
-        await d.submit(SeatPlayer(t, cmd.from_seat, seat.player, seat.stack))
         return CommandResult.error(str(step.rejected))
     d.publish_state()
     return CommandResult.success(seat=cmd.to_seat)

@@ -122,6 +122,7 @@ class SeatRecord:
     end_stack: Final[int]
     hole: Final[tuple[Card, ...]]
     won: Final[int]
+    name: Final[str]  # the player's display name at the hand's end (the core's Seat.name)
 
     def __init__(
         self,
@@ -131,6 +132,7 @@ class SeatRecord:
         end_stack: int,
         hole: tuple[Card, ...],
         won: int = 0,
+        name: str = "",
     ) -> None:
         self.seat = seat
         self.player = player
@@ -138,6 +140,7 @@ class SeatRecord:
         self.end_stack = end_stack
         self.hole = hole
         self.won = won
+        self.name = name or player
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)

@@ -142,17 +142,31 @@ class Tick:
 
 @dataclass(frozen=True, slots=True)
 class SeatPlayer:
+    """A player sits down (or a seated player's stack or name is updated). ``name`` is the
+    display name the venue gave (empty: the player id); the core keeps it with the seat."""
+
     t: float
     seat: int
     player: str
     stack: int
     present: bool = True
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class UnseatPlayer:
     t: float
     seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class MovePlayer:
+    """The player of ``from_seat`` moves to the empty ``to_seat`` between hands, with his
+    name, stack and status (one event: refused, nothing moved)."""
+
+    t: float
+    from_seat: int
+    to_seat: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +184,7 @@ class SetLevel:
     small_blind: int
     big_blind: int
     ante: int = 0
+    level: int = 0  # the venue's level number (0: not numbered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +244,7 @@ Event = (
     | BadgeTap
     | Tick
     | SeatPlayer
+    | MovePlayer
     | UnseatPlayer
     | SetPresence
     | SetLevel

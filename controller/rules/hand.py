@@ -265,14 +265,18 @@ class Hand:
 
 @dataclass(init=False, slots=True)
 class Level:
+    """A blind level; ``number`` is the venue's (``SetLevel.level``; 0: not numbered)."""
+
     small_blind: int
     big_blind: int
     ante: int
+    number: int
 
-    def __init__(self, small_blind: int, big_blind: int, ante: int = 0) -> None:
+    def __init__(self, small_blind: int, big_blind: int, ante: int = 0, number: int = 0) -> None:
         self.small_blind = small_blind
         self.big_blind = big_blind
         self.ante = ante
+        self.number = number
 
 
 class Draw:

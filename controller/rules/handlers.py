@@ -37,6 +37,7 @@ from controller.rules.events import (
     Declare,
     HoldDeal,
     Interrupted,
+    MovePlayer,
     ReleaseDeal,
     SeatPlayer,
     SetButton,
@@ -89,7 +90,36 @@ def seat_player(core: TableCore, e: SeatPlayer) -> None:
     )
     if cur is not None and cur.player == e.player and cur.status is SeatStatus.ACTIVE:
         status = SeatStatus.ACTIVE
-    core.seats[e.seat] = Seat(e.player, e.stack, e.present, status)
+    # the same player seated again without a name keeps the one he had
+    name = e.name or (cur.name if cur is not None and cur.player == e.player else "")
+    core.seats[e.seat] = Seat(e.player, e.stack, e.present, status, name)
+
+
+def move_player(core: TableCore, e: MovePlayer) -> None:
+    """The player of ``from_seat`` to the empty ``to_seat``, between hands, with his name and
+    stack; at the new seat he is seated as a new player is (``seat_player``: he waits for the
+    button when the table has one that was not placed, and is present)."""
+    seat = core.seats.get(e.from_seat)
+    if seat is None:
+        raise TableError("empty_seat", f"seat {e.from_seat} is empty")
+    if not 1 <= e.to_seat <= core.max_seats:
+        raise TableError("bad_seat", f"seat {e.to_seat} is not 1..{core.max_seats}")
+    if e.to_seat in core.seats:
+        raise TableError("seat_taken", f"seat {e.to_seat} is taken")
+    h = core.hand
+    if h is not None and core.phase is not Phase.COMPLETE:
+        raise TableError("in_hand", "players move between hands")
+    if h is not None and e.from_seat in h.players and h.players[e.from_seat].live:
+        raise TableError("in_hand", f"seat {e.from_seat} is in the hand; unseat it after the hand")
+    if h is not None and e.to_seat in h.players:
+        raise TableError("in_hand", f"seat {e.to_seat} is in the hand; change it after the hand")
+    status = (
+        SeatStatus.WAITING
+        if core.positions is not None and not core.button_set
+        else SeatStatus.ACTIVE
+    )
+    del core.seats[e.from_seat]
+    core.seats[e.to_seat] = Seat(seat.player, seat.stack, True, status, seat.name)
 
 
 def unseat_player(core: TableCore, e: UnseatPlayer) -> None:
@@ -111,7 +141,7 @@ def set_level(core: TableCore, e: SetLevel) -> None:
         raise TableError(
             "bad_level", f"level {e.small_blind}/{e.big_blind} ante {e.ante} is invalid"
         )
-    lvl = Level(e.small_blind, e.big_blind, e.ante)
+    lvl = Level(e.small_blind, e.big_blind, e.ante, e.level)
     if core.hand is None and core.hand_no == 0 and not core.posted:
         core.level = lvl  # before the first hand and its first blind: applies at once
     else:

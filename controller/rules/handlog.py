@@ -36,6 +36,7 @@ from controller.rules.events import (
     Tick,
     ZoneKind,
 )
+from controller.rules.hand import Level
 from controller.rules.phases import Phase
 from controller.rules.seating import Positions, SeatStatus
 from controller.rules.tabledata import SeatData, TableData
@@ -126,19 +127,23 @@ def with_positions(data: TableData, raw: Any) -> TableData:
     return dataclasses.replace(data, positions=pos, button_set=bool(raw.get("button_set", False)))
 
 
-def encode_levels(
-    level: tuple[int, int, int], pending: tuple[int, int, int] | None, waits: bool
-) -> dict[str, Any]:
-    """The level in force, the pending one and G11's wait (table store ``levels``)."""
-    return {"level": _lvl(level), "pending": _lvl(pending), "waits": waits}
+def encode_levels(level: Level, pending: Level | None, waits: bool) -> dict[str, Any]:
+    """The core's level state: the level in force, the pending one, G11's wait and the
+    venue's level numbers (table store ``levels``, the one stored copy; read from the core
+    after every accepted event, without a whole export)."""
+    return {
+        "level": [level.small_blind, level.big_blind, level.ante],
+        "pending": None if pending is None
+        else [pending.small_blind, pending.big_blind, pending.ante],
+        "waits": waits,
+        "number": level.number,
+        "pending_number": 0 if pending is None else pending.number,
+    }  # fmt: skip
 
 
-def with_levels(
-    data: TableData, raw: Any, last_set: tuple[int, int, int] | None
-) -> TableData | None:
-    """``data`` with the stored level state; None if there is none, or if it misses the last
-    commanded level (``last_set``: that newer command is not in it, and the caller applies
-    the command). Raises :class:`HandLogError` if it is unreadable."""
+def with_levels(data: TableData, raw: Any) -> TableData | None:
+    """``data`` with the stored level state (:func:`encode_levels`); None if there is none.
+    Raises :class:`HandLogError` if it is unreadable."""
     if not isinstance(raw, dict):
         return None
     try:
@@ -146,17 +151,24 @@ def with_levels(
         pend = raw.get("pending")
         pending = None if pend is None else _level3(pend)
         waits = bool(raw.get("waits", False))
+        number = int(raw.get("number", 0))
+        pending_number = int(raw.get("pending_number", 0)) if pending is not None else 0
     except (KeyError, TypeError, ValueError) as exc:
         raise HandLogError(f"stored level state unreadable ({exc})") from exc
-    newest = pending or level
-    if last_set is not None and newest != tuple(last_set):
-        return None
     return dataclasses.replace(
-        data, level=level, pending_level=pending, level_waits=waits and pending is not None
-    )
+        data, level=level, pending_level=pending, level_waits=waits and pending is not None,
+        level_number=number, pending_level_number=pending_number,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- the _start entry
+
+
+def _seat_data(v: Any) -> SeatData:
+    """A seat of a ``_start`` entry: [player, stack, present, status, name] (no name in an
+    entry of an earlier version: the player id)."""
+    name = str(v[4]) if len(v) > 4 else str(v[0])
+    return SeatData(str(v[0]), int(v[1]), bool(v[2]), SeatStatus(v[3]), name)
 
 
 def encode_start(data: TableData, started_at: str) -> dict[str, Any]:
@@ -169,9 +181,13 @@ def encode_start(data: TableData, started_at: str) -> dict[str, Any]:
         "hand_no": data.hand_no,
         "deal_no": data.deal_no,
         "redeal_pending": data.redeal_pending,
-        "seats": {str(s): [x.player, x.stack, x.present, x.status.value] for s, x in data.seats},
+        "seats": {
+            str(s): [x.player, x.stack, x.present, x.status.value, x.name] for s, x in data.seats
+        },
         "level": list(data.level),
         "pending_level": _lvl(data.pending_level),
+        "level_number": data.level_number,
+        "pending_level_number": data.pending_level_number,
         "level_waits": data.level_waits,
         "positions": encode_positions(data.positions, data.button_set),
         "posted": {str(s): a for s, a in data.posted},
@@ -198,12 +214,14 @@ def decode_start(base: TableData, d: dict[str, Any], offset: float = 0.0) -> Tab
             hand_no=int(d["hand_no"]),
             deal_no=int(d["deal_no"]),
             redeal_pending=bool(d["redeal_pending"]),
-            seats=tuple(
-                (int(s), SeatData(str(v[0]), int(v[1]), bool(v[2]), SeatStatus(v[3])))
-                for s, v in d["seats"].items()
-            ),
+            seats=tuple((int(s), _seat_data(v)) for s, v in d["seats"].items()),
             level=_level3(d["level"]),
             pending_level=pending,
+            # an entry written before the numbers were the core's: the restarted core's
+            level_number=int(d.get("level_number", base.level_number)),
+            pending_level_number=int(d.get("pending_level_number", base.pending_level_number))
+            if pending is not None
+            else 0,
             level_waits=bool(d.get("level_waits", False)) and pending is not None,
             positions=None,
             button_set=base.button_set,  # kept when the entry has no positions

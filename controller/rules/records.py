@@ -64,6 +64,7 @@ def build(core: TableCore, h: Hand) -> HandRecord:
                 p.stack,
                 tuple(known_cards(card_of, p.hole)),
                 won.get(s, 0),
+                seat.name if seat is not None else "",
             )
         )
     return HandRecord(

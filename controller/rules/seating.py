@@ -22,20 +22,29 @@ class SeatStatus(Enum):
 @dataclass(init=False, slots=True)
 class Seat:
     """A seat's player between hands (mutable inside the engine, copied out in snapshots).
+    ``name`` is the player's display name (the venue's, else the player id): the core is its
+    one owner; the live state and the hand records read it from here.
     Explicit ``__init__`` (see decisions.py): the compiled core builds it natively."""
 
     player: str
     stack: int
     present: bool
     status: SeatStatus
+    name: str
 
     def __init__(
-        self, player: str, stack: int, present: bool = True, status: SeatStatus = SeatStatus.ACTIVE
+        self,
+        player: str,
+        stack: int,
+        present: bool = True,
+        status: SeatStatus = SeatStatus.ACTIVE,
+        name: str = "",
     ) -> None:
         self.player = player
         self.stack = stack
         self.present = present
         self.status = status
+        self.name = name or player
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)

@@ -27,6 +27,7 @@ class SeatState:
     bet: int = 0  # chips in the betting zone this street
     committed: int = 0  # chips put in this hand
     hole: tuple[Card, ...] = ()  # the seat's hole cards: never published while the hand is live
+    name: str = ""  # the player's display name (the core's Seat.name)
 
     @property
     def card_count(self) -> int:
@@ -94,6 +95,7 @@ def snapshot_of(core: TableCore) -> TableState:
                 bet=p.street_bet if live_hand and p is not None else 0,
                 committed=p.total if live_hand and p is not None else 0,
                 hole=hole,
+                name=seat.name,
             )
         )
     board = tuple(known_cards(core.card_of, h.board)) if h else ()

@@ -35,6 +35,7 @@ class SeatData:
     stack: int
     present: bool
     status: SeatStatus
+    name: str = ""  # the display name (empty: the player id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +163,8 @@ class TableData:
     hand: HandData | None
     last_record: HandRecord | None
     deal_hold: int = 0  # hand-for-hand: the round the table is held for (handforhand.py)
+    level_number: int = 0  # the venue's number of ``level`` (0: not numbered)
+    pending_level_number: int = 0  # and of ``pending_level``
 
 
 # Export and restore of the working hand are derived from the records, not written field by
@@ -238,8 +241,8 @@ def hand_of(d: HandData) -> Hand:
     return h
 
 
-def _level(lvl: tuple[int, int, int] | None) -> Level | None:
-    return None if lvl is None else Level(*lvl)
+def _level(lvl: tuple[int, int, int] | None, number: int) -> Level | None:
+    return None if lvl is None else Level(*lvl, number)
 
 
 def export_table(core: TableCore) -> TableData:
@@ -255,7 +258,8 @@ def export_table(core: TableCore) -> TableData:
         redeal_pending=core.redeal_pending,
         misdealt_alerts=core.misdealt_alerts,
         seats=tuple(
-            (n, SeatData(s.player, s.stack, s.present, s.status)) for n, s in core.seats.items()
+            (n, SeatData(s.player, s.stack, s.present, s.status, s.name))
+            for n, s in core.seats.items()
         ),
         level=(lvl.small_blind, lvl.big_blind, lvl.ante),
         pending_level=None if pend is None else (pend.small_blind, pend.big_blind, pend.ante),
@@ -273,6 +277,8 @@ def export_table(core: TableCore) -> TableData:
         hand=None if h is None else hand_data(h),
         last_record=core.last_record,
         deal_hold=core.deal_hold,
+        level_number=lvl.number,
+        pending_level_number=0 if pend is None else pend.number,
     )
 
 
@@ -285,9 +291,9 @@ def restore_table(core: TableCore, d: TableData) -> None:
     core.deal_no = d.deal_no
     core.redeal_pending = d.redeal_pending
     core.misdealt_alerts = d.misdealt_alerts
-    core.seats = {n: Seat(s.player, s.stack, s.present, s.status) for n, s in d.seats}
-    core.level = Level(*d.level)
-    core.pending_level = _level(d.pending_level)
+    core.seats = {n: Seat(s.player, s.stack, s.present, s.status, s.name) for n, s in d.seats}
+    core.level = Level(*d.level, d.level_number)
+    core.pending_level = _level(d.pending_level, d.pending_level_number)
     core.level_waits = d.level_waits
     core.positions = d.positions
     core.button_set = d.button_set

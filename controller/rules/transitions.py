@@ -31,6 +31,7 @@ from controller.rules.events import (
     Declare,
     HoldDeal,
     Interrupted,
+    MovePlayer,
     ReleaseDeal,
     SeatPlayer,
     SetButton,
@@ -75,6 +76,7 @@ HANDLERS: Final[dict[type, Handler]] = {
     BadgeTap: h.badge,
     Tick: h.tick,
     SeatPlayer: h.seat_player,
+    MovePlayer: h.move_player,
     UnseatPlayer: h.unseat_player,
     SetPresence: h.set_presence,
     SetLevel: h.set_level,
@@ -90,8 +92,8 @@ HANDLERS: Final[dict[type, Handler]] = {
 # Table management: accepted in every phase, never changes it (a seat in the hand is
 # refused by the handler).
 _TABLE: Final[dict[type, tuple[Phase, ...]]] = {
-    SeatPlayer: (), UnseatPlayer: (), SetPresence: (), SetLevel: (), SetDealer: (), Tick: (),
-    HoldDeal: (), ReleaseDeal: (),  # hand-for-hand (handforhand.py)
+    SeatPlayer: (), MovePlayer: (), UnseatPlayer: (), SetPresence: (), SetLevel: (),
+    SetDealer: (), Tick: (), HoldDeal: (), ReleaseDeal: (),  # hand-for-hand (handforhand.py)
 }  # fmt: skip
 # A hand being played (dealing, betting, board): what each physical event may lead to.
 _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {

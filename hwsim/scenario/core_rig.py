@@ -41,9 +41,8 @@ from controller.daemon import core_loop, inputs, reader, recovery, startup, venu
 from controller.daemon.clock import Clock, ManualClock
 from controller.daemon.core_loop import Item
 from controller.daemon.live import LiveEvents, withheld
-from controller.daemon.names import PlayerNames
 from controller.daemon.service import DaemonStats
-from controller.daemon.storage import HandSlot, hand_names
+from controller.daemon.storage import HandSlot
 from controller.daemon.table_store import TableStore
 from controller.daemon.trace import StageTrace
 from controller.daemon.translate import ReaderInput, state_payload
@@ -188,9 +187,6 @@ class CoreRig(ScenarioTable):
         self.store = TableStore(":memory:")
         self.hand_slot: HandSlot = _SlotInMemory()
         self.registry = DeckRegistry()
-        self.names = PlayerNames()
-        self.level_no: int = 1  # the level in force (venue_commands.LevelHost)
-        self.pending_level_no: int | None = None
         self.pending_profile: Profile | None = None
         self.queue: asyncio.Queue[Item] = asyncio.Queue()  # unused: events are served at once
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
@@ -328,8 +324,7 @@ class CoreRig(ScenarioTable):
         """Completed hands as the outbox task makes their record (storage.outbox_task)."""
         while not self.hands.empty():
             rec, start = self.hands.get_nowait()
-            ohh = to_ohh(rec, start, table_name=self.cfg.table, table_size=self.cfg.table_size,
-                         names=hand_names(self, rec))  # fmt: skip
+            ohh = to_ohh(rec, start, table_name=self.cfg.table, table_size=self.cfg.table_size)
             self.stats.hands += 1
             self._venue.add("hands", {"hand_no": rec.hand_no, "ohh": ohh})
 
@@ -365,7 +360,7 @@ class CoreRig(ScenarioTable):
         """The live state as ``Daemon.publish_state`` builds it (without the storage health
         and the badge reader, which this table has not)."""
         snap = snap or self.core.snapshot()
-        payload = state_payload(snap, names=self.names, **venue_commands.level_fields(self))
+        payload = state_payload(snap, **venue_commands.level_fields(self.core))
         payload["dealer"] = self.core.dealer[:64] or None
         payload["table_seats"] = list(venue_commands.table_seats(self))
         try:

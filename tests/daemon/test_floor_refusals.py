@@ -61,9 +61,9 @@ async def send(rig: Rig, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
     return await rig.venue.send(json.dumps(b).encode(), b["request_id"])
 
 
-def table(rig: Rig) -> tuple[Any, dict[str, Any], dict[int, str]]:
+def table(rig: Rig) -> tuple[Any, Any, dict[str, Any]]:
     d = rig.daemon
-    return d.core.snapshot(), d.store.snapshot(), dict(d.names)
+    return d.core.snapshot(), (d.core.level, d.core.pending_level), d.store.snapshot()
 
 
 @pytest.mark.timeout(90)

@@ -32,10 +32,11 @@ def _run(tmp: Path, scenario: Callable[[Path, int], Awaitable[None]]) -> None:
         asyncio.run(asyncio.wait_for(scenario(tmp, broker.port), 60))
 
 
-def table(rig: Rig) -> tuple[Any, dict[str, Any], dict[int, str]]:
-    """What a refused command must leave as it was: the core's state, the store, the names."""
+def table(rig: Rig) -> tuple[Any, Any, dict[str, Any]]:
+    """What a refused command must leave as it was: the core's state (the players' names
+    and the level state with it) and the store."""
     d = rig.daemon
-    return d.core.snapshot(), d.store.snapshot(), dict(d.names)
+    return d.core.snapshot(), (d.core.level, d.core.pending_level), d.store.snapshot()
 
 
 async def send(rig: Rig, body: dict[str, Any]) -> dict[str, Any]:
@@ -177,6 +178,15 @@ async def _mid_hand(tmp: Path, port: int) -> None:
         deck = {str(c): card_uid(c).hex().upper()
                 for c in STANDARD_DECK}  # fmt: skip
         resp = await send(rig, body("enrol_deck", deck_id="A", cards=deck))
+        assert resp["ok"] is False and "between hands" in resp["reason"], resp
+        assert table(rig) == before
+        # passed by every check of the daemon, refused by the core (issue 21: the core
+        # accepts first, then the store is written; nothing to undo): a new name and stack
+        # for a player in the hand, and a move mid-hand
+        resp = await send(rig, body("seat", seat=1, player_id="p1", name="Ann B", stack=9))
+        assert resp["ok"] is False and "in the hand" in resp["reason"], resp
+        assert table(rig) == before
+        resp = await send(rig, body("move", from_seat=1, to_seat=5))
         assert resp["ok"] is False and "between hands" in resp["reason"], resp
         assert table(rig) == before
         resp = await send(rig, body("set_level", level=2, small_blind=100, big_blind=200,

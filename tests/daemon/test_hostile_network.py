@@ -147,9 +147,8 @@ def table(rig: Rig) -> dict[str, Any]:
     return {
         "core": d.core.snapshot(),
         "store": d.store.snapshot(),
-        "names": dict(d.names),
         "decks": {k: sorted(v.cards.items()) for k, v in d.registry.decks.items()},
-        "level": (d.level_no, d.pending_level_no, d.core.level, d.core.pending_level),
+        "level": (d.core.level, d.core.pending_level),  # their numbers included
         "alerts": list(d.open_alerts),
         "profile": (d.core.profile.name, d.pending_profile),
     }

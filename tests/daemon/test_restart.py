@@ -127,6 +127,10 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
         state = last(venue, "state")
         assert sorted(s["seat"] for s in state["seats"]) == sorted(hand.plan.seats)
         assert state["level"]["big_blind"] > 0 and state["hand_no"] is None
+        # the players' names and the level number, the core's, restored with the seating
+        names = {e.seat: e.player[:64] for e in hand.plan.events if isinstance(e, SeatPlayer)}
+        assert {s["seat"]: s["name"] for s in state["seats"]} == names
+        assert state["level"]["level"] == 1
 
         await wait_for(lambda: bool(venue.on("status"))
                        and last(venue, "status")["status"] == "online", "online")  # fmt: skip
@@ -156,6 +160,7 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
         await asyncio.sleep(0.5)  # the reconciliation window: re-read tags are dropped
         after = last(venue, "state")
         assert after["hand_no"] == 1 and after["button"] == button
+        assert {s["seat"]: s["name"] for s in after["seats"]} == names  # the hand log's too
         assert not [a for a in venue.on("alerts") if a["code"] == "REJECTED"]
         if policy == "resume":
             for k in ("street", "pot", "to_act", "board"):

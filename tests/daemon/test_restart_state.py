@@ -18,7 +18,6 @@ import pytest
 
 from controller.daemon import config, recovery
 from controller.daemon.service import Daemon
-from controller.daemon.table_store import LevelRecord
 from controller.daemon.translate import encode_event
 from controller.rules.cards import Card
 from controller.rules.engine import Level, TableCore
@@ -35,7 +34,8 @@ from controller.rules.profile import get_profile
 from tests.brokers import plain_broker
 from tests.daemon.daemon_rig import mapping, running, wait_for
 
-OLD, NEW = Level(50, 100, 0), Level(100, 200, 0)
+# the levels the venue set (level 1, then level 2: the core keeps their numbers)
+OLD, NEW = Level(50, 100, 0, 1), Level(100, 200, 0, 2)
 
 
 @pytest.mark.timeout(90)
@@ -121,29 +121,33 @@ def test_start_record_keeps_level_wait_and_presence_posts(presence_seat: int) ->
     ]
 
 
-def test_level_state_from_an_older_store_or_a_newer_command(tmp_path: Path) -> None:
-    """A stored level state that misses the last commanded level (written before it) is not
-    used: the command wins, as the daemon did before level states were stored."""
+def test_level_state_from_the_store_and_from_an_older_store(tmp_path: Path) -> None:
+    """The stored level state is the core's (``levels``: its numbers included), restored as
+    it was; an unreadable one restores nothing. A store of an earlier version (the numbers
+    kept by the daemon in ``level_numbers``) gets its numbers back."""
     core = TableCore(get_profile("tda-2024"), "t1", hand_no=3)
-    data = {"level": [50, 100, 0], "pending": [100, 200, 0], "waits": True}
-    assert recovery.apply_levels(core, data, (100, 200, 0))
-    assert (core.level, core.pending_level, core.level_waits) == (OLD, NEW, True)
+    data = {"level": [50, 100, 0], "pending": [100, 200, 0], "waits": True, "number": 1,
+            "pending_number": 2}  # fmt: skip
+    assert recovery.apply_levels(core, data)
+    assert (core.level, core.pending_level, core.level_waits) == (
+        Level(50, 100, 0, 1), Level(100, 200, 0, 2), True)  # fmt: skip
+    assert recovery.levels_data(core) == data
     other = TableCore(get_profile("tda-2024"), "t1", hand_no=3)
-    assert not recovery.apply_levels(other, data, (200, 400, 0))
-    assert not recovery.apply_levels(other, {"level": "x"}, None)
+    assert not recovery.apply_levels(other, {"level": "x"})
     assert (other.level, other.pending_level, other.level_waits) == (Level(0, 0, 0), None, False)
-    # through the daemon's start: the stored state is restored only when it is current
+    # through the daemon's start, from a store of the earlier version
     storage = tmp_path / "state"
     cfg = config.from_mapping(mapping("/dev/null", 1883, storage))
     d = Daemon(cfg)
     try:
-        d.store.put("levels", data)
-        d.store.set_level(LevelRecord(2, 100, 200, 0))
+        d.store.put("levels", {k: data[k] for k in ("level", "pending", "waits")})
+        d.store.put("level_numbers", {"in_force": 3, "pending": 4})
     finally:
         _close(d)
     d = Daemon(cfg)
     try:
-        assert (d.core.level, d.core.pending_level, d.core.level_waits) == (OLD, NEW, True)
+        assert (d.core.level, d.core.pending_level, d.core.level_waits) == (
+            Level(50, 100, 0, 3), Level(100, 200, 0, 4), True)  # fmt: skip
     finally:
         _close(d)
 

@@ -23,6 +23,7 @@ from controller.rules.events import (
     SetLevel,
     ZoneKind,
 )
+from controller.rules.hand import Level
 from controller.rules.profile import builtin_profile
 
 
@@ -81,10 +82,14 @@ def test_stored_table_values_that_are_unreadable_or_older() -> None:
         handlog.with_positions(data, {"button": "left"})
     assert handlog.with_positions(data, None) is data
     with pytest.raises(HandLogError, match="level state"):
-        handlog.with_levels(data, {"level": "x"}, None)
-    levels = handlog.encode_levels((50, 100, 0), (100, 200, 25), True)
-    assert handlog.with_levels(data, levels, (200, 400, 0)) is None  # a newer command won
-    restored = handlog.with_levels(data, levels, (100, 200, 25))
+        handlog.with_levels(data, {"level": "x"})
+    assert handlog.with_levels(data, None) is None
+    levels = handlog.encode_levels(Level(50, 100, 0, 3), Level(100, 200, 25, 4), True)
+    restored = handlog.with_levels(data, levels)
     assert restored is not None and restored.pending_level == (100, 200, 25)
+    assert (restored.level_number, restored.pending_level_number) == (3, 4)
+    # a level state written before the core kept the numbers: not numbered
+    old = handlog.with_levels(data, {"level": [50, 100, 0], "pending": None})
+    assert old is not None and (old.level_number, old.pending_level_number) == (0, 0)
     with pytest.raises(HandLogError, match="start entry"):
         handlog.decode_start(data, {"type": "_start", "t": 0})

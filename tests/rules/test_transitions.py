@@ -30,6 +30,7 @@ from controller.rules.events import (
     Declare,
     HoldDeal,
     Interrupted,
+    MovePlayer,
     ReleaseDeal,
     SeatPlayer,
     SetButton,
@@ -51,7 +52,9 @@ RULES = ROOT / "controller" / "rules"
 # engine.py's ACCEPTS before the table (commit b055f69), plus Interrupted and Declare (issue
 # 14: verbal declarations) while a hand plays, and the hand-for-hand hold in every phase
 # (issue 25)
-_T = {SeatPlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick, HoldDeal, ReleaseDeal}
+# table management (MovePlayer: issue 21, the venue's move as one event instead of two)
+_T = {SeatPlayer, MovePlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick, HoldDeal,
+      ReleaseDeal}  # fmt: skip
 _C = {CardPlaced, CardRemoved}
 _CH = {ChipsIn, ChipsOut, Sweep}
 _CO = {ButtonPress, BadgeTap}
