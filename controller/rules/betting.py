@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import oot_limits, showdown, wagers
+from controller.rules import clock, oot_limits, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
@@ -15,7 +15,9 @@ from controller.rules.phases import Phase
 from controller.rules.rounds import (
     GO_ON,
     Then,
+    clear_oot,
     count_window,
+    drop_oot,
     hold,
     needs_action,
     next_to_act,
@@ -23,6 +25,7 @@ from controller.rules.rounds import (
     owe,
     record,
     street_no,
+    swept,
 )
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
@@ -57,7 +60,7 @@ def open_street(core: TableCore) -> None:
     h.current_bet = 0
     h.last_raise = h.big_blind
     h.raises = 0
-    h.oot.clear()
+    clear_oot(h)
     h.wager.clear_street()
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
@@ -101,7 +104,7 @@ def after_change(core: TableCore) -> None:
     # "later cards are those that would have come" - no second burn, no missing-burn alert.
     h.street_burns += h.burn_credit
     h.burn_credit = 0
-    h.clock_seat = 0
+    clock.stop(h)
     can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:
         h.runout = True
@@ -306,7 +309,7 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
                 return
     if w.floor_seat == e.seat:
         w.floor_seat = 0  # new chips: the action out of turn was not let stand
-        h.oot.pop(e.seat, None)
+        drop_oot(h, e.seat)
     n = w.motions + 1 if w.last_mover == e.seat else 1
     w.last_mover, w.motions = e.seat, n
     if n > 1:
@@ -320,8 +323,7 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
             wagers.out_of_turn_chips(core, h, e)
         return
     w.last_mover, w.motions = e.seat, n  # (checks inferred on the way reset it)
-    if h.clock_seat == e.seat:
-        h.clock_seat = 0
+    clock.stop(h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
     elif w.limited and p.seat in w.limited:
@@ -514,9 +516,8 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if not killed:
         wagers.nonstandard_fold(core, h, p)
     p.folded = True
-    if h.clock_seat == seat:
-        h.clock_seat = 0
-    h.oot.pop(seat, None)
+    clock.stop(h, seat)
+    drop_oot(h, seat)
     count_window(h, seat, chips=False)
     record(core, h, seat, "fold", 0)
     after_change(core)
@@ -533,7 +534,7 @@ def sweep(core: TableCore, e: Sweep) -> None:
     if h is None or core.phase not in (Phase.BETTING, Phase.BOARD):
         return
     if core.phase is Phase.BOARD:
-        h.unswept = False  # 003-SidePots-sweep: the bets went into the pot
+        swept(h)  # 003-SidePots-sweep: the bets went into the pot
     if core.phase is Phase.BETTING:
         facing = [
             p for p in h.players.values() if needs_action(h, p) and p.street_bet < h.current_bet
@@ -548,7 +549,7 @@ def sweep(core: TableCore, e: Sweep) -> None:
             )
             return
         close_unbet_round(core)
-        h.unswept = False
+        swept(h)
 
 
 def close_unbet_round(core: TableCore) -> None:
@@ -588,8 +589,29 @@ def ack(core: TableCore) -> None:
         p = h.players[h.pointer]
     h.wager.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
-    if h.clock_seat == p.seat:
-        h.clock_seat = 0
+    clock.stop(h, p.seat)
     count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
     after_change(core)
+
+
+def clock_tick(core: TableCore, t: float) -> None:
+    """The clock on a player run to ``t`` (``clock.tick``); the time up, the hand is dead
+    (002 Calling for a Clock [L81]): a fold, and the round goes on."""
+    saved_t = core.t
+    seat = clock.tick(core, t)
+    if seat:
+        h = core.hand
+        assert h is not None
+        p = h.players[seat]
+        p.folded = True
+        core.alert(
+            AlertCode.CLOCK_EXPIRED,
+            Severity.WARNING,
+            "002 Calling for a Clock [L81]",
+            f"Seat {seat}: time is up, the hand is dead; muck it",
+            seat,
+        )
+        record(core, h, seat, "fold", 0)
+        after_change(core)
+    core.t = max(saved_t, core.t)

@@ -148,7 +148,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
             "003 Side pots: sweep the bets before the burn",
             "Sweep the bets into the pot before burning",
         )
-    h.unswept = False
+    rounds.swept(h)
     if h.required_burn and tag != h.required_burn:
         core.alert(
             AlertCode.WRONG_BURN,

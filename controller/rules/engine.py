@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.rules import records
+from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
-from controller.rules.clock import clock_tick
 from controller.rules.decisions import (
     Alert,
     AlertCode,

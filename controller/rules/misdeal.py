@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, posting, rounds
+from controller.rules import betting, clock, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
@@ -279,9 +279,8 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
         p.street_bet += amount
         p.total += amount
     p.dead = True
-    if h.clock_seat == seat:
-        h.clock_seat = 0
-    h.oot.pop(seat, None)
+    clock.stop(h, seat)
+    rounds.drop_oot(h, seat)
     core.alert(
         AlertCode.DEAD_HAND,
         Severity.WARNING,

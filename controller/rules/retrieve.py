@@ -33,7 +33,7 @@ from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
 from controller.rules.profile import MuckedHand
-from controller.rules.rounds import owe
+from controller.rules.rounds import owe, strike_last_action
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -177,10 +177,8 @@ def _cannot_retrieve(core: TableCore, h: Hand, p: Player) -> str:
 
 
 def _retrieve(core: TableCore, h: Hand, p: Player, who: str) -> None:
-    h.actions.pop()  # the fold is struck from the record
+    strike_last_action(h)  # the fold is struck from the record, and from the window
     core.out.append(ActionsStruck(1, int(h.street), core.t))  # the fact (decisions.py)
-    if h.window_actions > 0 and h.street is Street.PREFLOP:
-        h.window_actions -= 1  # nor does it count toward the misdeal window
     p.folded = False
     p.acted = False
     h.pointer = p.seat

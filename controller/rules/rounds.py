@@ -127,3 +127,51 @@ def hold(h: Hand, seat: int, amount: int) -> None:
     """Chips added to ``seat``'s bet before its action is complete (a short wager, a
     declared raise under way): the action's record will carry them."""
     h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
+
+
+# The round's record below (actions, misdeal window, chips unswept, actions out of turn
+# pending) is written here only (tests/rules/test_state_owners.py): the concerns call these.
+
+
+def swept(h: Hand) -> None:
+    """The street's bets went into the pot (003-SidePots-sweep)."""
+    h.unswept = False
+
+
+def strike_last_action(h: Hand) -> None:
+    """The last action is struck from the record (a fold retrieved: retrieve.py); nor does
+    it count toward the misdeal window."""
+    h.actions.pop()
+    if h.window_actions > 0 and h.street is Street.PREFLOP:
+        h.window_actions -= 1
+
+
+def pend_oot(h: Hand, seat: int, amount: int | None, bet_seen: int) -> None:
+    """An action out of turn awaits the seat's turn (wagers.py, oot_limits.py)."""
+    h.oot[seat] = (amount, bet_seen)
+
+
+def drop_oot(h: Hand, seat: int) -> tuple[int | None, int] | None:
+    """The seat's pending action out of turn is gone (played, returned, its hand dead)."""
+    return h.oot.pop(seat, None)
+
+
+def clear_oot(h: Hand) -> None:
+    h.oot.clear()
+
+
+def restore_round(
+    h: Hand,
+    window: tuple[int, int, frozenset[int]],
+    unswept: bool,
+    oot: tuple[tuple[int, tuple[int | None, int]], ...],
+    n_actions: int,
+) -> int:
+    """The round's record as it was (wagers.not_a_check's undo); the actions struck."""
+    h.window_actions, h.window_chip_actions, seats = window
+    h.window_seats = set(seats)
+    h.unswept = unswept
+    h.oot = dict(oot)
+    struck = len(h.actions) - n_actions
+    del h.actions[n_actions:]
+    return struck

@@ -25,11 +25,14 @@ from controller.rules.profile import MuckedHand, OutOfTurnRule
 from controller.rules.rounds import (
     GO_ON,
     Then,
+    drop_oot,
     hold,
     needs_action,
     next_after,
     owe,
+    pend_oot,
     record,
+    restore_round,
     street_no,
 )
 
@@ -208,7 +211,7 @@ def out_of_turn_chips(core: TableCore, h: Hand, e: ChipsIn) -> None:
     pending = e.amount
     if held is not None and pending is not None and held[0] is not None:
         pending += held[0]
-    h.oot[e.seat] = (pending, h.current_bet if held is None else held[1])
+    pend_oot(h, e.seat, pending, h.current_bet if held is None else held[1])
     core.alert(
         AlertCode.ACTION_OUT_OF_TURN,
         Severity.WARNING,
@@ -254,7 +257,7 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> Then | None:
             seat,
         )
         return None
-    del h.oot[seat]
+    drop_oot(h, seat)
     if bet_seen != h.current_bet:
         owe(h, seat, amount or 0)
         core.alert(
@@ -315,7 +318,9 @@ def floor_stands(core: TableCore, h: Hand) -> Then | None:
     if not seat or seat != h.pointer or seat not in h.oot:
         return None
     h.wager.floor_seat = 0
-    amount, _ = h.oot.pop(seat)
+    pending = drop_oot(h, seat)
+    assert pending is not None
+    amount, _ = pending
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
     oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
@@ -339,7 +344,7 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         w.wrong = (0, 0, 0)  # 004 AR-13: the incorrect bettor took it back
     if w.floor_seat == seat:
         w.floor_seat = 0  # the floor ruled it returned: all options
-        h.oot.pop(seat, None)
+        drop_oot(h, seat)
         core.instruct(f"Seat {seat}: the action out of turn was returned; all options", seat)
     if not w.owed.get(seat) and oot_limits.taken_back(core, h, seat, e.amount):
         return  # 000 [L157]-[L158]: withdrawn, its limit kept
@@ -496,16 +501,11 @@ def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     u = h.wager.undo
     assert isinstance(u, Undo)
     h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = u.bets
-    h.window_actions, h.window_chip_actions, seats = u.window
-    h.window_seats = set(seats)
-    h.unswept = u.unswept
-    h.oot = dict(u.oot)
     for s, stack, street_bet, total, acted, can_raise, all_in in u.players:
         p = h.players[s]
         p.stack, p.street_bet, p.total = stack, street_bet, total
         p.acted, p.can_raise, p.all_in = acted, can_raise, all_in
-    struck = len(h.actions) - u.n_actions
-    del h.actions[u.n_actions :]
+    struck = restore_round(h, u.window, u.unswept, u.oot, u.n_actions)
     if struck > 0:
         core.out.append(ActionsStruck(struck, int(h.street), core.t))  # the fact
     h.wager.undo = None
