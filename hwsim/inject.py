@@ -246,12 +246,12 @@ class Injection:
             if misdeal:
                 yield from self._redeal([bad], holes)
             elif self.plan.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
-                # 003 / 004 leave it to the floor (floor.py): the director rules a misdeal
+                # 003 leaves it to the floor (floor.py): the director rules a misdeal
                 yield BadgeTap(self._tick(), "floor-1", supervisor=True)
                 yield ButtonPress(self._tick(), ConsoleButton.MISDEAL)
                 yield from self._redeal([bad], holes)
                 self.remedy = "floor ruling: misdeal, the same hand dealt again"
-            else:  # not a misdeal: the card goes to its seat and the deal goes on
+            else:  # 004, silent (a note): the card goes to its seat and the deal goes on
                 self.remedy = "card moved to the right seat"
                 yield self._remove(bad)
                 yield from self._deal_clean(holes)

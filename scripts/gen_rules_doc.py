@@ -70,6 +70,8 @@ REMEDY: dict[tuple[str, str], str] = {
     ("boxed_counts_with_exposed", "false"): "exposed and boxed cards are counted apart",
     ("out_of_sequence", "misdeal"): "a card out of sequence: misdeal",
     ("out_of_sequence", "warn"): "a card out of sequence: warning, the deal goes on in order",
+    ("out_of_sequence", "note"): "a card out of sequence: a note (info), no misdeal, no hold; "
+    "the deal goes on in order",
     ("foreign_card", "void"): "a card of no registered deck: the hand is void, bets returned",
     ("foreign_card", "floor"): "a card of no registered deck: a floor ruling (FOREIGN_CARD "
     "warning, the hand held; dealt on, the card replaced after the deal; the supervisor's "
@@ -81,6 +83,8 @@ REMEDY: dict[tuple[str, str], str] = {
     "supervisor's badge, then MISDEAL, or ACK: the new player plays the hand dealt / the "
     "seat dealt out is dead, its blinds stay in the pot)",
     ("wrong_first_seat", "misdeal"): "the first card to the wrong seat: misdeal",
+    ("wrong_first_seat", "note"): "the first card to the wrong seat: a note (WRONG_FIRST_SEAT "
+    "info), no misdeal, no hold; dealt on clockwise from that seat",
     ("wrong_first_seat", "floor"): "the first card to the wrong seat: a floor ruling "
     "(WRONG_FIRST_SEAT warning, the hand held; the supervisor's badge, then MISDEAL = "
     "misdeal or ACK = play on, dealt on from that seat; FLOOR_DECISION records it)",
@@ -150,6 +154,15 @@ REMEDY: dict[tuple[str, str], str] = {
     "moves to award (ACK) while one is live",
     ("kill_losers_before_award", "false"): "SHOWDOWN: the pot is awarded once every hand is "
     "tabled or mucked",
+    ("hold_cards_until_winner", "true"): "SHOWDOWN: the best hand read going to the muck "
+    "untabled before the winner is declared is HAND_NOT_TABLED as a warning (no claim, unless "
+    "the director retrieves it)",
+    ("hold_cards_until_winner", "false"): "SHOWDOWN: the best hand read mucked untabled is "
+    "HAND_NOT_TABLED as a note (info)",
+    ("every_hand_shows", "true"): "SHOWDOWN: every remaining player shows: any hand mucked "
+    "unshown (undeclared) is HAND_NOT_TABLED (a note)",
+    ("every_hand_shows", "false"): "SHOWDOWN: a hand mucked unshown is noted only if it was "
+    "the best hand read",
     ("clock_seconds", "*"): "CLOCK: {v} s to act (G8)",
     ("clock_countdown_seconds", "*"): "then a {v}-second countdown, then the hand is dead",
     ("heads_up_bb_first_card", "true"): "heads-up the big blind gets the first card",
@@ -203,7 +216,8 @@ COMMON = [
     (
         "wrong first seat",
         "per `wrong_first_seat`: misdeal (000 MISDEALS bullet 8, 002 c), "
-        "TDA 35-A), or the floor decides (003, 004: no remedy named)",
+        "TDA 35-A), the floor decides (003: no remedy named), or a note, dealt on from that "
+        "seat (004: silent)",
     ),
     (
         "card to an empty seat / entitled seat dealt out",

@@ -302,7 +302,10 @@ class Table:
         await wait_until(lambda: len(self.view.alerts) > n_alerts, "the misdeal alert")
         await self.sim.remove_tags([uid])
         await self._settled()
-        await wait_until(lambda: self.daemon.observe().phase is Phase.IDLE, "the re-deal")
+        # a misdeal: the table clear, ready to re-deal; under 004 (silent: a note) the card
+        # taken back restarts the deal in order, no misdeal
+        ready = (Phase.IDLE, Phase.DEALING)
+        await wait_until(lambda: self.daemon.observe().phase in ready, "the re-deal")
         self.view.note("card gathered; the dealer deals again")
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Final
 
 from controller.rules import bb_option, betting, rounds
 from controller.rules.decisions import AlertCode, Severity, StreetDealt
-from controller.rules.events import BadgeTap, CardPlaced
+from controller.rules.events import BadgeTap, CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Street
 from controller.rules.phases import Phase
 from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
@@ -76,6 +76,19 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         # that would have come (000 irreg-12b), so this street needs one burn more
         h.pending_board = ""
         h.burn_debt = 1
+    if _next_card_burned(core, h, tag):
+        # 004 AR-16 [L75]: the card dealt without a burn belongs on the burn; the card just
+        # burned is the street's proper card, not a burn (nor the next street's: the street
+        # has its round of betting to come)
+        core.alert(
+            AlertCode.WRONG_BURN,
+            Severity.WARNING,
+            _burn_clause(core),
+            f"The burn must be {core.card_name(h.pending_board)} (dealt without a burn), not "
+            f"{core.card_name(tag)}: swap them; {core.card_name(tag)} is the board card",
+            tag=tag,
+        )
+        return
     if tag == h.pending_board:
         # the card dealt without a burn is moved to the burn: corrected
         h.pending_board = ""
@@ -150,6 +163,8 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         )
     rounds.swept(h)
     if h.required_burn and tag != h.required_burn:
+        # named: the card put on the burn in the required one's place; the required burn
+        # stays due until the swap (or the board card: the wrong burn stood)
         core.alert(
             AlertCode.WRONG_BURN,
             Severity.WARNING,
@@ -158,7 +173,8 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
             f"not {core.card_name(tag)}: swap them",
             tag=tag,
         )
-    h.required_burn = ""
+    else:
+        h.required_burn = ""
     if h.four_flop and not h.floor_draw and tag not in h.four_flop:
         # 002 Four-card flop a) [L113]: "the fourth card will stay as the next burn card"
         core.alert(
@@ -218,6 +234,16 @@ def on_burn_removed(core: TableCore, tag: str) -> None:
         h.burns.remove(tag)
         h.required_burn = tag  # 000 irreg-12b: it goes back and is the next burn
         core.instruct(f"{core.card_name(tag)} goes back on the stub: it is the next burn")
+    elif (
+        tag == h.last_burn
+        and h.required_burn
+        and tag in h.burns
+        and h.street_burns
+        and core.phase is Phase.BOARD
+    ):
+        # the wrong burn taken back (the swap WRONG_BURN asks for): the required one is due
+        h.street_burns -= 1
+        h.burns.remove(tag)
     elif tag == h.pending_board and tag in h.burns and core.phase is Phase.BOARD:
         # 003: the card turned up and moved to the burn is taken back for the reshuffle
         h.street_burns = max(0, h.street_burns - 1)
@@ -289,6 +315,9 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         _four_card_flop(core, h, e)
         return
     h.redeal_flop = False
+    wrong_stood = h.last_burn in h.burns and h.last_burn != h.required_burn
+    if h.required_burn and h.street_burns and wrong_stood:
+        h.required_burn = ""  # the wrong burn stood (WRONG_BURN said so): later cards as dealt
     if len(h.board) >= size:
         if h.street is Street.PREFLOP or (coming is Street.FLOP and len(h.board) == 3):
             _four_card_flop(core, h, e)
@@ -302,6 +331,12 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
             )
         return
     needs_burn = int(coming) not in h.no_burn
+    if needs_burn and h.required_burn and h.street_burns == 0 and _extra_burn_left(core, h):
+        # 004 AR-16 (000 irreg-12b): the extra burn of the last street, left on the burn,
+        # is this street's burn: the cards are in their proper positions
+        core.instruct(f"{core.card_name(h.required_burn)} (the extra burn) is this street's burn")
+        h.required_burn = ""
+        h.street_burns = 1
     if (
         needs_burn
         and h.street_burns < 1 + h.burn_debt
@@ -322,6 +357,25 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     h.board.append(e.tag)
     if len(h.board) >= size:
         _street_dealt(core, h, coming)
+
+
+def _next_card_burned(core: TableCore, h: Hand, tag: str) -> bool:
+    """004 AR-16 (corrected whenever possible): a card burned while the street's card dealt
+    without a burn is still on the board and nobody has acted on that street."""
+    if core.profile.burn_error is not BurnError.CORRECT or not h.pending_board:
+        return False
+    if tag == h.pending_board or h.pending_board not in h.board or h.refill:
+        return False
+    street = int(h.street)
+    return core.phase is Phase.BETTING and not any(a.street == street for a in h.actions)
+
+
+def _extra_burn_left(core: TableCore, h: Hand) -> bool:
+    """The burn the profile wants next is the extra burn still lying on the burn spot."""
+    if core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+        return False
+    loc = core.where.get(h.required_burn)
+    return loc is not None and loc[0] is ZoneKind.BURN
 
 
 def _fourth_flop_card(core: TableCore, h: Hand) -> bool:

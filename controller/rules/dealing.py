@@ -203,10 +203,30 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
         p = h.players.get(seat)
         if p is not None and tag in p.cards:
             p.cards.remove(tag)
+            if (
+                phase is Phase.DEALING
+                and h.dealt == [(tag, seat)]
+                and core.profile.wrong_first_seat is WrongFirstSeat.NOTE
+            ):
+                _first_card_taken_back(core, h, p, tag)
     elif zone is ZoneKind.BOARD:
         board.on_board_removed(core, tag)
     else:
         board.on_burn_removed(core, tag)
+
+
+def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> None:
+    """The only card dealt so far is taken back where a wrong first seat is only a note (004,
+    silent: the dealer gives the card to the right seat): the deal starts again from the
+    proper first seat."""
+    if tag in p.hole:
+        p.hole.remove(tag)
+    h.owner.pop(tag, None)
+    h.dealt.clear()
+    h.deal_idx = 0
+    prof = core.profile
+    order = deal_order(h.pos, frozenset(h.players), prof.max_seats, prof.heads_up_bb_first_card)
+    h.deal_seq = order + order
 
 
 def _purge_old_deal(core: TableCore, keep: str) -> None:
@@ -322,16 +342,28 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         _extra_card(core, h, p, e.tag)
         return
     expected = h.deal_seq[h.deal_idx]
-    if s != expected and h.deal_idx == 0 and core.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
-        floor.call(
-            core,
-            floor.FIRST_SEAT,
-            AlertCode.WRONG_FIRST_SEAT,
-            "003 Opening Deal [L85], [L1]; 004 AR Misdeals [L41-L49] (no remedy named)",
-            f"the first card went to seat {s}, not seat {expected}",
-            s,
-            e.tag,
-        )
+    first_rule = core.profile.wrong_first_seat
+    if s != expected and h.deal_idx == 0 and first_rule is not WrongFirstSeat.MISDEAL:
+        if first_rule is WrongFirstSeat.FLOOR:
+            floor.call(
+                core,
+                floor.FIRST_SEAT,
+                AlertCode.WRONG_FIRST_SEAT,
+                "003 Opening Deal [L85], [L1]",
+                f"the first card went to seat {s}, not seat {expected}",
+                s,
+                e.tag,
+            )
+        else:  # 004 is silent: no misdeal, no hold
+            core.alert(
+                AlertCode.WRONG_FIRST_SEAT,
+                Severity.INFO,
+                "004 HE 2. [L15]; AR Misdeals [L41-L49] (no rule for it)",
+                f"The first card went to seat {s}, not seat {expected}: deal on clockwise "
+                f"from seat {s}",
+                s,
+                e.tag,
+            )
         # dealt on as the dealer started (the floor may rule a misdeal)
         n = len(h.deal_seq) // 2
         order = h.deal_seq[:n]
@@ -383,10 +415,13 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                     e.tag,
                 )
                 return
+            note = core.profile.out_of_sequence is SequenceRule.NOTE  # 004: silent
             core.alert(
                 AlertCode.OUT_OF_SEQUENCE,
-                Severity.WARNING,
-                "003 Opening deal (order described, no remedy); 004 silent",
+                Severity.INFO if note else Severity.WARNING,
+                "004 AR Misdeals [L41-L49] (no rule for it)"
+                if note
+                else "003 Opening deal (order described, no remedy)",
                 f"Seat {s} got a card out of sequence (seat {expected} was next): deal on in order",
                 s,
                 e.tag,

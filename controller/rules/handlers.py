@@ -181,7 +181,7 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     if core.phase is Phase.DRAW:
         draw.draw_card(core, e)
         return
-    if core.phase is Phase.SHOWDOWN:
+    if core.phase is Phase.SHOWDOWN or (core.phase is Phase.COMPLETE and zone is ZoneKind.MUCK):
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)

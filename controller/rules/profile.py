@@ -53,7 +53,8 @@ class ExposedMisdeal(Enum):
 
 class SequenceRule(Enum):
     MISDEAL = "misdeal"  # 000-S3-misdeal-1f
-    WARN = "warn"  # 003 / 004: order described, no remedy stated
+    WARN = "warn"  # 003: order described, no remedy stated
+    NOTE = "note"  # 004: silent (no misdeal for it): a note for the dealer (info)
 
 
 class ExtraCardRule(Enum):
@@ -77,7 +78,8 @@ class PrematureTurn(Enum):
 
 class WrongFirstSeat(Enum):
     MISDEAL = "misdeal"  # 000 MISDEALS bullet 8 [L115], 002 Misdeals c), TDA 35-A
-    FLOOR = "floor"  # 003 / 004 name no remedy: the floor decides (floor.py)
+    FLOOR = "floor"  # 003 names no remedy: the floor decides (floor.py)
+    NOTE = "note"  # 004 is silent: no misdeal, no hold; a note (info), dealt on from there
 
 
 class EntitlementError(Enum):
@@ -180,6 +182,13 @@ class Profile:
     # cards away (the cards are read from the tags)
     declared_board_keeps_claim: bool = False
     kill_losers_before_award: bool = False
+    # 000 [L167]: players hold their cards until the winner is declared: the best hand read
+    # going to the muck untabled is a warning, not a note (its claim is gone, [L166], unless
+    # the director retrieves it, [L126])
+    hold_cards_until_winner: bool = False
+    # 004 HE-10 [L31]: "every remaining player shows": any hand mucked unshown at the showdown
+    # is HAND_NOT_TABLED (a note), not only the best one read
+    every_hand_shows: bool = False
     clock_seconds: float = 60.0  # G8: the clock of 002 in every profile
     clock_countdown_seconds: float = 10.0
     heads_up_bb_first_card: bool = True  # 002 HeadsUp-3, product decision

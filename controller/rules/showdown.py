@@ -9,7 +9,11 @@ confirmation, docs/hardware-gpio-pcsc.md); hole cards put on the muck muck that 
 mucked untabled has no claim where the profile says so (000 [L166], 002 [L51], 004 AR-6).
 The tabled winner going to the muck stops the dealer (002 [L59], 003 [L63]), and where the
 profile says so the pot waits until every losing hand is killed (003 [L63]). When every hand
-is decided, each pot is awarded among the tabled hands. After an all-in run-out the hands
+is decided, each pot is awarded among the tabled hands; the chips are pushed after that, so a
+winner going to the muck while a tabled loser is still on its spot stops the dealer too
+(``_after_award``). The best hand read mucked untabled is HAND_NOT_TABLED: a warning where
+players hold their cards until the winner is declared (000 [L167]), else a note; under 004
+HE-10 any hand mucked unshown is noted. After an all-in run-out the hands
 were turned face up before the board (ALL_IN_FACE_UP): they are tabled at once."""
 
 from __future__ import annotations
@@ -139,6 +143,10 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
     """A card placed during the showdown: a hole card on the muck mucks (or kills) that hand;
     a sixth board card is no card of the hand; anything else waits for the award."""
     h = core.hand
+    if core.phase is Phase.COMPLETE:
+        if h is not None:
+            _after_award(core, h, e)
+        return
     assert h is not None
     if e.zone is ZoneKind.BOARD and len(h.board) >= 5 and e.tag not in h.board:
         # 003 River [L109]: the river "is the last card dealt for the players"
@@ -188,15 +196,66 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         others = [s for s in h.show_order if h.shows.get(s, True)]
         best = _best(core, h, others)
         h.shows[seat] = False
-        if core.profile.untabled_muck_relinquishes and seat in best and len(others) > 1:
-            core.alert(
-                AlertCode.HAND_NOT_TABLED,
-                Severity.INFO,
-                "000 [L166]; 002 [L51]; 004 AR-6, HE-10",
-                f"Seat {seat} mucked without tabling: no claim to the pot",
-                seat,
-            )
+        noted = seat in best or core.profile.every_hand_shows  # 004 HE-10: every hand shows
+        if core.profile.untabled_muck_relinquishes and noted and len(others) > 1:
+            if (
+                core.profile.hold_cards_until_winner and seat in best
+            ):  # 000 [L167]: the dealer must hear it
+                core.alert(
+                    AlertCode.HAND_NOT_TABLED,
+                    Severity.WARNING,
+                    "000 [L166], [L167]; DEAD HANDS 2. [L126]",
+                    f"Seat {seat}'s hand, the best read, went to the muck before the winner "
+                    "is declared: no claim to the pot unless the director retrieves it",
+                    seat,
+                    e.tag,
+                )
+            else:
+                core.alert(
+                    AlertCode.HAND_NOT_TABLED,
+                    Severity.INFO,
+                    "000 [L166]; 002 [L51]; 004 AR-6, HE-10",
+                    f"Seat {seat} mucked without tabling: no claim to the pot",
+                    seat,
+                )
         _decide(core, h)
+
+
+def _after_award(core: TableCore, h: Hand, e: CardPlaced) -> None:
+    """A hole card on the muck once the core has decided the pots at the tabling of the last
+    hand (every profile but 003's): the chips are not pushed yet. A winning tabled hand going
+    to the muck while a tabled hand that won nothing is still on its spot is the dealer killing
+    the winner (002 [L59]; 000 [L167], [L169]: hands are killed, or the winner declared, before
+    the award; a split pot's tied winner too). The winner gathered after the losers is the
+    push. (A heads-up tie has no loser: nothing tells the gathering from a kill.)"""
+    rec = core.last_record
+    owner = h.owner.get(e.tag)
+    if e.zone is not ZoneKind.MUCK or rec is None or owner is None or not h.show_order:
+        return
+    seat = owner.seat
+    winners = {s for pot in rec.pots for s in pot.winners}
+    if seat not in winners or not h.shows.get(seat) or seat in h.show_alerted:
+        return
+    live = [
+        s for s, shown in h.shows.items() if shown and s not in winners and _on_seat(core, h, s)
+    ]
+    if not live:
+        return
+    h.show_alerted.add(seat)
+    pots = ", ".join(
+        f"{pot.amount} to seat{'s' if len(pot.winners) > 1 else ''} "
+        + " and ".join(str(s) for s in pot.winners)
+        for pot in rec.pots
+    )
+    core.alert(
+        AlertCode.WINNING_HAND_MUCKED,
+        Severity.CRITICAL,
+        "002 [L59]; 003 [L63]; 000 [L166]-[L169]",
+        f"Stop: seat {seat}'s tabled hand wins (read before the muck): push the pot as read "
+        f"({pots}), then kill the losing hand of seat {', '.join(map(str, live))}",
+        seat,
+        e.tag,
+    )
 
 
 def _declared_board(h: Hand, seat: int) -> bool:

@@ -62,6 +62,8 @@ def test_every_kind_raises_its_alert_and_keeps_the_result(
         ("extra-hole-card", "tda-2024", "misdeal"),
         ("extra-hole-card", "a2c-000", "flop burn"),
         ("wrong-first-seat", "roberts-rules", "misdeal"),
+        ("wrong-first-seat", "club-003", "floor ruling"),
+        ("wrong-first-seat", "shaved-dog-004", "card moved to the right seat"),  # silent: a note
     ],
 )
 def test_the_remedy_follows_the_profile(

@@ -389,8 +389,11 @@ class Table:
 
     def misdeal_first_card(self, seat: int) -> Self:
         """The first card to the wrong seat, ruled a misdeal: at once, or by the floor (a
-        supervisor's badge, then MISDEAL) where the profile leaves it to the floor (003, 004)."""
+        supervisor's badge, then MISDEAL) where the profile leaves it to the floor (003), or
+        by the dealer's MISDEAL where the rulebook is silent and it is only a note (004)."""
         self.hole(seat)
         if self.profile.wrong_first_seat is WrongFirstSeat.FLOOR:
             self.badge("td-1").press(ConsoleButton.MISDEAL)
+        elif self.profile.wrong_first_seat is WrongFirstSeat.NOTE:
+            self.press(ConsoleButton.MISDEAL)
         return self

@@ -11,7 +11,7 @@ from controller.rules.events import ConsoleButton
 from controller.rules.phases import Phase
 
 A = AlertCode
-FLOOR_PROFILES = ("club-003", "shaved-dog-004")
+FLOOR_PROFILES = ("club-003",)  # 004 is silent: a note (info), no hold (scenarios/shaved-dog-004)
 
 
 def _wrong_first_card(profile: str) -> Table:
