@@ -15,17 +15,20 @@ from controller.rules.phases import Phase
 from controller.rules.rounds import (
     GO_ON,
     Then,
-    clear_oot,
+    bet_to,
     count_window,
     drop_oot,
+    full_raise,
     hold,
     needs_action,
+    new_street,
     next_to_act,
     order_from,
     owe,
     record,
     street_no,
     swept,
+    turn_to,
 )
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
@@ -43,7 +46,7 @@ def open_preflop(core: TableCore) -> None:
     if first not in live or not needs_action(h, h.players[first]):
         before = clockwise(first, core.max_seats)[-1]
         first = next_to_act(core, h, before)
-    h.pointer = first
+    turn_to(h, first)
     after_change(core)
 
 
@@ -57,10 +60,7 @@ def open_street(core: TableCore) -> None:
         # as soon as its board is out (000-S1-allin-1, 003-SidePots-allin)
         p.acted = h.runout
         p.can_raise = True
-    h.current_bet = 0
-    h.last_raise = h.big_blind
-    h.raises = 0
-    clear_oot(h)
+    new_street(h)
     h.wager.clear_street()
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
@@ -68,7 +68,7 @@ def open_street(core: TableCore) -> None:
     # skipped the first seat: the small blind, and heads-up the big blind.)
     start = postflop_first(h.pos, frozenset(h.players), core.max_seats)
     before = clockwise(start, core.max_seats)[-2]
-    h.pointer = next_to_act(core, h, before)
+    turn_to(h, next_to_act(core, h, before))
     after_change(core)
 
 
@@ -89,7 +89,7 @@ def after_change(core: TableCore) -> None:
         if h.oot and h.pointer in h.oot:
             play(core, h, wagers.apply_pending(core, h, h.pointer))
         return
-    h.pointer = next_to_act(core, h, h.pointer or h.pos.button)
+    turn_to(h, next_to_act(core, h, h.pointer or h.pos.button))
     if h.pointer:
         if h.oot and h.pointer in h.oot:
             play(core, h, wagers.apply_pending(core, h, h.pointer))
@@ -144,12 +144,12 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
         record(core, h, p.seat, "check", 0)
         count_window(h, p.seat, chips=False)
     if held:
-        h.pointer = held
+        turn_to(h, held)
         play(core, h, wagers.apply_pending(core, h, held))
         if core.phase is not Phase.BETTING or needs_action(h, h.players[held]):
             return False
         return seat == h.pointer or infer_checks(core, h, seat, None)
-    h.pointer = seat
+    turn_to(h, seat)
     return True
 
 
@@ -190,7 +190,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
     owed = h.unconfirmed.get(e.seat, 0)
     take = min(owed, e.amount) if owed and e.amount is not None else 0
     if take and take == e.amount:
-        h.unconfirmed[e.seat] = owed - take  # the chips confirm a blind posted from the stack
+        unconfirmed(h, e.seat, owed - take)  # the chips confirm a blind posted from the stack
         return None
     # validate before mutating: a rejected event leaves the state unchanged
     if not p.live:
@@ -212,7 +212,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
             )
     if take:
         assert e.amount is not None
-        h.unconfirmed[e.seat] = owed - take
+        unconfirmed(h, e.seat, owed - take)
         e = ChipsIn(e.t, e.seat, e.amount - take, e.chips)
     if core.phase is Phase.BOARD and h.redeal_flop and h.board:
         # 000 IRREGULARITIES 10. [L142]: a four-card flop is redealt even if the extra card
@@ -341,8 +341,7 @@ def act_presence(core: TableCore, h: Hand, p: Player) -> None:
     kind = "bet" if h.current_bet == 0 else "call"
     p.acted = True
     if kind == "bet":
-        h.current_bet = 1
-        h.last_aggressor = p.seat
+        bet_to(h, p.seat, 1)
     p.street_bet = h.current_bet
     count_window(h, p.seat, chips=True)
     record(core, h, p.seat, kind, 0)
@@ -466,8 +465,7 @@ def act(
         raise_by = new_total - h.current_bet
         kind = "bet" if h.current_bet == 0 else "raise"
         if raise_by >= h.last_raise:
-            h.last_raise = raise_by
-            h.raises += 1
+            full_raise(h, raise_by)
             for q in h.players.values():
                 if q.seat != p.seat:
                     q.acted = False
@@ -477,8 +475,7 @@ def act(
             for q in h.players.values():
                 if q.acted and q.seat != p.seat:
                     q.can_raise = False
-        h.current_bet = new_total
-        h.last_aggressor = p.seat
+        bet_to(h, p.seat, new_total)
     elif amount == 0:
         kind = "check"
     if declared and kind == "call":
@@ -565,7 +562,7 @@ def close_unbet_round(core: TableCore) -> None:
             p.acted = True
             count_window(h, p.seat, chips=False)
             record(core, h, p.seat, "check", 0)
-    h.pointer = 0
+    turn_to(h, 0)
     after_change(core)
 
 
@@ -615,3 +612,9 @@ def clock_tick(core: TableCore, t: float) -> None:
         record(core, h, seat, "fold", 0)
         after_change(core)
     core.t = max(saved_t, core.t)
+
+
+def unconfirmed(h: Hand, seat: int, chips: int) -> None:
+    """The chips of a blind posted for ``seat`` from its stack not yet seen in its zone
+    (``posting.take_forced``); chips in the zone confirm them (:func:`chips_in`)."""
+    h.unconfirmed[seat] = chips

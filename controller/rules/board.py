@@ -602,3 +602,24 @@ def _restore(core: TableCore, h: Hand, tag: str) -> None:
     h.street = _BEFORE[street]
     h.street_burns = 0
     core.enter(Phase.BOARD)
+
+
+# Writers for the concerns below the board's rulings (misdeal.py, dealing.py): the board
+# and burns are written in this module only (tests/rules/test_state_owners.py).
+
+
+def burned_off_table(h: Hand, tag: str) -> None:
+    """A card dealt off the table lies on the burn antenna: it is the flop's burn."""
+    h.burns.append(tag)
+    h.burn_credit += 1
+
+
+def require_burn(h: Hand, tag: str) -> None:
+    """``tag`` must be the next burn (an exposed card, an extra card)."""
+    h.required_burn = tag
+
+
+def release_burn(h: Hand, tag: str) -> None:
+    """``tag`` no longer has to be the next burn (the press's ruling withdrawn)."""
+    if h.required_burn == tag:
+        h.required_burn = ""

@@ -211,6 +211,13 @@ class TableCore:
         # not TRANSITIONS[phase]: hashing an Enum member is a Python-level call
         self._row = ROWS[PHASES.index(phase)]
 
+    def carry_alerts(self, h: Hand, redeal: bool) -> None:
+        """A new deal's hand (``dealing.start_hand``) starts with the alerts of the deals
+        cleared before it when it is a redeal; the hand's alerts are written here only."""
+        if redeal:
+            h.alerts.extend(self.misdealt_alerts)
+        self.misdealt_alerts = ()
+
     def alert(
         self,
         code: AlertCode,

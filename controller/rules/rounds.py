@@ -129,8 +129,47 @@ def hold(h: Hand, seat: int, amount: int) -> None:
     h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
 
 
-# The round's record below (actions, misdeal window, chips unswept, actions out of turn
-# pending) is written here only (tests/rules/test_state_owners.py): the concerns call these.
+# The round's state below (the bets and whose turn, the actions, the misdeal window, chips
+# unswept, actions out of turn pending) is written here only
+# (tests/rules/test_state_owners.py): the concerns call these.
+
+
+def turn_to(h: Hand, seat: int) -> None:
+    """``seat`` is to act (0: nobody)."""
+    h.pointer = seat
+
+
+def set_bets(h: Hand, current_bet: int, last_raise: int) -> None:
+    """The bet to call and the size of the last full raise (a street opened, the blinds
+    taken: ``posting.take_forced``, a completed raise, a retrieved hand's bet put back)."""
+    h.current_bet = current_bet
+    h.last_raise = last_raise
+
+
+def new_street(h: Hand) -> None:
+    """A street opens: no bet, the big blind the least raise, no raise yet, no action out
+    of turn pending."""
+    h.current_bet = 0
+    h.last_raise = h.big_blind
+    h.raises = 0
+    h.oot.clear()
+
+
+def full_raise(h: Hand, raise_by: int) -> None:
+    """A bet or raise of at least the last raise: it reopens the betting."""
+    h.last_raise = raise_by
+    h.raises += 1
+
+
+def bet_to(h: Hand, seat: int, total: int) -> None:
+    """``seat`` bet or raised to ``total``."""
+    h.current_bet = total
+    h.last_aggressor = seat
+
+
+def restore_bets(h: Hand, bets: tuple[int, int, int, int, int]) -> None:
+    """The bets and turn as they were (wagers.not_a_check's undo)."""
+    h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = bets
 
 
 def swept(h: Hand) -> None:
@@ -154,10 +193,6 @@ def pend_oot(h: Hand, seat: int, amount: int | None, bet_seen: int) -> None:
 def drop_oot(h: Hand, seat: int) -> tuple[int | None, int] | None:
     """The seat's pending action out of turn is gone (played, returned, its hand dead)."""
     return h.oot.pop(seat, None)
-
-
-def clear_oot(h: Hand) -> None:
-    h.oot.clear()
 
 
 def restore_round(

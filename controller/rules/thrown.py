@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, clock, rounds
+from controller.rules import betting, clock, misdeal, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ZoneKind
 
@@ -64,7 +64,7 @@ def _dead(core: TableCore, h: Hand, m: Player, n: Player, at_n: list[str]) -> No
     m.dead = True
     clock.stop(h, m.seat)
     rounds.drop_oot(h, m.seat)
-    h.replace.pop(m.seat, None)
+    misdeal.no_replacement(h, m.seat)
     cards = " and ".join(core.card_name(t) for t in at_n)
     rest = [t for t in m.hole if t not in at_n and core.where.get(t) == (ZoneKind.HOLE, m.seat)]
     also = f"; muck seat {m.seat}'s other card" if rest else ""

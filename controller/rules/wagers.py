@@ -32,8 +32,11 @@ from controller.rules.rounds import (
     owe,
     pend_oot,
     record,
+    restore_bets,
     restore_round,
+    set_bets,
     street_no,
+    turn_to,
 )
 
 if TYPE_CHECKING:
@@ -160,7 +163,7 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
         return extend(core, h, p, amount)
     owe(h, p.seat, amount - to_call)
     if pending and to_call:
-        h.pointer = p.seat
+        turn_to(h, p.seat)
         return Then("act", p.seat, to_call)
     return True
 
@@ -168,7 +171,7 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
 def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     """More chips from a seat that has acted: after a check or call they are a raise; after
     its own bet or raise they make it bigger (not another raise of the round)."""
-    h.pointer = p.seat
+    turn_to(h, p.seat)
     if h.last_aggressor != p.seat or h.current_bet == 0:
         return Then("act", p.seat, amount)
     if amount > p.stack:
@@ -178,8 +181,7 @@ def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     p.street_bet += amount
     p.total += amount
     p.all_in = p.stack == 0
-    h.current_bet = p.street_bet
-    h.last_raise += h.current_bet - before
+    set_bets(h, p.street_bet, h.last_raise + p.street_bet - before)
     last = h.actions[-1] if h.actions else None
     kind = last.kind if last is not None and last.seat == p.seat else "raise"
     record(core, h, p.seat, kind, amount)
@@ -232,7 +234,7 @@ def wrong_bet_stands(core: TableCore, h: Hand) -> Then:
     else:
         h.wager.owed.pop(seat, None)
     core.instruct(f"Seat {seat}: the next seat acted, the wager out of turn stands (AR-13)", seat)
-    h.pointer = seat
+    turn_to(h, seat)
     return Then("act", seat, min(amount, p.stack))
 
 
@@ -500,7 +502,7 @@ def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     to before those chips and they are judged as action out of turn."""
     u = h.wager.undo
     assert isinstance(u, Undo)
-    h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = u.bets
+    restore_bets(h, u.bets)
     for s, stack, street_bet, total, acted, can_raise, all_in in u.players:
         p = h.players[s]
         p.stack, p.street_bet, p.total = stack, street_bet, total
