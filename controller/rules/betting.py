@@ -15,12 +15,15 @@ from controller.rules.phases import Phase
 from controller.rules.rounds import (
     GO_ON,
     Then,
+    another_motion,
     bet_to,
     count_window,
     drop_oot,
     full_raise,
     hold,
+    motion,
     needs_action,
+    new_mover,
     new_street,
     next_to_act,
     order_from,
@@ -28,6 +31,7 @@ from controller.rules.rounds import (
     record,
     street_no,
     swept,
+    take_held,
     turn_to,
 )
 from controller.rules.seating import clockwise, postflop_first, preflop_first
@@ -61,7 +65,6 @@ def open_street(core: TableCore) -> None:
         p.acted = h.runout
         p.can_raise = True
     new_street(h)
-    h.wager.clear_street()
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
     # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
@@ -138,7 +141,7 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
                 break
             skipped.append(p)
     if skipped and ev is not None and not held:
-        h.wager.undo = wagers.snapshot(h, ev, len(skipped))
+        wagers.keep_undo(h, ev, len(skipped))
     for p in skipped:
         p.acted = True
         record(core, h, p.seat, "check", 0)
@@ -231,7 +234,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
         # on: a second motion of that call, judged as one (000 [L159], 002 [L133], 003 [L59]
         # [L129]: a string raise is a call; 004 silent: the chips add up, a raise)
         core.enter(Phase.BETTING)
-        h.wager.motions += 1
+        another_motion(h)
         judged = wagers.second_motion(core, h, p, e, h.wager.motions)
         play(core, h, judged if isinstance(judged, Then) else GO_ON)
         return None
@@ -301,28 +304,28 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
         wagers.undo_checks(core, h, f"Seat {e.seat} had not checked")
     if w.wrong[0]:
         if e.seat == h.pointer:
-            w.wrong = (0, 0, 0)  # 004 AR-13: the true position acts; the wrong wager is void
+            wagers.void_wrong(h)  # 004 AR-13: the true position acts; the wrong wager is void
         elif e.seat == w.wrong[2]:
             # the next seat acted: the wrong wager stands
             play(core, h, wagers.wrong_bet_stands(core, h))
             if core.phase is not Phase.BETTING:
                 return
     if w.floor_seat == e.seat:
-        w.floor_seat = 0  # new chips: the action out of turn was not let stand
+        wagers.not_let_stand(h)  # new chips: the action out of turn was not let stand
         drop_oot(h, e.seat)
     n = w.motions + 1 if w.last_mover == e.seat else 1
-    w.last_mover, w.motions = e.seat, n
+    motion(h, e.seat, n)
     if n > 1:
         judged = wagers.second_motion(core, h, p, e, n)
         if judged is not False:
             play(core, h, None if judged is True else judged)
             return
     if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
-        w.last_mover = 0
+        new_mover(h)
         if core.phase is Phase.BETTING:
             wagers.out_of_turn_chips(core, h, e)
         return
-    w.last_mover, w.motions = e.seat, n  # (checks inferred on the way reset it)
+    motion(h, e.seat, n)  # (checks inferred on the way reset it)
     clock.stop(h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
@@ -481,7 +484,7 @@ def act(
     if declared and kind == "call":
         wagers.declared_unmet(core, h, p, kind)
     if h.wager.held:
-        amount += h.wager.held.pop(p.seat, 0)  # earlier motions of this wager (short, declared)
+        amount += take_held(h, p.seat)  # earlier motions of this wager (short, declared)
     count_window(h, p.seat, chips=amount > 0)
     record(core, h, p.seat, kind, amount)
     after_change(core)
@@ -498,7 +501,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         return
     w = h.wager
     if w.wrong[0] and seat == h.pointer:
-        w.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; the wrong wager is void
+        wagers.void_wrong(h)  # 004 AR-13: the true position acted; the wrong wager is void
     elif w.wrong[0] and seat == w.wrong[2]:
         play(core, h, wagers.wrong_bet_stands(core, h))  # 004 AR-13: the next seat acted
         if core.phase is not Phase.BETTING:
@@ -584,7 +587,7 @@ def ack(core: TableCore) -> None:
         # before it: the first skipped seat checks; the bet was out of turn (000 [L157])
         wagers.undo_checks(core, h, f"Seat {wagers.first_skipped(core, h)} had not checked")
         p = h.players[h.pointer]
-    h.wager.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; a wrong wager is void
+    wagers.void_wrong(h)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
     clock.stop(h, p.seat)
     count_window(h, p.seat, chips=False)

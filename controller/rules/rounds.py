@@ -148,11 +148,12 @@ def set_bets(h: Hand, current_bet: int, last_raise: int) -> None:
 
 def new_street(h: Hand) -> None:
     """A street opens: no bet, the big blind the least raise, no raise yet, no action out
-    of turn pending."""
+    of turn pending, the street's wager cleared (``Hand.wager``)."""
     h.current_bet = 0
     h.last_raise = h.big_blind
     h.raises = 0
     h.oot.clear()
+    h.wager.clear_street()
 
 
 def full_raise(h: Hand, raise_by: int) -> None:
@@ -210,3 +211,37 @@ def restore_round(
     struck = len(h.actions) - n_actions
     del h.actions[n_actions:]
     return struck
+
+
+def paid_back(h: Hand, seat: int, amount: int) -> None:
+    """``amount`` of the chips owed to ``seat`` were given back; none left, none owed."""
+    owed = h.wager.owed.get(seat, 0) - amount
+    if owed > 0:
+        h.wager.owed[seat] = owed
+    else:
+        h.wager.owed.pop(seat, None)
+
+
+def take_held(h: Hand, seat: int) -> int:
+    """The chips of the seat's earlier motions of this wager, now in its action."""
+    return h.wager.held.pop(seat, 0)
+
+
+def motion(h: Hand, seat: int, n: int) -> None:
+    """``seat`` moved chips: its ``n``-th consecutive motion."""
+    w = h.wager
+    w.last_mover, w.motions = seat, n
+
+
+def new_mover(h: Hand) -> None:
+    """The next chips are a new motion."""
+    h.wager.last_mover = 0
+
+
+def another_motion(h: Hand) -> None:
+    h.wager.motions += 1
+
+
+def declare(h: Hand, seat: int, word: str) -> None:
+    """A verbal declaration binds the seat's turn (``record`` keeps it for that turn only)."""
+    h.wager.declared[seat] = word

@@ -28,8 +28,10 @@ from controller.rules.rounds import (
     drop_oot,
     hold,
     needs_action,
+    new_mover,
     next_after,
     owe,
+    paid_back,
     pend_oot,
     record,
     restore_bets,
@@ -228,11 +230,7 @@ def wrong_bet_stands(core: TableCore, h: Hand) -> Then:
     seat, amount, _ = h.wager.wrong
     h.wager.wrong = (0, 0, 0)
     p = h.players[seat]
-    owed = h.wager.owed.get(seat, 0) - amount
-    if owed > 0:
-        h.wager.owed[seat] = owed
-    else:
-        h.wager.owed.pop(seat, None)
+    paid_back(h, seat, amount)
     core.instruct(f"Seat {seat}: the next seat acted, the wager out of turn stands (AR-13)", seat)
     turn_to(h, seat)
     return Then("act", seat, min(amount, p.stack))
@@ -354,12 +352,9 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         return
     owed = w.owed.get(seat, 0)
     if e.amount <= owed:
-        if e.amount == owed:
-            del w.owed[seat]
-        else:
-            w.owed[seat] = owed - e.amount
+        paid_back(h, seat, e.amount)
         return
-    w.owed.pop(seat, None)
+    paid_back(h, seat, owed)  # all of it: nothing owed any more
     p = h.players.get(seat)
     if p is None or not core.profile.chips_in_turn_stay or core.phase is not Phase.BETTING:
         return
@@ -511,7 +506,28 @@ def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     if struck > 0:
         core.out.append(ActionsStruck(struck, int(h.street), core.t))  # the fact
     h.wager.undo = None
-    h.wager.last_mover = 0
+    new_mover(h)
     seat = u.ev.seat
     core.instruct(f"{why}: seat {h.pointer} is to act; seat {seat}'s chips were out of turn")
     out_of_turn_chips(core, h, u.ev)
+
+
+# The wager's rulings (a wrong wager, an action out of turn awaiting the floor, what "not a
+# check" would undo) are written in this module only (tests/rules/test_state_owners.py);
+# the motions, declarations and chips owed or held are the round's (``rounds.py``), the
+# limits of an action out of turn taken back ``oot_limits.py``'s.
+
+
+def keep_undo(h: Hand, ev: ChipsIn, n_skipped: int) -> None:
+    """Checks were inferred: what a "not a check" would undo (:func:`not_a_check`)."""
+    h.wager.undo = snapshot(h, ev, n_skipped)
+
+
+def void_wrong(h: Hand) -> None:
+    """004 AR-13: the true position acted; a wrong wager is void."""
+    h.wager.wrong = (0, 0, 0)
+
+
+def not_let_stand(h: Hand) -> None:
+    """New chips from the seat whose action out of turn awaited the floor."""
+    h.wager.floor_seat = 0

@@ -58,7 +58,10 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
                                  "last_aggressor", "actions", "window_actions",
                                  "window_chip_actions", "window_seats", "unswept", "oot")),
     "run-out and blinds unconfirmed": ("betting", ("runout", "unconfirmed")),
-    "wager": ("wagers", ("wager",)),
+    "wager's motions": ("rounds", ("wager", "wager.declared", "wager.last_mover",
+                                   "wager.motions", "wager.owed", "wager.held")),
+    "wager's rulings": ("wagers", ("wager.wrong", "wager.floor_seat", "wager.undo")),
+    "out-of-turn limits": ("oot_limits", ("wager.limited",)),
     "clock": ("clock", ("clock_seat", "clock_deadline", "clock_warned")),
     "floor hold": ("floor", ("floor_hold", "floor_badge")),
     "given back": ("retrieve", ("given_back",)),
@@ -71,14 +74,38 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
 OWNERS: dict[str, str] = {f: mod for mod, fields in RECORDS.values() for f in fields}
 
 #: (module, field) written outside the owner today, and why
-NOT_YET: dict[tuple[str, str], str] = {}
+NOT_YET: dict[tuple[str, str], str] = {
+    ("betting", "street"): "open_preflop sets PREFLOP; betting is below board (board calls it)",
+    ("betting", "street_burns"): "the round's close credits the early burns to the coming "
+    "street (after_change); betting is below board",
+    ("betting", "burn_credit"): "the same credit, cleared",
+    ("rounds", "pending_board"): "an action on an uncorrected board card: the board stands "
+    "(rounds.record, 000 [L144]); rounds is below board",
+    ("rounds", "burn_debt"): "the same ruling: the next street burns two",
+    ("wagers", "floor_badge"): "the floor's badge on an action out of turn, taken by the ruling "
+    "(wagers.oot_ruled); wagers is below floor",
+}
 
+#: the fields of ``TableCore`` (the rest are the working hand's)
+CORE = frozenset({"posted", "presence_posts"})
 CREATORS = frozenset({"hand", "tabledata"})
 MUTATORS = frozenset(
     {"clear", "add", "discard", "remove", "pop", "popitem", "update", "setdefault", "append",
      "extend", "insert", "sort", "__setitem__", "__delitem__", "difference_update",
      "intersection_update", "symmetric_difference_update", "clear_street"}
 )  # fmt: skip
+
+
+def _part(field: str, attr: str) -> str:
+    """``wager.motions`` when that part of the record has its own owner, else the field."""
+    part = f"{field}.{attr}"
+    return part if part in OWNERS else field
+
+
+def _is_hand_type(annotation: ast.expr | None) -> bool:
+    if annotation is None:
+        return False
+    return ast.unparse(annotation).strip("'\"") in ("Hand", "Hand | None")
 
 
 class _Scope:
@@ -88,22 +115,28 @@ class _Scope:
         self.hands = {"h", "hand"}
         self.aliases: dict[str, str] = {}
         for n in ast.walk(tree):
-            if isinstance(n, ast.arg) and n.annotation is not None:
-                if ast.unparse(n.annotation).strip("'\"") in ("Hand", "Hand | None"):
-                    self.hands.add(n.arg)
-            elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name):
-                if ast.unparse(n.annotation).strip("'\"") in ("Hand", "Hand | None"):
-                    self.hands.add(n.target.id)
+            if isinstance(n, ast.arg) and _is_hand_type(n.annotation):
+                self.hands.add(n.arg)
+            elif (
+                isinstance(n, ast.AnnAssign)
+                and isinstance(n.target, ast.Name)
+                and _is_hand_type(n.annotation)
+            ):
+                self.hands.add(n.target.id)
         for n in ast.walk(tree):
             if (
                 isinstance(n, ast.Assign)
                 and len(n.targets) == 1
                 and isinstance(n.targets[0], ast.Name)
-                and isinstance(n.value, ast.Attribute)
-                and self.is_hand(n.value.value)
-                and n.value.attr in OWNERS
             ):
-                self.aliases[n.targets[0].id] = n.value.attr
+                # w = h.wager; marks = h.boxed if boxed else h.exposed
+                value = n.value.body if isinstance(n.value, ast.IfExp) else n.value
+                if (
+                    isinstance(value, ast.Attribute)
+                    and self.is_hand(value.value)
+                    and value.attr in OWNERS
+                ):
+                    self.aliases[n.targets[0].id] = value.attr
 
     def is_hand(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
@@ -119,6 +152,8 @@ class _Scope:
         """The field of the core or hand that a write to ``node`` changes, else None."""
         while isinstance(node, ast.Subscript):
             node = node.value  # h.shows[2] = ...: an item of the field
+        if isinstance(node, ast.Name) and node.id in self.aliases:
+            return self.aliases[node.id]  # marks = h.boxed; marks.remove(tag)
         while isinstance(node, ast.Attribute):
             base = node.value
             if isinstance(base, ast.Name) and base.id == "core" and node.attr != "hand":
@@ -126,9 +161,9 @@ class _Scope:
             if self.is_hand(base):
                 return node.attr
             if isinstance(base, ast.Name) and base.id in self.aliases:
-                return self.aliases[base.id]
+                return _part(self.aliases[base.id], node.attr)  # w = h.wager; w.motions
             if isinstance(base, ast.Attribute) and self.is_hand(base.value):
-                return base.attr  # h.wager.motions: an attribute of the field's record
+                return _part(base.attr, node.attr)  # h.wager.motions: of the field's record
             if isinstance(base, ast.Subscript):
                 return None  # h.players[s].stack: the element's own state (a Player)
             node = base
@@ -161,6 +196,8 @@ def writes(source: str) -> list[tuple[int, str]]:
     out = []
     for node in ast.walk(tree):
         for t in _targets(node):
+            if isinstance(t, ast.Name) and not isinstance(node, ast.AugAssign | ast.Call):
+                continue  # binding a name (w = h.wager) writes nothing
             f = scope.field(t)
             if f is not None:
                 out.append((node.lineno, f))  # type: ignore[attr-defined]
@@ -214,19 +251,23 @@ def test_the_checker_sees_every_kind_of_write(tmp_path: Path) -> None:
         "    h.players[2].stack += 5\n"  # 18: a player's field, not the hand's
         "    z = h.board[0]\n"  # 19: a read
         "    del h.actions[2:]\n"
+        "    m = h.boxed if x else h.exposed\n"  # 21
+        "    m.remove(3)\n"
+        "    q = h.players[3]\n"  # 23: not the hand's field: q is a player
+        "    q.stack = 0\n"
     )
     found = violations(tmp_path)
     lines = sorted(int(v.split(":")[1].split()[0]) for v in found)
-    assert lines == [2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 15, 16, 17, 20]
+    assert lines == [2, 3, 4, 5, 6, 7, 8, 11, 12, 13, 15, 16, 17, 20, 22]
     assert all(v.startswith("other.py") for v in found)
 
 
 def test_every_field_of_the_hand_has_one_owner() -> None:
     fields = [f for _, fs in RECORDS.values() for f in fs]
     assert len(fields) == len(set(fields)), "a field in two records"
-    hand = set(Hand.__slots__)  # type: ignore[attr-defined]
-    assert hand - {"hand"} <= set(fields) | {"posted", "presence_posts"}
-    assert hand == set(fields) - {"posted", "presence_posts"}
+    parts = {f for f in fields if "." in f}
+    assert {f.split(".")[0] for f in parts} <= set(fields), "a part of an unlisted field"
+    assert set(Hand.__slots__) == set(fields) - parts - CORE
 
 
 def test_each_record_is_written_by_its_owner_only() -> None:
