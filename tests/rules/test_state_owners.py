@@ -4,25 +4,15 @@ assignment (plain, augmented, annotated, tuple), a ``del``, an item assignment, 
 a mutating method (``clear``, ``add``, ``pop``...) on the field, reached through ``core``
 (the table) or through the working hand: ``h``, ``hand``, ``core.hand``, ``self.hand``, a
 name annotated ``Hand``, and a local bound to one of the hand's fields (``w = h.wager``;
-``w.motions += 1`` writes ``wager``). A write to an element's attribute
+``w.motions += 1`` writes ``wager.motions``). A write to an element's attribute
 (``h.players[s].stack``) is the player's state, not the hand's field, and is not checked
 here.
 
-The owners, record by record (:data:`RECORDS`; docs/architecture.md, "Who writes which
-state", is checked against it):
-
-- the posts before the deal: ``posting.py`` (chips in and out between hands, taken at the
-  first card: ``take_forced``, given back on a misdeal: ``set_posts``); the blinds posted
-  for an absent seat, ``unconfirmed``;
-- the deal: ``dealing.py``; the seats dealt in: ``entitled.py``;
-- the exposed and boxed cards and their replacements, the misdeal's time: ``misdeal.py``;
-- the board and burns: ``board.py``;
-- the betting round's bets and turn: ``betting.py``; the round's record (actions, misdeal
-  window, chips unswept, action out of turn): ``rounds.py``; the street's wager:
-  ``wagers.py``;
-- the clock: ``clock.py``; the floor's hold: ``floor.py``; the chips given back:
-  ``retrieve.py``; the designation press: ``designate.py``; the showdown: ``showdown.py``;
-  the alerts: ``engine.py``.
+The owners, record by record, are :data:`RECORDS` (docs/architecture.md, "Who writes which
+state", shows the same table and is checked against it). A module that needs another
+record changed calls a named function of its owner (``rounds.turn_to``, ``clock.stop``,
+``board.require_burn``...). A part of a field's record can have its own owner
+(``wager.limited``: ``oot_limits.py``).
 
 ``hand.py`` creates every field of the hand (``Hand.__init__``) and ``engine.py`` every
 field of the core; ``tabledata.py`` restores them from a ``TableData``: those are allowed.
