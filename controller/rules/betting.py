@@ -83,6 +83,8 @@ def after_change(core: TableCore) -> None:
     for p in h.players.values():
         if not (p.folded or p.dead):  # p.live, inlined
             live += 1
+            if live > 1:
+                break  # only "one hand left" matters here
     if live == 1:
         core.finish_hand()
         return
@@ -494,7 +496,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     h = core.hand
     assert h is not None
     p = h.players[seat]
-    if core.phase is Phase.BOARD or not p.live:
+    if core.phase is Phase.BOARD or p.folded or p.dead:  # (not p.live, inlined)
         p.folded = True
         record(core, h, seat, "fold", 0)
         after_change(core)

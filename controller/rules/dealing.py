@@ -133,8 +133,8 @@ def on_card_placed(
         # came in the same scan (a move) or earlier (the player lifted the cards first).
         h = core.hand
         if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
-            p = hole_owner(h, e.tag)
-            if p is not None and p.live:
+            p = h.owner.get(e.tag)  # hole_owner, inlined (every fold)
+            if p is not None and not (p.folded or p.dead):  # p.live, inlined
                 if core.phase is not Phase.DEALING or begin_action(core, h):
                     betting.fold(core, p.seat, e.tag)
             elif p is None and prev is None:

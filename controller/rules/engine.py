@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.rules import records
+from controller.rules import handlers, records
 from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
 from controller.rules.decisions import (
@@ -29,7 +29,11 @@ from controller.rules.decisions import (
 )
 from controller.rules.errors import LocalError, TableError
 from controller.rules.events import (
+    CardPlaced,
+    CardRemoved,
+    ChipsIn,
     Event,
+    Sweep,
     ZoneKind,
 )
 from controller.rules.hand import Draw, Hand, Level
@@ -158,7 +162,19 @@ class TableCore:
         self._allowed = tr.targets
         try:
             self.t = event.t
-            tr.handler(self, event)
+            # the row's handler (transitions.HANDLERS: one per kind, in every phase); the
+            # most frequent kinds called directly, a native call in the compiled core (the
+            # table's callable costs a Python-level call and its argument parsing)
+            if isinstance(event, CardPlaced):
+                handlers.card_placed(self, event)
+            elif isinstance(event, ChipsIn):
+                handlers.chips_in(self, event)
+            elif isinstance(event, CardRemoved):
+                handlers.card_removed(self, event)
+            elif isinstance(event, Sweep):
+                handlers.sweep(self, event)
+            else:
+                tr.handler(self, event)
         except TableError as err:
             self.t = saved_t
             if clock:
@@ -208,8 +224,14 @@ class TableCore:
     def set_phase(self, phase: Phase) -> None:
         """Set the phase without the table's check (:meth:`restore` only)."""
         self.phase = phase
-        # not TRANSITIONS[phase]: hashing an Enum member is a Python-level call
-        self._row = ROWS[PHASES.index(phase)]
+        # not TRANSITIONS[phase]: hashing an Enum member is a Python-level call; and a loop
+        # by identity, not PHASES.index(phase): a method call on a tuple in the compiled core
+        i = 0
+        for p in PHASES:
+            if p is phase:
+                break
+            i += 1
+        self._row = ROWS[i]
 
     def carry_alerts(self, h: Hand, redeal: bool) -> None:
         """A new deal's hand (``dealing.start_hand``) starts with the alerts of the deals

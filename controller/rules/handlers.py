@@ -171,7 +171,9 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     else:
         loc = _BURN_LOC
     prev = core.where.get(tag)
-    if prev == loc:
+    # (prev == loc, by field: comparing with ``loc`` as a whole boxes it into a new tuple
+    # in the compiled core)
+    if prev is not None and prev[0] is loc[0] and prev[1] == loc[1]:
         raise TableError("already_there", f"{core.card_name(tag)} is already on that zone")
     core.card_of[tag] = e.card
     if prev is not None:

@@ -263,6 +263,17 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
             )
 
 
+def _blind_before_ante(item: tuple[str, int]) -> bool:
+    """Sort key: the ante last (module level: a lambda in ``take_forced`` would allocate its
+    closure on every call, in the compiled core)."""
+    return item[0] == "post_ante"
+
+
+def _ante_before_blind(item: tuple[str, int]) -> bool:
+    """Sort key: the ante first."""
+    return item[0] != "post_ante"
+
+
 def take_forced(core: TableCore, h: Hand) -> None:
     """The first card of a hand (``dealing.start_hand``): the blinds and antes taken from
     the chips already in the zones; a missing one is posted from the seat's stack with an
@@ -275,7 +286,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
     ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
     for items in due.values():
         if len(items) > 1:
-            items.sort(key=lambda it: (it[0] == "post_ante") is not ante_first)
+            items.sort(key=_ante_before_blind if ante_first else _blind_before_ante)
     posted, presence = take_posts(core)
     # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
     swapped = None if presence else swapped_blinds(h.pos, h.players.keys(), due, posted)

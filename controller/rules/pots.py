@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -19,9 +19,10 @@ class Pot:
         self.eligible = eligible
 
 
-def build_pots(contrib: Mapping[int, int], live: set[int] | frozenset[int]) -> list[Pot]:
+def build_pots(contrib: dict[int, int], live: set[int] | frozenset[int]) -> list[Pot]:
     """Layer the pot by contribution levels. A layer only one live seat can win is an
-    uncalled bet: it comes back as a pot whose only eligible seat is that seat."""
+    uncalled bet: it comes back as a pot whose only eligible seat is that seat. (``contrib``
+    a dict, not any mapping: the compiled core then iterates it natively.)"""
     if len(live) == 1:
         # everyone else folded (most hands): the layers below all add up to one pot
         total = 0
@@ -70,7 +71,8 @@ def split(
     Robert's): 125 in 25-chips is 75/50, not 63/62. Chips below ``chip`` that the amount
     still holds go to the next winner in that order. Returns shares and whether a chip was
     odd."""
-    ordered = sorted(winners, key=order_from_button)
+    # one winner (most pots): nothing to order, no call of the key
+    ordered = list(winners) if len(winners) == 1 else sorted(winners, key=order_from_button)
     n = len(ordered)
     unit = chip if chip > 0 else 1
     base = amount // (n * unit) * unit

@@ -96,13 +96,19 @@ def complete(rec: HandRecord) -> HandComplete:
     return HandComplete(rec)
 
 
+def _larger_start_first(s: SeatRecord) -> int:
+    """Sort key (module level: a lambda in ``eliminations`` would allocate its closure on
+    every call, in the compiled core)."""
+    return -s.start_stack
+
+
 def eliminations(core: TableCore, rec: HandRecord) -> None:
     """000-S1-elim-2, 004-TG-27 (K21): players out in the same hand are placed by the chips
     they started the hand with, the larger stack higher; equal starting stacks tie (G5)."""
     busted = [s for s in rec.seats if s.end_stack == 0]
     if not busted:
         return
-    out = sorted(busted, key=lambda s: -s.start_stack)
+    out = sorted(busted, key=_larger_start_first)
     groups: list[list[SeatRecord]] = []
     for s in out:
         if groups and groups[-1][0].start_stack == s.start_stack:

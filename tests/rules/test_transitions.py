@@ -119,6 +119,20 @@ def test_the_targets_are_what_each_handler_can_reach() -> None:
     assert clock == reach["clock_tick"]
 
 
+def test_the_kinds_the_engine_calls_directly_have_those_handlers_in_the_table() -> None:
+    """TableCore.handle calls the handlers of the most frequent kinds directly (a native call
+    in the compiled core): they must be the table's, in every phase that accepts the kind."""
+    from controller.rules import handlers
+
+    direct = {CardPlaced: handlers.card_placed, ChipsIn: handlers.chips_in,
+              CardRemoved: handlers.card_removed, Sweep: handlers.sweep}  # fmt: skip
+    for kind, handler in direct.items():
+        assert HANDLERS[kind] is handler, kind.__name__
+        for row in TRANSITIONS.values():
+            if kind in row:
+                assert row[kind].handler is handler, kind.__name__
+
+
 def test_a_change_the_table_does_not_list_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     core = TableCore(builtin_profile("tda-2024"))
     with pytest.raises(LocalError):
