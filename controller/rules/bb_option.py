@@ -45,5 +45,5 @@ def sweep_held(core: TableCore) -> bool:
     h = core.hand
     if h is None or rounds.pending_bet(core) or not open_seat(core):
         return False
-    h.unswept = False
+    rounds.swept(h)
     return True

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import oot_limits, showdown, wagers
+from controller.rules import clock, oot_limits, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
@@ -15,14 +15,24 @@ from controller.rules.phases import Phase
 from controller.rules.rounds import (
     GO_ON,
     Then,
+    another_motion,
+    bet_to,
     count_window,
+    drop_oot,
+    full_raise,
     hold,
+    motion,
     needs_action,
+    new_mover,
+    new_street,
     next_to_act,
     order_from,
     owe,
     record,
     street_no,
+    swept,
+    take_held,
+    turn_to,
 )
 from controller.rules.seating import clockwise, postflop_first, preflop_first
 
@@ -40,7 +50,7 @@ def open_preflop(core: TableCore) -> None:
     if first not in live or not needs_action(h, h.players[first]):
         before = clockwise(first, core.max_seats)[-1]
         first = next_to_act(core, h, before)
-    h.pointer = first
+    turn_to(h, first)
     after_change(core)
 
 
@@ -54,18 +64,14 @@ def open_street(core: TableCore) -> None:
         # as soon as its board is out (000-S1-allin-1, 003-SidePots-allin)
         p.acted = h.runout
         p.can_raise = True
-    h.current_bet = 0
-    h.last_raise = h.big_blind
-    h.raises = 0
-    h.oot.clear()
-    h.wager.clear_street()
+    new_street(h)
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
     # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
     # skipped the first seat: the small blind, and heads-up the big blind.)
     start = postflop_first(h.pos, frozenset(h.players), core.max_seats)
     before = clockwise(start, core.max_seats)[-2]
-    h.pointer = next_to_act(core, h, before)
+    turn_to(h, next_to_act(core, h, before))
     after_change(core)
 
 
@@ -88,7 +94,7 @@ def after_change(core: TableCore) -> None:
         if h.oot and h.pointer in h.oot:
             play(core, h, wagers.apply_pending(core, h, h.pointer))
         return
-    h.pointer = next_to_act(core, h, h.pointer or h.pos.button)
+    turn_to(h, next_to_act(core, h, h.pointer or h.pos.button))
     if h.pointer:
         if h.oot and h.pointer in h.oot:
             play(core, h, wagers.apply_pending(core, h, h.pointer))
@@ -103,7 +109,7 @@ def after_change(core: TableCore) -> None:
     # "later cards are those that would have come" - no second burn, no missing-burn alert.
     h.street_burns += h.burn_credit
     h.burn_credit = 0
-    h.clock_seat = 0
+    clock.stop(h)
     can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:
         h.runout = True
@@ -137,18 +143,18 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
                 break
             skipped.append(p)
     if skipped and ev is not None and not held:
-        h.wager.undo = wagers.snapshot(h, ev, len(skipped))
+        wagers.keep_undo(h, ev, len(skipped))
     for p in skipped:
         p.acted = True
         record(core, h, p.seat, "check", 0)
         count_window(h, p.seat, chips=False)
     if held:
-        h.pointer = held
+        turn_to(h, held)
         play(core, h, wagers.apply_pending(core, h, held))
         if core.phase is not Phase.BETTING or needs_action(h, h.players[held]):
             return False
         return seat == h.pointer or infer_checks(core, h, seat, None)
-    h.pointer = seat
+    turn_to(h, seat)
     return True
 
 
@@ -189,7 +195,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
     owed = h.unconfirmed.get(e.seat, 0)
     take = min(owed, e.amount) if owed and e.amount is not None else 0
     if take and take == e.amount:
-        h.unconfirmed[e.seat] = owed - take  # the chips confirm a blind posted from the stack
+        unconfirmed(h, e.seat, owed - take)  # the chips confirm a blind posted from the stack
         return None
     # validate before mutating: a rejected event leaves the state unchanged
     if not p.live:
@@ -211,7 +217,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
             )
     if take:
         assert e.amount is not None
-        h.unconfirmed[e.seat] = owed - take
+        unconfirmed(h, e.seat, owed - take)
         e = ChipsIn(e.t, e.seat, e.amount - take, e.chips)
     if core.phase is Phase.BOARD and h.redeal_flop and h.board:
         # 000 IRREGULARITIES 10. [L142]: a four-card flop is redealt even if the extra card
@@ -230,7 +236,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
         # on: a second motion of that call, judged as one (000 [L159], 002 [L133], 003 [L59]
         # [L129]: a string raise is a call; 004 silent: the chips add up, a raise)
         core.enter(Phase.BETTING)
-        h.wager.motions += 1
+        another_motion(h)
         judged = wagers.second_motion(core, h, p, e, h.wager.motions)
         play(core, h, judged if isinstance(judged, Then) else GO_ON)
         return None
@@ -300,30 +306,29 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
         wagers.undo_checks(core, h, f"Seat {e.seat} had not checked")
     if w.wrong[0]:
         if e.seat == h.pointer:
-            w.wrong = (0, 0, 0)  # 004 AR-13: the true position acts; the wrong wager is void
+            wagers.void_wrong(h)  # 004 AR-13: the true position acts; the wrong wager is void
         elif e.seat == w.wrong[2]:
             # the next seat acted: the wrong wager stands
             play(core, h, wagers.wrong_bet_stands(core, h))
             if core.phase is not Phase.BETTING:
                 return
     if w.floor_seat == e.seat:
-        w.floor_seat = 0  # new chips: the action out of turn was not let stand
-        h.oot.pop(e.seat, None)
+        wagers.not_let_stand(h)  # new chips: the action out of turn was not let stand
+        drop_oot(h, e.seat)
     n = w.motions + 1 if w.last_mover == e.seat else 1
-    w.last_mover, w.motions = e.seat, n
+    motion(h, e.seat, n)
     if n > 1:
         judged = wagers.second_motion(core, h, p, e, n)
         if judged is not False:
             play(core, h, None if judged is True else judged)
             return
     if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
-        w.last_mover = 0
+        new_mover(h)
         if core.phase is Phase.BETTING:
             wagers.out_of_turn_chips(core, h, e)
         return
-    w.last_mover, w.motions = e.seat, n  # (checks inferred on the way reset it)
-    if h.clock_seat == e.seat:
-        h.clock_seat = 0
+    motion(h, e.seat, n)  # (checks inferred on the way reset it)
+    clock.stop(h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
     elif w.limited and p.seat in w.limited:
@@ -341,8 +346,7 @@ def act_presence(core: TableCore, h: Hand, p: Player) -> None:
     kind = "bet" if h.current_bet == 0 else "call"
     p.acted = True
     if kind == "bet":
-        h.current_bet = 1
-        h.last_aggressor = p.seat
+        bet_to(h, p.seat, 1)
     p.street_bet = h.current_bet
     count_window(h, p.seat, chips=True)
     record(core, h, p.seat, kind, 0)
@@ -466,8 +470,7 @@ def act(
         raise_by = new_total - h.current_bet
         kind = "bet" if h.current_bet == 0 else "raise"
         if raise_by >= h.last_raise:
-            h.last_raise = raise_by
-            h.raises += 1
+            full_raise(h, raise_by)
             for q in h.players.values():
                 if q.seat != p.seat:
                     q.acted = False
@@ -477,14 +480,13 @@ def act(
             for q in h.players.values():
                 if q.acted and q.seat != p.seat:
                     q.can_raise = False
-        h.current_bet = new_total
-        h.last_aggressor = p.seat
+        bet_to(h, p.seat, new_total)
     elif amount == 0:
         kind = "check"
     if declared and kind == "call":
         wagers.declared_unmet(core, h, p, kind)
     if h.wager.held:
-        amount += h.wager.held.pop(p.seat, 0)  # earlier motions of this wager (short, declared)
+        amount += take_held(h, p.seat)  # earlier motions of this wager (short, declared)
     count_window(h, p.seat, chips=amount > 0)
     record(core, h, p.seat, kind, amount)
     after_change(core)
@@ -501,7 +503,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         return
     w = h.wager
     if w.wrong[0] and seat == h.pointer:
-        w.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; the wrong wager is void
+        wagers.void_wrong(h)  # 004 AR-13: the true position acted; the wrong wager is void
     elif w.wrong[0] and seat == w.wrong[2]:
         play(core, h, wagers.wrong_bet_stands(core, h))  # 004 AR-13: the next seat acted
         if core.phase is not Phase.BETTING:
@@ -516,9 +518,8 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if not killed:
         wagers.nonstandard_fold(core, h, p)
     p.folded = True
-    if h.clock_seat == seat:
-        h.clock_seat = 0
-    h.oot.pop(seat, None)
+    clock.stop(h, seat)
+    drop_oot(h, seat)
     count_window(h, seat, chips=False)
     record(core, h, seat, "fold", 0)
     after_change(core)
@@ -535,7 +536,7 @@ def sweep(core: TableCore, e: Sweep) -> None:
     if h is None or core.phase not in (Phase.BETTING, Phase.BOARD):
         return
     if core.phase is Phase.BOARD:
-        h.unswept = False  # 003-SidePots-sweep: the bets went into the pot
+        swept(h)  # 003-SidePots-sweep: the bets went into the pot
     if core.phase is Phase.BETTING:
         facing = [
             p for p in h.players.values() if needs_action(h, p) and p.street_bet < h.current_bet
@@ -550,7 +551,7 @@ def sweep(core: TableCore, e: Sweep) -> None:
             )
             return
         close_unbet_round(core)
-        h.unswept = False
+        swept(h)
 
 
 def close_unbet_round(core: TableCore) -> None:
@@ -566,7 +567,7 @@ def close_unbet_round(core: TableCore) -> None:
             p.acted = True
             count_window(h, p.seat, chips=False)
             record(core, h, p.seat, "check", 0)
-    h.pointer = 0
+    turn_to(h, 0)
     after_change(core)
 
 
@@ -588,10 +589,37 @@ def ack(core: TableCore) -> None:
         # before it: the first skipped seat checks; the bet was out of turn (000 [L157])
         wagers.undo_checks(core, h, f"Seat {wagers.first_skipped(core, h)} had not checked")
         p = h.players[h.pointer]
-    h.wager.wrong = (0, 0, 0)  # 004 AR-13: the true position acted; a wrong wager is void
+    wagers.void_wrong(h)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
-    if h.clock_seat == p.seat:
-        h.clock_seat = 0
+    clock.stop(h, p.seat)
     count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
     after_change(core)
+
+
+def clock_tick(core: TableCore, t: float) -> None:
+    """The clock on a player run to ``t`` (``clock.tick``); the time up, the hand is dead
+    (002 Calling for a Clock [L81]): a fold, and the round goes on."""
+    saved_t = core.t
+    seat = clock.tick(core, t)
+    if seat:
+        h = core.hand
+        assert h is not None
+        p = h.players[seat]
+        p.folded = True
+        core.alert(
+            AlertCode.CLOCK_EXPIRED,
+            Severity.WARNING,
+            "002 Calling for a Clock [L81]",
+            f"Seat {seat}: time is up, the hand is dead; muck it",
+            seat,
+        )
+        record(core, h, seat, "fold", 0)
+        after_change(core)
+    core.t = max(saved_t, core.t)
+
+
+def unconfirmed(h: Hand, seat: int, chips: int) -> None:
+    """The chips of a blind posted for ``seat`` from its stack not yet seen in its zone
+    (``posting.take_forced``); chips in the zone confirm them (:func:`chips_in`)."""
+    h.unconfirmed[seat] = chips

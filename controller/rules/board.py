@@ -161,7 +161,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
             "003 Side pots: sweep the bets before the burn",
             "Sweep the bets into the pot before burning",
         )
-    h.unswept = False
+    rounds.swept(h)
     if h.required_burn and tag != h.required_burn:
         # named: the card put on the burn in the required one's place; the required burn
         # stays due until the swap (or the board card: the wrong burn stood)
@@ -602,3 +602,24 @@ def _restore(core: TableCore, h: Hand, tag: str) -> None:
     h.street = _BEFORE[street]
     h.street_burns = 0
     core.enter(Phase.BOARD)
+
+
+# Writers for the concerns below the board's rulings (misdeal.py, dealing.py): the board
+# and burns are written in this module only (tests/rules/test_state_owners.py).
+
+
+def burned_off_table(h: Hand, tag: str) -> None:
+    """A card dealt off the table lies on the burn antenna: it is the flop's burn."""
+    h.burns.append(tag)
+    h.burn_credit += 1
+
+
+def require_burn(h: Hand, tag: str) -> None:
+    """``tag`` must be the next burn (an exposed card, an extra card)."""
+    h.required_burn = tag
+
+
+def release_burn(h: Hand, tag: str) -> None:
+    """``tag`` no longer has to be the next burn (the press's ruling withdrawn)."""
+    if h.required_burn == tag:
+        h.required_burn = ""

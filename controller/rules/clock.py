@@ -1,18 +1,19 @@
 """The clock on a player (002 Calling for a Clock [L81]; G8 in every profile): started from
-the console, a countdown, then the hand is dead. Split out of ``betting.py``, which still
-exports both functions."""
+the console, a countdown, then the hand is dead (``betting.clock_tick`` folds it). The clock's state
+(``clock_seat``, ``clock_deadline``, ``clock_warned``) is written here only: the concerns
+stop it with :func:`stop`; this module imports no concern."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import betting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.phases import Phase
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
+    from controller.rules.hand import Hand
 
 
 def start_clock(core: TableCore) -> None:
@@ -31,14 +32,23 @@ def start_clock(core: TableCore) -> None:
     )
 
 
-def clock_tick(core: TableCore, t: float) -> None:
+def stop(h: Hand, seat: int = 0) -> None:
+    """The clock is off: the round closed, or (``seat``) the seat on the clock acted or its
+    hand is dead."""
+    if not seat or h.clock_seat == seat:
+        h.clock_seat = 0
+
+
+def tick(core: TableCore, t: float) -> int:
+    """The clock run to ``t``: the countdown's warning, then the seat whose time is up (its
+    hand is dead: ``betting.clock_tick`` folds it), else 0. ``core.t`` is left at the
+    moment of the last alert."""
     h = core.hand
     assert h is not None
     seat = h.clock_seat
     if core.phase is not Phase.BETTING or h.pointer != seat:
         h.clock_seat = 0
-        return
-    saved_t = core.t
+        return 0
     if t >= h.clock_deadline and not h.clock_warned:
         h.clock_warned = True
         core.t = h.clock_deadline
@@ -53,15 +63,5 @@ def clock_tick(core: TableCore, t: float) -> None:
     if t >= end:
         core.t = end
         h.clock_seat = 0
-        p = h.players[seat]
-        p.folded = True
-        core.alert(
-            AlertCode.CLOCK_EXPIRED,
-            Severity.WARNING,
-            "002 Calling for a Clock [L81]",
-            f"Seat {seat}: time is up, the hand is dead; muck it",
-            seat,
-        )
-        rounds.record(core, h, seat, "fold", 0)
-        betting.after_change(core)
-    core.t = max(saved_t, core.t)
+        return seat
+    return 0

@@ -81,9 +81,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
         players=players,
         deal_seq=order + order,
     )
-    if redeal:
-        h.alerts[:0] = core.misdealt_alerts  # the cleared deals' alerts come first
-    core.misdealt_alerts = ()
+    core.carry_alerts(h, redeal)  # a redeal: the cleared deals' alerts come first
     core.hand = h
     core.button_set = False
     core.enter(Phase.DEALING)
@@ -252,7 +250,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             e.tag,
         )
         if e.zone is ZoneKind.HOLE and core.phase is Phase.DEALING:
-            h.replace[e.seat] = e.tag  # dealt on; replaced after the deal, as a joker
+            misdeal.replace_after_deal(h, e.seat, e.tag)  # dealt on; replaced after the deal
             return False
         return True
     if e.card is None:
@@ -277,7 +275,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
                 e.tag,
             )
             if e.zone is ZoneKind.HOLE:
-                h.replace[e.seat] = e.tag
+                misdeal.replace_after_deal(h, e.seat, e.tag)
                 return False
             return True
         misdeal.misdeal_condition(
@@ -311,6 +309,25 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
 # ---------------------------------------------------------------------------- hole cards
 
 
+def deal_in(core: TableCore, h: Hand, seat: int) -> Player:
+    """A waiting seat's new player dealt in as the dealer did (``entitled.py``): his two
+    cards are this slot and the same place in the second round (or the end)."""
+    stack = core.seats[seat].stack
+    players = dict(h.players)
+    players[seat] = Player(seat, stack, stack)
+    h.players.clear()  # in place, in seat order
+    for s in sorted(players):
+        h.players[s] = players[s]
+    n = len(h.deal_seq) // 2
+    idx = h.deal_idx
+    h.deal_seq.insert(idx, seat)
+    if idx < n:
+        h.deal_seq.insert(idx + n + 1, seat)
+    else:
+        h.deal_seq.append(seat)
+    return h.players[seat]
+
+
 def deal_hole(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
@@ -318,7 +335,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     s = e.seat
     p = h.players.get(s)
     if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
-        p = h.players[s]  # 004: the floor decides; dealt in as the dealer did
+        p = deal_in(core, h, s)  # 004: the floor decides; dealt in as the dealer did
     if p is None:
         seat = core.seats.get(s)
         why = "an empty seat" if seat is None else "a player not entitled to a hand"
@@ -447,7 +464,7 @@ def _check_deal_complete(core: TableCore, h: Hand) -> None:
 
 
 def _replacement(core: TableCore, h: Hand, p: Player, tag: str) -> None:
-    old = h.replace.pop(p.seat)
+    old = misdeal.replaced(h, p.seat)
     if old in p.hole:
         p.hole[p.hole.index(old)] = tag
         h.owner.pop(old, None)
@@ -503,7 +520,7 @@ def _extra_card(core: TableCore, h: Hand, p: Player, tag: str) -> None:
         and h.street is Street.PREFLOP
         and not h.required_burn
     ):
-        h.required_burn = tag
+        board.require_burn(h, tag)
         core.alert(
             AlertCode.EXTRA_HOLE_CARD,
             Severity.WARNING,

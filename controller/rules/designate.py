@@ -88,7 +88,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> bool:
         h.loose_burn = tag  # an EXPOSED/BOXED press next would mean this card
         return False
     h.mark = NONE
-    _withdraw(h, kind == "boxed", old, seat)
+    misdeal.withdraw(h, kind == "boxed", old, seat)
     core.instruct(
         f"Designated on the burn: seat {seat}'s {core.card_name(old)} is not the "
         f"{kind} card; it stays",
@@ -97,17 +97,6 @@ def on_burn(core: TableCore, e: CardPlaced) -> bool:
     )
     _designated(core, h, tag, kind == "boxed")
     return True
-
-
-def _withdraw(h: Hand, boxed: bool, tag: str, seat: int) -> None:
-    """Undo the press's ruling on ``tag`` (a replacement after the deal: misdeal.judge)."""
-    marks = h.boxed if boxed else h.exposed
-    if tag in marks:
-        marks.remove(tag)
-    if h.replace.get(seat) == tag:
-        del h.replace[seat]
-    if h.required_burn == tag:
-        h.required_burn = ""
 
 
 def _designated(core: TableCore, h: Hand, tag: str, boxed: bool) -> None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.rules import handlers, records
+from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
-from controller.rules.clock import clock_tick
 from controller.rules.decisions import (
     Alert,
     AlertCode,
@@ -232,6 +232,13 @@ class TableCore:
                 break
             i += 1
         self._row = ROWS[i]
+
+    def carry_alerts(self, h: Hand, redeal: bool) -> None:
+        """A new deal's hand (``dealing.start_hand``) starts with the alerts of the deals
+        cleared before it when it is a redeal; the hand's alerts are written here only."""
+        if redeal:
+            h.alerts.extend(self.misdealt_alerts)
+        self.misdealt_alerts = ()
 
     def alert(
         self,

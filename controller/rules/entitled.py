@@ -40,8 +40,9 @@ def floor_rules(core: TableCore) -> bool:
 
 def card_to_waiting_seat(core: TableCore, seat: int, tag: str) -> bool:
     """A hole card, during the deal, to ``seat``'s new player who waits for the button.
-    Under the floor: called, and the player is dealt in as the dealer did (returns True;
-    the caller deals the card to him). Otherwise False (the caller rules the misdeal)."""
+    Under the floor: called, and the player is to be dealt in as the dealer did (returns
+    True; the caller deals him in, ``dealing.deal_in``, and deals the card to him).
+    Otherwise False (the caller rules the misdeal)."""
     h = core.hand
     st = core.seats.get(seat)
     if h is None or st is None or st.status is not SeatStatus.WAITING or not floor_rules(core):
@@ -55,19 +56,6 @@ def card_to_waiting_seat(core: TableCore, seat: int, tag: str) -> bool:
         seat,
         tag,
     )
-    players = dict(h.players)
-    players[seat] = Player(seat, st.stack, st.stack)
-    h.players.clear()  # in place, in seat order
-    for s in sorted(players):
-        h.players[s] = players[s]
-    # his two cards: this slot, and the same place in the second round (or the end)
-    n = len(h.deal_seq) // 2
-    idx = h.deal_idx
-    h.deal_seq.insert(idx, seat)
-    if idx < n:
-        h.deal_seq.insert(idx + n + 1, seat)
-    else:
-        h.deal_seq.append(seat)
     return True
 
 

@@ -18,12 +18,31 @@ from controller.rules.events import ConsoleButton
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
+    from controller.rules.hand import Hand
 
 # what the floor's "play on" means for each kind of hold
 FIRST_SEAT = "first-seat"  # the deal goes on clockwise from the seat that got the first card
 FOREIGN = "foreign-card"  # the foreign card is taken out and replaced by the next card
 WAITING_DEALT = "waiting-dealt"  # the new player plays the hand dealt to him (entitled.py)
 DEALT_OUT = "dealt-out"  # the seat dealt out has no hand; its blinds stay (entitled.py)
+
+
+def hold(h: Hand, kind: str) -> None:
+    """The hand is held for the floor (``kind``: which hold; retrieve.py's too), no badge yet.
+    The hold's state (``floor_hold``, ``floor_badge``) is written here only."""
+    h.floor_hold = kind
+    h.floor_badge = ""
+
+
+def badge_tapped(h: Hand, badge_id: str) -> None:
+    h.floor_badge = badge_id
+
+
+def release(h: Hand) -> str:
+    """The hold ends; the badge that ruled it (or "")."""
+    who = h.floor_badge
+    h.floor_hold = h.floor_badge = ""
+    return who
 
 
 def call(

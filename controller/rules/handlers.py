@@ -383,9 +383,8 @@ def _declare(core: TableCore, e: Declare) -> None:
         if e.declaration is Declaration.FOLD:
             betting.fold(core, seat, "")  # an out-of-turn fold is binding (002 [L129])
         return
-    w = h.wager
     rounds.record(core, h, seat, "declare_" + word, 0)
-    w.declared[seat] = word
+    rounds.declare(h, seat, word)
     if e.declaration is Declaration.FOLD:
         betting.fold(core, seat, "")
     elif e.declaration is Declaration.CHECK:

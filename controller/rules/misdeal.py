@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, posting, rounds
+from controller.rules import betting, board, clock, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
@@ -95,8 +95,7 @@ def _replace_after_deal(
 ) -> None:
     if off_table:
         # already on the burn antenna: it is the flop burn (as board.on_burn's required burn)
-        h.burns.append(tag)
-        h.burn_credit += 1
+        board.burned_off_table(h, tag)
         core.alert(
             code,
             Severity.WARNING,
@@ -108,7 +107,7 @@ def _replace_after_deal(
         )
         return
     h.replace[seat] = tag
-    h.required_burn = tag
+    board.require_burn(h, tag)
     core.alert(
         code,
         Severity.WARNING,
@@ -279,9 +278,8 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
         p.street_bet += amount
         p.total += amount
     p.dead = True
-    if h.clock_seat == seat:
-        h.clock_seat = 0
-    h.oot.pop(seat, None)
+    clock.stop(h, seat)
+    rounds.drop_oot(h, seat)
     core.alert(
         AlertCode.DEAD_HAND,
         Severity.WARNING,
@@ -293,3 +291,32 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
     rounds.record(core, h, seat, "fold", amount or 0)
     betting.after_change(core)
     return True
+
+
+# The exposed and boxed cards and the replacements due after the deal are written in this
+# module only (tests/rules/test_state_owners.py): the deal and the designation call these.
+
+
+def replace_after_deal(h: Hand, seat: int, tag: str) -> None:
+    """``tag``, dealt to ``seat``, is replaced once the deal is done."""
+    h.replace[seat] = tag
+
+
+def replaced(h: Hand, seat: int) -> str:
+    """The seat's card to replace, now replaced (dealing.py)."""
+    return h.replace.pop(seat)
+
+
+def no_replacement(h: Hand, seat: int) -> None:
+    """The seat's hand is dead: nothing is replaced."""
+    h.replace.pop(seat, None)
+
+
+def withdraw(h: Hand, boxed: bool, tag: str, seat: int) -> None:
+    """Undo the press's ruling on ``tag`` (a replacement after the deal: :func:`judge`)."""
+    marks = h.boxed if boxed else h.exposed
+    if tag in marks:
+        marks.remove(tag)
+    if h.replace.get(seat) == tag:
+        del h.replace[seat]
+    board.release_burn(h, tag)

@@ -21,7 +21,7 @@ from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ChipsIn
 from controller.rules.hand import Hand, Player
 from controller.rules.profile import OutOfTurnRule
-from controller.rules.rounds import Then, owe
+from controller.rules.rounds import Then, drop_oot, owe, pend_oot
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -36,9 +36,9 @@ def taken_back(core: TableCore, h: Hand, seat: int, amount: int | None) -> bool:
         return False
     pending, bet_seen = h.oot[seat]
     if amount is not None and pending is not None and amount < pending:
-        h.oot[seat] = (pending - amount, bet_seen)  # part of it came back
+        pend_oot(h, seat, pending - amount, bet_seen)  # part of it came back
         return True
-    del h.oot[seat]
+    drop_oot(h, seat)
     p = h.players[seat]
     kind = "check" if bet_seen <= p.street_bet else "call"
     h.wager.limited[seat] = (bet_seen, kind)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import rounds
+from controller.rules import betting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
@@ -335,7 +335,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
                 s,
             )
         if have < owed:
-            h.unconfirmed[s] = min(owed, p.stack) - have
+            betting.unconfirmed(h, s, min(owed, p.stack) - have)
         for kind, amount in items:
             amt = min(amount, p.stack)
             if amt <= 0:
@@ -347,8 +347,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
             if p.stack == 0:
                 p.all_in = True
             rounds.record(core, h, p.seat, kind, amt)
-    h.current_bet = h.big_blind
-    h.last_raise = h.big_blind
+    rounds.set_bets(h, h.big_blind, h.big_blind)
     for s, amount in posted.items():
         # chips in a non-blind zone before the first card: an early bet, returned
         core.alert(

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, wagers
+from controller.rules import betting, floor, wagers
 from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
 from controller.rules.profile import MuckedHand
-from controller.rules.rounds import owe
+from controller.rules.rounds import owe, set_bets, strike_last_action, turn_to
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -73,8 +73,7 @@ def floor_called(core: TableCore) -> bool:
     p = last_fold(core, h)
     if p is None:
         return False
-    h.floor_hold = f"{PREFIX}{p.seat}"
-    h.floor_badge = ""
+    floor.hold(h, f"{PREFIX}{p.seat}")
     core.alert(
         AlertCode.FLOOR_CALLED,
         Severity.INFO,
@@ -101,8 +100,7 @@ def killed_uncalled(core: TableCore) -> bool:
     back = wagers.killed_uncalled(core, h, p)
     if not back:
         return False
-    h.floor_hold = f"{PREFIX}{p.seat}"
-    h.floor_badge = ""
+    floor.hold(h, f"{PREFIX}{p.seat}")
     core.alert(
         AlertCode.FLOOR_CALLED,
         Severity.WARNING,
@@ -123,7 +121,7 @@ def badge(core: TableCore, h: Hand, badge_id: str) -> None:
     """The supervisor's badge: show the folded hand to the badge holder."""
     seat = seat_held(h)
     p = h.players[seat]
-    h.floor_badge = badge_id
+    floor.badge_tapped(h, badge_id)
     cards = " and ".join(core.card_name(t) for t in p.hole)
     n = len(_on_muck(core, p))
     read = (
@@ -144,7 +142,7 @@ def badge(core: TableCore, h: Hand, badge_id: str) -> None:
 def button(core: TableCore, h: Hand, b: ConsoleButton) -> bool:
     """A console button while the hand is held for a retrieval; True if it was the ruling."""
     if b is ConsoleButton.MISDEAL:
-        h.floor_hold = h.floor_badge = ""
+        floor.release(h)
         return False  # judged as the dealer's MISDEAL
     if b is not ConsoleButton.ACK and b is not ConsoleButton.FLOOR:
         return False
@@ -158,10 +156,10 @@ def button(core: TableCore, h: Hand, b: ConsoleButton) -> bool:
         if why:
             core.instruct(f"Seat {p.seat}'s hand cannot be retrieved: {why}", p.seat)
             return True
-        h.floor_hold = h.floor_badge = ""
+        floor.release(h)
         _retrieve(core, h, p, who)
         return True
-    h.floor_hold = h.floor_badge = ""
+    floor.release(h)
     _fold_stands(core, h, p, who)
     return True
 
@@ -177,13 +175,11 @@ def _cannot_retrieve(core: TableCore, h: Hand, p: Player) -> str:
 
 
 def _retrieve(core: TableCore, h: Hand, p: Player, who: str) -> None:
-    h.actions.pop()  # the fold is struck from the record
+    strike_last_action(h)  # the fold is struck from the record, and from the window
     core.out.append(ActionsStruck(1, int(h.street), core.t))  # the fact (decisions.py)
-    if h.window_actions > 0 and h.street is Street.PREFLOP:
-        h.window_actions -= 1  # nor does it count toward the misdeal window
     p.folded = False
     p.acted = False
-    h.pointer = p.seat
+    turn_to(h, p.seat)
     core.alert(
         AlertCode.FLOOR_DECISION,
         Severity.INFO,
@@ -210,8 +206,8 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
         p.all_in = False
         h.given_back[p.seat] = h.given_back.get(p.seat, 0) + back
         owe(h, p.seat, back)  # the dealer hands it back: no chips taken back (002 [L125])
-        h.current_bet = max(q.street_bet for q in h.players.values())
-        h.last_raise = _last_raise(h, p.seat)
+        top = max(q.street_bet for q in h.players.values())
+        set_bets(h, top, _last_raise(h, p.seat))
         text += f"; return the uncalled {back} to seat {p.seat}"
     else:
         text += " (its chips stay in the pot)"

@@ -127,3 +127,121 @@ def hold(h: Hand, seat: int, amount: int) -> None:
     """Chips added to ``seat``'s bet before its action is complete (a short wager, a
     declared raise under way): the action's record will carry them."""
     h.wager.held[seat] = h.wager.held.get(seat, 0) + amount
+
+
+# The round's state below (the bets and whose turn, the actions, the misdeal window, chips
+# unswept, actions out of turn pending) is written here only
+# (tests/rules/test_state_owners.py): the concerns call these.
+
+
+def turn_to(h: Hand, seat: int) -> None:
+    """``seat`` is to act (0: nobody)."""
+    h.pointer = seat
+
+
+def set_bets(h: Hand, current_bet: int, last_raise: int) -> None:
+    """The bet to call and the size of the last full raise (a street opened, the blinds
+    taken: ``posting.take_forced``, a completed raise, a retrieved hand's bet put back)."""
+    h.current_bet = current_bet
+    h.last_raise = last_raise
+
+
+def new_street(h: Hand) -> None:
+    """A street opens: no bet, the big blind the least raise, no raise yet, no action out
+    of turn pending, the street's wager cleared (``Hand.wager``)."""
+    h.current_bet = 0
+    h.last_raise = h.big_blind
+    h.raises = 0
+    h.oot.clear()
+    h.wager.clear_street()
+
+
+def full_raise(h: Hand, raise_by: int) -> None:
+    """A bet or raise of at least the last raise: it reopens the betting."""
+    h.last_raise = raise_by
+    h.raises += 1
+
+
+def bet_to(h: Hand, seat: int, total: int) -> None:
+    """``seat`` bet or raised to ``total``."""
+    h.current_bet = total
+    h.last_aggressor = seat
+
+
+def restore_bets(h: Hand, bets: tuple[int, int, int, int, int]) -> None:
+    """The bets and turn as they were (wagers.not_a_check's undo)."""
+    h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = bets
+
+
+def swept(h: Hand) -> None:
+    """The street's bets went into the pot (003-SidePots-sweep)."""
+    h.unswept = False
+
+
+def strike_last_action(h: Hand) -> None:
+    """The last action is struck from the record (a fold retrieved: retrieve.py); nor does
+    it count toward the misdeal window."""
+    h.actions.pop()
+    if h.window_actions > 0 and h.street is Street.PREFLOP:
+        h.window_actions -= 1
+
+
+def pend_oot(h: Hand, seat: int, amount: int | None, bet_seen: int) -> None:
+    """An action out of turn awaits the seat's turn (wagers.py, oot_limits.py)."""
+    h.oot[seat] = (amount, bet_seen)
+
+
+def drop_oot(h: Hand, seat: int) -> tuple[int | None, int] | None:
+    """The seat's pending action out of turn is gone (played, returned, its hand dead)."""
+    return h.oot.pop(seat, None)
+
+
+def restore_round(
+    h: Hand,
+    window: tuple[int, int, frozenset[int]],
+    unswept: bool,
+    oot: tuple[tuple[int, tuple[int | None, int]], ...],
+    n_actions: int,
+) -> int:
+    """The round's record as it was (wagers.not_a_check's undo); the actions struck."""
+    h.window_actions, h.window_chip_actions, seats = window
+    h.window_seats = set(seats)
+    h.unswept = unswept
+    h.oot = dict(oot)
+    struck = len(h.actions) - n_actions
+    del h.actions[n_actions:]
+    return struck
+
+
+def paid_back(h: Hand, seat: int, amount: int) -> None:
+    """``amount`` of the chips owed to ``seat`` were given back; none left, none owed."""
+    owed = h.wager.owed.get(seat, 0) - amount
+    if owed > 0:
+        h.wager.owed[seat] = owed
+    else:
+        h.wager.owed.pop(seat, None)
+
+
+def take_held(h: Hand, seat: int) -> int:
+    """The chips of the seat's earlier motions of this wager, now in its action."""
+    return h.wager.held.pop(seat, 0)
+
+
+def motion(h: Hand, seat: int, n: int) -> None:
+    """``seat`` moved chips: its ``n``-th consecutive motion."""
+    w = h.wager
+    w.last_mover, w.motions = seat, n
+
+
+def new_mover(h: Hand) -> None:
+    """The next chips are a new motion."""
+    h.wager.last_mover = 0
+
+
+def another_motion(h: Hand) -> None:
+    h.wager.motions += 1
+
+
+def declare(h: Hand, seat: int, word: str) -> None:
+    """A verbal declaration binds the seat's turn (``record`` keeps it for that turn only)."""
+    h.wager.declared[seat] = word

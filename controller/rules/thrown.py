@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, rounds
+from controller.rules import betting, clock, misdeal, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ZoneKind
 
@@ -62,10 +62,9 @@ def card_at_other_seat(core: TableCore, h: Hand, m: Player, n: Player, tag: str)
 
 def _dead(core: TableCore, h: Hand, m: Player, n: Player, at_n: list[str]) -> None:
     m.dead = True
-    if h.clock_seat == m.seat:
-        h.clock_seat = 0
-    h.oot.pop(m.seat, None)
-    h.replace.pop(m.seat, None)
+    clock.stop(h, m.seat)
+    rounds.drop_oot(h, m.seat)
+    misdeal.no_replacement(h, m.seat)
     cards = " and ".join(core.card_name(t) for t in at_n)
     rest = [t for t in m.hole if t not in at_n and core.where.get(t) == (ZoneKind.HOLE, m.seat)]
     also = f"; muck seat {m.seat}'s other card" if rest else ""

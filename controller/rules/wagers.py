@@ -25,12 +25,20 @@ from controller.rules.profile import MuckedHand, OutOfTurnRule
 from controller.rules.rounds import (
     GO_ON,
     Then,
+    drop_oot,
     hold,
     needs_action,
+    new_mover,
     next_after,
     owe,
+    paid_back,
+    pend_oot,
     record,
+    restore_bets,
+    restore_round,
+    set_bets,
     street_no,
+    turn_to,
 )
 
 if TYPE_CHECKING:
@@ -157,7 +165,7 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
         return extend(core, h, p, amount)
     owe(h, p.seat, amount - to_call)
     if pending and to_call:
-        h.pointer = p.seat
+        turn_to(h, p.seat)
         return Then("act", p.seat, to_call)
     return True
 
@@ -165,7 +173,7 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
 def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     """More chips from a seat that has acted: after a check or call they are a raise; after
     its own bet or raise they make it bigger (not another raise of the round)."""
-    h.pointer = p.seat
+    turn_to(h, p.seat)
     if h.last_aggressor != p.seat or h.current_bet == 0:
         return Then("act", p.seat, amount)
     if amount > p.stack:
@@ -175,8 +183,7 @@ def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     p.street_bet += amount
     p.total += amount
     p.all_in = p.stack == 0
-    h.current_bet = p.street_bet
-    h.last_raise += h.current_bet - before
+    set_bets(h, p.street_bet, h.last_raise + p.street_bet - before)
     last = h.actions[-1] if h.actions else None
     kind = last.kind if last is not None and last.seat == p.seat else "raise"
     record(core, h, p.seat, kind, amount)
@@ -208,7 +215,7 @@ def out_of_turn_chips(core: TableCore, h: Hand, e: ChipsIn) -> None:
     pending = e.amount
     if held is not None and pending is not None and held[0] is not None:
         pending += held[0]
-    h.oot[e.seat] = (pending, h.current_bet if held is None else held[1])
+    pend_oot(h, e.seat, pending, h.current_bet if held is None else held[1])
     core.alert(
         AlertCode.ACTION_OUT_OF_TURN,
         Severity.WARNING,
@@ -223,13 +230,9 @@ def wrong_bet_stands(core: TableCore, h: Hand) -> Then:
     seat, amount, _ = h.wager.wrong
     h.wager.wrong = (0, 0, 0)
     p = h.players[seat]
-    owed = h.wager.owed.get(seat, 0) - amount
-    if owed > 0:
-        h.wager.owed[seat] = owed
-    else:
-        h.wager.owed.pop(seat, None)
+    paid_back(h, seat, amount)
     core.instruct(f"Seat {seat}: the next seat acted, the wager out of turn stands (AR-13)", seat)
-    h.pointer = seat
+    turn_to(h, seat)
     return Then("act", seat, min(amount, p.stack))
 
 
@@ -254,7 +257,7 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> Then | None:
             seat,
         )
         return None
-    del h.oot[seat]
+    drop_oot(h, seat)
     if bet_seen != h.current_bet:
         owe(h, seat, amount or 0)
         core.alert(
@@ -315,7 +318,9 @@ def floor_stands(core: TableCore, h: Hand) -> Then | None:
     if not seat or seat != h.pointer or seat not in h.oot:
         return None
     h.wager.floor_seat = 0
-    amount, _ = h.oot.pop(seat)
+    pending = drop_oot(h, seat)
+    assert pending is not None
+    amount, _ = pending
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
     oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
@@ -339,7 +344,7 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         w.wrong = (0, 0, 0)  # 004 AR-13: the incorrect bettor took it back
     if w.floor_seat == seat:
         w.floor_seat = 0  # the floor ruled it returned: all options
-        h.oot.pop(seat, None)
+        drop_oot(h, seat)
         core.instruct(f"Seat {seat}: the action out of turn was returned; all options", seat)
     if not w.owed.get(seat) and oot_limits.taken_back(core, h, seat, e.amount):
         return  # 000 [L157]-[L158]: withdrawn, its limit kept
@@ -347,12 +352,9 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         return
     owed = w.owed.get(seat, 0)
     if e.amount <= owed:
-        if e.amount == owed:
-            del w.owed[seat]
-        else:
-            w.owed[seat] = owed - e.amount
+        paid_back(h, seat, e.amount)
         return
-    w.owed.pop(seat, None)
+    paid_back(h, seat, owed)  # all of it: nothing owed any more
     p = h.players.get(seat)
     if p is None or not core.profile.chips_in_turn_stay or core.phase is not Phase.BETTING:
         return
@@ -495,21 +497,37 @@ def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     to before those chips and they are judged as action out of turn."""
     u = h.wager.undo
     assert isinstance(u, Undo)
-    h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer = u.bets
-    h.window_actions, h.window_chip_actions, seats = u.window
-    h.window_seats = set(seats)
-    h.unswept = u.unswept
-    h.oot = dict(u.oot)
+    restore_bets(h, u.bets)
     for s, stack, street_bet, total, acted, can_raise, all_in in u.players:
         p = h.players[s]
         p.stack, p.street_bet, p.total = stack, street_bet, total
         p.acted, p.can_raise, p.all_in = acted, can_raise, all_in
-    struck = len(h.actions) - u.n_actions
-    del h.actions[u.n_actions :]
+    struck = restore_round(h, u.window, u.unswept, u.oot, u.n_actions)
     if struck > 0:
         core.out.append(ActionsStruck(struck, int(h.street), core.t))  # the fact
     h.wager.undo = None
-    h.wager.last_mover = 0
+    new_mover(h)
     seat = u.ev.seat
     core.instruct(f"{why}: seat {h.pointer} is to act; seat {seat}'s chips were out of turn")
     out_of_turn_chips(core, h, u.ev)
+
+
+# The wager's rulings (a wrong wager, an action out of turn awaiting the floor, what "not a
+# check" would undo) are written in this module only (tests/rules/test_state_owners.py);
+# the motions, declarations and chips owed or held are the round's (``rounds.py``), the
+# limits of an action out of turn taken back ``oot_limits.py``'s.
+
+
+def keep_undo(h: Hand, ev: ChipsIn, n_skipped: int) -> None:
+    """Checks were inferred: what a "not a check" would undo (:func:`not_a_check`)."""
+    h.wager.undo = snapshot(h, ev, n_skipped)
+
+
+def void_wrong(h: Hand) -> None:
+    """004 AR-13: the true position acted; a wrong wager is void."""
+    h.wager.wrong = (0, 0, 0)
+
+
+def not_let_stand(h: Hand) -> None:
+    """New chips from the seat whose action out of turn awaited the floor."""
+    h.wager.floor_seat = 0
