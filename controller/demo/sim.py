@@ -121,6 +121,7 @@ async def _table(args: argparse.Namespace, say: Any, work: Path, layout: Any, ho
     from hwsim.board import SimBoard
     from hwsim.gpio import SimGpio, wired_factory
     from hwsim.layout import VENUE, config_mapping
+    from hwsim.table import SimTable
     from hwsim.venue import Venue
 
     board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=20,
@@ -159,7 +160,8 @@ async def _table(args: argparse.Namespace, say: Any, work: Path, layout: Any, ho
             await venue.start()
             await asyncio.wait_for(daemon.ready.wait(), 15)
             say("  daemon ready; dealing (Ctrl-C stops)")
-            table = Table(daemon, board, gpio, venue, view, random.Random(1), 0.0, layout)
+            sim = SimTable(daemon, board, gpio, venue, factory, layout, "pty", link)
+            table = Table(sim, view, random.Random(1), 0.0)
             await table.setup()
             for i, hand in enumerate(hands):
                 await table.play(i, hand)
