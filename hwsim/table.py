@@ -58,7 +58,10 @@ from hwsim.venue import LiveView, Venue
 
 Transport = Literal["inprocess", "pty"]
 
-__all__ = ["SIX", "TEN", "Layout", "SimTable", "TableFailure", "Transport", "venue_logger"]
+__all__ = [
+    "SIX", "TEN", "Layout", "OnSimTable", "SimTable", "TableFailure", "Transport",
+    "venue_logger",
+]  # fmt: skip
 
 
 async def start_logger(host: str, port: int, workdir: Path, **kw: Any) -> VenueLogger:
@@ -288,6 +291,42 @@ class SimTable:
 
     def set_puck(self, seat: int, present: bool) -> None:
         self.gpio.set_puck(seat, present)
+
+
+class OnSimTable:
+    """A rig built on a :class:`SimTable` (``self.sim``): the table's parts under their
+    own names, for the scenario runner's, the daemon tests' and the fault tests' rigs."""
+
+    sim: SimTable
+
+    @property
+    def daemon(self) -> Daemon:
+        return self.sim.daemon
+
+    @property
+    def board(self) -> SimBoard:
+        return self.sim.board
+
+    @property
+    def gpio(self) -> SimGpio:
+        return self.sim.gpio
+
+    @property
+    def venue(self) -> Venue:
+        return self.sim.venue
+
+    @property
+    def where(self) -> dict[bytes, int]:
+        """Every tag on the board: its antenna."""
+        return self.sim.where
+
+    @property
+    def symlink(self) -> Path | None:
+        return self.sim.symlink
+
+    @property
+    def logger(self) -> VenueLogger | None:
+        return self.sim.logger
 
 
 def _all_in(tags: Any, want: list[tuple[bytes, Any]]) -> bool:

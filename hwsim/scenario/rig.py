@@ -22,13 +22,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.daemon.clock import ShiftedClock
-from controller.daemon.service import Daemon
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.engine import Step
 from controller.rules.events import ConsoleButton, Declaration, Event
 from controller.rules.state import TableState
 from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio
 from hwsim.layout import (
     DENOMINATIONS,
     TEN,
@@ -38,8 +36,7 @@ from hwsim.layout import (
     wait_until,
 )
 from hwsim.scenario.model import CardRef, Scenario
-from hwsim.table import SimTable, Transport
-from hwsim.venue import Venue
+from hwsim.table import OnSimTable, SimTable, Transport
 
 LAYOUT = TEN
 HOLE = LAYOUT.hole
@@ -211,7 +208,7 @@ def transport_for(sc: Scenario) -> Transport:
 
 
 @dataclass
-class Rig(ScenarioTable):
+class Rig(OnSimTable, ScenarioTable):
     """A running simulated table, the whole system (see the module docstring)."""
 
     sim: SimTable
@@ -223,32 +220,8 @@ class Rig(ScenarioTable):
     levels_sent: int = 0
 
     @property
-    def daemon(self) -> Daemon:
-        return self.sim.daemon
-
-    @property
     def watchers(self) -> list[Callable[[Event, Step], None]]:  # type: ignore[override]
         return self.daemon.watchers
-
-    @property
-    def board(self) -> SimBoard:
-        return self.sim.board
-
-    @property
-    def gpio(self) -> SimGpio:
-        return self.sim.gpio
-
-    @property
-    def venue(self) -> Venue:
-        return self.sim.venue
-
-    @property
-    def symlink(self) -> Path | None:
-        return self.sim.symlink
-
-    @property
-    def where(self) -> dict[bytes, int]:
-        return self.sim.where  # every tag on the board: antenna
 
     def now(self) -> float:
         return self.clock.monotonic()

@@ -16,15 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
-from controller.demo.table import BET, HOLE, Venue, card_uid
+from controller.demo.table import BET, HOLE, card_uid
 from controller.rules.cards import STANDARD_DECK, Card
 from firmware_bridge.pcsc import BadgeFactory
-from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio
 from hwsim.layout import SIX, config_mapping
-from hwsim.table import SimTable
+from hwsim.table import OnSimTable, SimTable
 
 BASE = "railguard/v1/t1"
 PROFILES = Path(__file__).resolve().parents[2] / "controller" / "rules" / "profiles"
@@ -68,29 +65,9 @@ async def wait_for(cond: Callable[[], Any], what: str, timeout: float = 5.0) -> 
 
 
 @dataclass
-class Rig:
+class Rig(OnSimTable):
     sim: SimTable
     pool: dict[bytes, int] = field(default_factory=lambda: dict(CHIPS))
-
-    @property
-    def daemon(self) -> Daemon:
-        return self.sim.daemon
-
-    @property
-    def board(self) -> SimBoard:
-        return self.sim.board
-
-    @property
-    def gpio(self) -> SimGpio:
-        return self.sim.gpio
-
-    @property
-    def venue(self) -> Venue:
-        return self.sim.venue
-
-    @property
-    def where(self) -> dict[bytes, int]:
-        return self.sim.where
 
     def events(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.venue.on("events") if e["kind"] == kind]

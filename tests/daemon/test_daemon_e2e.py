@@ -29,7 +29,7 @@ from controller.rules.events import SetLevel as SetLevelEv
 from controller.rules.profile import get_profile
 from firmware_bridge.zones import ZoneType
 from hwsim.dealer import plan_hand
-from hwsim.layout import SIX
+from hwsim.layout import SIX, ohh_stacks
 from hwsim.phh import load_phh
 from hwsim.table import SimTable
 from tests.brokers import plain_broker
@@ -158,19 +158,9 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
         await wait_until(lambda: bool(daemon.records), 5, "hand record")
         await wait_until(lambda: bool(venue.on("hands")), 10, "hand on the broker")
         hands = venue.on("hands")
-        ohh = hands[0]["ohh"]
-        stacks = {p["id"]: p["starting_stack"] for p in ohh["players"]}
-        for r in ohh["rounds"]:
-            for a in r["actions"]:
-                if a["action"] != "Dealt Cards":
-                    stacks[a["player_id"]] -= a.get("amount", 0)
-        for pot in ohh["pots"]:
-            for w in pot["player_wins"]:
-                stacks[w["player_id"]] += w["win_amount"]
-        for u in ohh.get("uncalled_bets", ()):
-            stacks[u["player_id"]] += u["amount"]
+        stacks = ohh_stacks(hands[0]["ohh"])
         assert hh.finishing_stacks is not None
-        assert [stacks[s] for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
+        assert [stacks[str(s)] for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
         await wait_until(lambda: logger.stats.stored >= 1, 5, "logger stored")
 
         # live messages never carry a hole card

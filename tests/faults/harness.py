@@ -13,24 +13,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import random
-from collections.abc import AsyncIterator
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.service import Daemon
+import pytest
+
 from controller.demo.hands import NAMES, DemoHand, _demo_hand
-from controller.demo.table import VENUE, Table, Venue, chip_table
+from controller.demo.table import VENUE, Table, chip_table
 from controller.demo.view import View
 from controller.link.config import BrokerConfig
 from controller.rules.cards import STANDARD_DECK
 from controller.rules.profile import get_profile
-from controller.venuelog import SqliteHandStore, VenueLogger
-from hwsim.board import SimBoard
+from controller.venuelog import SqliteHandStore
 from hwsim.layout import SIX
 from hwsim.phh import parse_phh
-from hwsim.table import SimTable
+from hwsim.table import OnSimTable, SimTable
 
 BASE = f"railguard/{VENUE}/t1"
 
@@ -75,25 +78,9 @@ class QuietTable(Table):
 
 
 @dataclass
-class Rig:
+class Rig(OnSimTable):
     sim: SimTable
     table: QuietTable
-
-    @property
-    def board(self) -> SimBoard:
-        return self.sim.board
-
-    @property
-    def daemon(self) -> Daemon:
-        return self.sim.daemon
-
-    @property
-    def venue(self) -> Venue:
-        return self.sim.venue
-
-    @property
-    def logger(self) -> VenueLogger | None:
-        return self.sim.logger
 
     @property
     def store(self) -> SqliteHandStore | None:
@@ -126,6 +113,20 @@ async def table_rig(
         yield Rig(sim, table)
     finally:
         await sim.close()
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted on ``where`` (a full disk on demand); needs root."""
+    where.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
+                    str(where)], check=True)  # fmt: skip
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def alerts(rig: Rig) -> list[dict[str, Any]]:
