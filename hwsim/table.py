@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from controller.daemon import config
 from controller.daemon.clock import Clock, SystemClock
 from controller.daemon.observe import Observation
 from controller.daemon.service import Daemon
@@ -50,18 +51,28 @@ from hwsim.layout import (
     VENUE,
     Layout,
     TableFailure,
-    daemon_config,
+    config_mapping,
     deck_cards,
     wait_until,
 )
 from hwsim.venue import LiveView, Venue
 
 Transport = Literal["inprocess", "pty"]
+CONFIG_HEADER = (
+    "# the simulated table's config for `railguard run --config`\n"
+    "# (written by hwsim.table; the board is the pty behind reader.ports)\n\n"
+)
 
 __all__ = [
     "SIX", "TEN", "Layout", "OnSimTable", "SimTable", "TableFailure", "Transport",
     "venue_logger",
 ]  # fmt: skip
+
+
+def write_config(path: Path, mapping: Mapping[str, Any]) -> None:
+    """The simulated table's config (:func:`hwsim.layout.config_mapping`) as the TOML file
+    ``railguard run --config`` reads (``controller.daemon.config.dumps``)."""
+    path.write_text(CONFIG_HEADER + config.dumps(mapping))
 
 
 async def start_logger(host: str, port: int, workdir: Path, **kw: Any) -> VenueLogger:
@@ -148,6 +159,7 @@ class SimTable:
         settings: Mapping[str, Mapping[str, Any]] | None = None,
         badge_factory: BadgeFactory | None = None,
         logger: bool | Mapping[str, Any] = False,
+        config_file: Path | None = None,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
         ready; enrol ``decks`` (deck A: the 52 cards of :func:`hwsim.layout.card_uid`; "B":
@@ -158,7 +170,9 @@ class SimTable:
         settings merged in (:func:`hwsim.layout.config_mapping`'s ``sections``).
         ``badge_factory``: the daemon's PC/SC readers (default none). ``logger``: a venue
         logger of the table's own (``workdir``/venue.db; a mapping: its options), online
-        before the daemon starts and stopped with the table."""
+        before the daemon starts and stopped with the table. ``config_file``: the config
+        written there as TOML and the daemon loaded from that file, as ``railguard run
+        --config`` loads it (``railguard sim``)."""
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
         board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
@@ -170,10 +184,15 @@ class SimTable:
             port_path = str(symlink)
         else:
             port_path = "in-process"  # not opened: the board comes from the factory
-        cfg = daemon_config(port_path, host, port, table_id, profile,
-                            storage or workdir / "state", chips or {},
-                            scan_period_ms=scan_period_ms, timing=timing, layout=layout,
-                            sections=settings)  # fmt: skip
+        mapping = config_mapping(port_path, host, port, table_id, profile,
+                                 storage or workdir / "state", chips or {},
+                                 scan_period_ms=scan_period_ms, timing=timing, layout=layout,
+                                 sections=settings)  # fmt: skip
+        if config_file is not None:
+            write_config(config_file, mapping)
+            cfg = config.load(config_file)
+        else:
+            cfg = config.from_mapping(mapping)
         factory = wired_factory()
         gpio = SimGpio(factory, cfg.gpio)
         clock = clock or SystemClock()

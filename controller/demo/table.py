@@ -47,7 +47,7 @@ from hwsim.layout import (
     tag_uid,
     wait_until,
 )
-from hwsim.table import SimTable, venue_logger
+from hwsim.table import OnSimTable, SimTable, venue_logger
 from hwsim.venue import Venue, command_payload
 
 __all__ = [
@@ -89,7 +89,7 @@ class Outcome:
     errors_injected: int = 0
 
 
-class Table:
+class Table(OnSimTable):
     """The demo's dealer on a running simulated table; :meth:`play` deals one
     :class:`DemoHand`. It sees the daemon through its published MQTT output and
     :meth:`Daemon.observe` only."""
@@ -98,11 +98,9 @@ class Table:
                  error_rate: float) -> None:  # fmt: skip
         self.sim = sim
         self.sim.poll = 0.01
-        self.daemon, self.board, self.gpio, self.venue = sim.daemon, sim.board, sim.gpio, sim.venue
         self.view, self.rng, self.error_rate = view, rng, error_rate
         self.layout = sim.layout
         self.kinds: tuple[str, ...] = ()  # given: hand i's dealer error is kinds[i % n]
-        self.where = self.sim.where  # every tag on the board: antenna
         self.button: int | None = None
         self.level: tuple[int, int, int] | None = None
         self.seated: set[int] = set()
