@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.demo import table as demo_table
-from controller.demo.table import BET, HOLE, card_uid
+from controller.demo.table import BET, HOLE, MUCK, card_uid, command_payload
 from controller.rules.cards import STANDARD_DECK, Card
 from firmware_bridge.pcsc import BadgeFactory
 from hwsim.layout import SIX, config_mapping
@@ -118,6 +118,19 @@ class Rig(OnSimTable):
         self.where.clear()
         await wait_for(lambda: not self.daemon.tracker.present(), "a clear table")
         await self.settled()
+
+    async def fold(self, seat: int) -> None:
+        """Seat ``seat``'s cards onto the muck."""
+        for uid, ant in list(self.where.items()):
+            if ant == HOLE[seat]:
+                await self.place(MUCK, uid)
+
+    async def refused(self, cmd: str, **args: Any) -> str:
+        """A venue command the daemon refuses: its reason."""
+        rid, payload = command_payload(cmd, **args)
+        resp = await self.venue.send(payload, rid)
+        assert resp["ok"] is False, resp
+        return str(resp["reason"])
 
     async def chips(self, seat: int, amount: int) -> None:
         uids = []
