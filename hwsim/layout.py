@@ -1,7 +1,8 @@
 """The simulated table's wiring for one to ten seats: which antenna is under which zone,
 which GPIO pin each button-puck sensor is on, the tag of each card and chip, and the
-daemon's config for it. Shared by ``railguard demo``, the system replay, the scenario runner
-and ``railguard sim`` (:mod:`hwsim.table`).
+daemon's config for it (:func:`config_mapping`, the one builder: the simulated table of
+:mod:`hwsim.table`, the daemon run as its own process in ``bench/procs.py`` and the tests'
+rigs take their config from it).
 
 Antennas, for a table of ``n`` seats: seat ``s``'s hole cards on ``s - 1``; the board on
 ``n``, the burn on ``n + 1``, the muck on ``n + 2``; seat ``s``'s betting zone on ``n + 2 + s``
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,26 +155,10 @@ def split_chips(amount: int, denominations: tuple[int, ...] = DENOMINATIONS) -> 
     return chips
 
 
-def daemon_config(
-    port_path: str,
-    host: str,
-    mqtt_port: int,
-    table: str,
-    profile: str,
-    storage: Path,
-    chips: dict[bytes, int],
-    *,
-    scan_period_ms: int = 20,
-    timing: dict[str, Any] | None = None,
-    layout: Layout = SIX,
-) -> Any:
-    """The daemon's config for the simulated table. ``timing``: extra ``reader`` settings
-    (debounce_cycles, removal_cycles) and ``gpio`` ones (sensor_settle_s, button_debounce_s)
-    for compressed time."""
-    mapping = config_mapping(port_path, host, mqtt_port, table, profile, storage, chips,
-                             scan_period_ms=scan_period_ms, timing=timing,
-                             layout=layout)  # fmt: skip
-    return config.from_mapping(mapping)
+def daemon_config(*args: Any, **kw: Any) -> Any:
+    """:func:`config_mapping` (same arguments), parsed: the daemon's config for the
+    simulated table."""
+    return config.from_mapping(config_mapping(*args, **kw))
 
 
 def config_mapping(
@@ -188,12 +173,20 @@ def config_mapping(
     scan_period_ms: int = 20,
     timing: dict[str, Any] | None = None,
     layout: Layout = SIX,
+    sections: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """:func:`daemon_config` as the mapping a TOML config file holds."""
+    """The daemon's config for the simulated table, as the mapping a TOML config file holds
+    (``controller.daemon.config.dumps`` writes it, ``from_mapping`` parses it): the one
+    builder of a simulated table's config, in-process or for a daemon process.
+
+    ``timing``: extra ``reader`` settings (debounce_cycles, removal_cycles) and ``gpio``
+    ones (sensor_settle_s, button_debounce_s) for compressed time. ``sections``: settings
+    merged into their section (``{"reader": {"baudrate": 115200}, "log": {...}}``), each
+    key replacing the built one."""
     timing = timing or {}
     reader_extra = {k: v for k, v in timing.items() if k.endswith("_cycles")}
     gpio_extra = {k: v for k, v in timing.items() if k.endswith("_s")}
-    return {
+    raw: dict[str, Any] = {
         "table": {"id": table, "venue": VENUE, "profile": profile},
         # the simulated board's pty carries frames at memory speed, not at a UART's 115200
         # baud: say so, or the daemon waits for a full scan's worth of UART time before it
@@ -208,6 +201,9 @@ def config_mapping(
         "storage": {"path": str(storage)},
         "chips": {uid.hex(): v for uid, v in chips.items() if v},
     }  # fmt: skip
+    for name, extra in (sections or {}).items():
+        raw[name] = {**raw.get(name, {}), **extra}
+    return raw
 
 
 async def wait_until(

@@ -7,6 +7,15 @@ daemon started by hand (:mod:`hwsim.sim`).
     await table.move_tags([(card_uid(ace), table.layout.hole[7])])
     await table.close()
 
+This is the one simulated table of the project: the demo (:mod:`controller.demo.table`), the
+system replay, the scenario runner (:mod:`hwsim.scenario.rig`), the daemon's and the fault
+tests' rigs open it, each with the options it needs (``transport``, ``seats``, ``clock``,
+``timing``, ``settings`` for the config, ``badge_factory``, ``logger`` for a venue logger
+on the same broker). Its config comes from the one builder,
+:func:`hwsim.layout.config_mapping`, which is also what a daemon run as its own process
+(``bench/procs.py``, ``railguard sim``) is given as TOML. The rules core alone, with no
+daemon, board or broker, is :mod:`hwsim.scenario.core_rig`.
+
 The board is in-process by default (:mod:`hwsim.inprocess`: the daemon takes the board's
 snapshots as objects through its ``board_factory``); ``transport="pty"`` puts it on a pty
 behind a symlink (``workdir/reader``) and the daemon opens it with pyserial, for whatever has
@@ -19,13 +28,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from controller.daemon import config
 from controller.daemon.clock import Clock, SystemClock
 from controller.daemon.observe import Observation
 from controller.daemon.service import Daemon
+from controller.link.config import BrokerConfig
 from controller.rules.events import ConsoleButton
+from controller.venuelog import SqliteHandStore, VenueLogger
+from firmware_bridge.pcsc import BadgeFactory
 from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
 from hwsim.board import SimBoard
@@ -37,15 +51,63 @@ from hwsim.layout import (
     VENUE,
     Layout,
     TableFailure,
-    daemon_config,
+    config_mapping,
     deck_cards,
     wait_until,
 )
 from hwsim.venue import LiveView, Venue
 
 Transport = Literal["inprocess", "pty"]
+CONFIG_HEADER = (
+    "# the simulated table's config for `railguard run --config`\n"
+    "# (written by hwsim.table; the board is the pty behind reader.ports)\n\n"
+)
 
-__all__ = ["SIX", "TEN", "Layout", "SimTable", "TableFailure", "Transport"]
+__all__ = [
+    "SIX", "TEN", "Layout", "OnSimTable", "SimTable", "TableFailure", "Transport",
+    "venue_logger",
+]  # fmt: skip
+
+
+def write_config(path: Path, mapping: Mapping[str, Any]) -> None:
+    """The simulated table's config (:func:`hwsim.layout.config_mapping`) as the TOML file
+    ``railguard run --config`` reads (``controller.daemon.config.dumps``)."""
+    path.write_text(CONFIG_HEADER + config.dumps(mapping))
+
+
+async def start_logger(host: str, port: int, workdir: Path, **kw: Any) -> VenueLogger:
+    """A venue logger on the table's broker storing in ``workdir``/venue.db (the folder made
+    if missing), connected. ``kw``: :class:`VenueLogger`'s options (instance, group,
+    backoff)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
+                         SqliteHandStore(workdir / "venue.db"), **kw)  # fmt: skip
+    logger.start()
+    try:
+        await wait_until(lambda: logger.stats.connects > 0, "the venue logger", 20)
+    except BaseException:
+        await stop_logger(logger)
+        raise
+    return logger
+
+
+async def stop_logger(logger: VenueLogger) -> None:
+    """Stop a logger of :func:`start_logger` and close its store."""
+    with contextlib.suppress(Exception):
+        await logger.stop()
+    logger.store.close()
+
+
+@contextlib.asynccontextmanager
+async def venue_logger(host: str, port: int, workdir: Path,
+                       **kw: Any) -> AsyncIterator[VenueLogger]:  # fmt: skip
+    """:func:`start_logger` for several tables on one broker (the demo's room, an event);
+    stopped and its store closed after."""
+    logger = await start_logger(host, port, workdir, **kw)
+    try:
+        yield logger
+    finally:
+        await stop_logger(logger)
 
 
 def link_detail(daemon: Daemon, venue: Venue) -> str:
@@ -66,6 +128,7 @@ class SimTable:
         self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
         self.factory, self.layout, self.transport = factory, layout, transport
         self.symlink = symlink  # the pty's stable path (transport "pty")
+        self.logger: VenueLogger | None = None  # the table's own venue logger (``logger``)
         self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
         self.poll = 0.002  # seconds between two looks at the daemon
         self._stop = asyncio.Event()
@@ -92,12 +155,24 @@ class SimTable:
         enrol: bool = True,
         decks: tuple[str, ...] = ("A",),
         clock: Clock | None = None,
+        storage: Path | None = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        badge_factory: BadgeFactory | None = None,
+        logger: bool | Mapping[str, Any] = False,
+        config_file: Path | None = None,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
         ready; enrol ``decks`` (deck A: the 52 cards of :func:`hwsim.layout.card_uid`; "B":
         their twins, for injected duplicate cards) unless told not to.
         ``clock``: the daemon's and the in-process board's (the scenario rig's jumps ahead;
-        default the machine's)."""
+        default the machine's). ``storage``: the daemon's state folder (default
+        ``workdir``/state, which a table opened again on it restores). ``settings``: config
+        settings merged in (:func:`hwsim.layout.config_mapping`'s ``sections``).
+        ``badge_factory``: the daemon's PC/SC readers (default none). ``logger``: a venue
+        logger of the table's own (``workdir``/venue.db; a mapping: its options), online
+        before the daemon starts and stopped with the table. ``config_file``: the config
+        written there as TOML and the daemon loaded from that file, as ``railguard run
+        --config`` loads it (``railguard sim``)."""
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
         board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
@@ -109,20 +184,30 @@ class SimTable:
             port_path = str(symlink)
         else:
             port_path = "in-process"  # not opened: the board comes from the factory
-        cfg = daemon_config(port_path, host, port, table_id, profile, workdir / "state",
-                            chips or {}, scan_period_ms=scan_period_ms, timing=timing,
-                            layout=layout)  # fmt: skip
+        mapping = config_mapping(port_path, host, port, table_id, profile,
+                                 storage or workdir / "state", chips or {},
+                                 scan_period_ms=scan_period_ms, timing=timing, layout=layout,
+                                 sections=settings)  # fmt: skip
+        if config_file is not None:
+            write_config(config_file, mapping)
+            cfg = config.load(config_file)
+        else:
+            cfg = config.from_mapping(mapping)
         factory = wired_factory()
         gpio = SimGpio(factory, cfg.gpio)
         clock = clock or SystemClock()
         boards = (InProcessFactory(board, cfg.daemon_link, clock=clock.monotonic)
                   if transport == "inprocess" else None)  # fmt: skip
-        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock)
+        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock,
+                        badge_factory=badge_factory)  # fmt: skip
         venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view, topics=topics,
                       record=record, on_message=on_message)  # fmt: skip
         table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink)
-        table._task = asyncio.create_task(daemon.run(table._stop))
         try:
+            if logger:
+                options = logger if isinstance(logger, Mapping) else {}
+                table.logger = await start_logger(host, port, workdir, **options)
+            table._task = asyncio.create_task(daemon.run(table._stop))
             await venue.start()
             await asyncio.wait_for(daemon.ready.wait(), 15)
             # ready may come without the venue link (reader.ready_timeout_s): commands need it
@@ -139,7 +224,8 @@ class SimTable:
         return table
 
     async def close(self) -> None:
-        """Stop the daemon, the venue subscriber and the board; reset the pins."""
+        """Stop the daemon, the venue subscriber, the board and the table's venue logger;
+        reset the pins."""
         self._stop.set()
         if self._task is not None:
             with contextlib.suppress(Exception):
@@ -151,6 +237,14 @@ class SimTable:
         await self.venue.stop()
         await self.board.stop()
         self.factory.reset()
+        if self.logger is not None:
+            await stop_logger(self.logger)
+            self.logger = None
+
+    @property
+    def running(self) -> bool:
+        """The daemon's task is still running (it has not stopped on its own)."""
+        return self._task is not None and not self._task.done()
 
     # ------------------------------------------------------------------ looking
 
@@ -216,6 +310,42 @@ class SimTable:
 
     def set_puck(self, seat: int, present: bool) -> None:
         self.gpio.set_puck(seat, present)
+
+
+class OnSimTable:
+    """A rig built on a :class:`SimTable` (``self.sim``): the table's parts under their
+    own names, for the scenario runner's, the daemon tests' and the fault tests' rigs."""
+
+    sim: SimTable
+
+    @property
+    def daemon(self) -> Daemon:
+        return self.sim.daemon
+
+    @property
+    def board(self) -> SimBoard:
+        return self.sim.board
+
+    @property
+    def gpio(self) -> SimGpio:
+        return self.sim.gpio
+
+    @property
+    def venue(self) -> Venue:
+        return self.sim.venue
+
+    @property
+    def where(self) -> dict[bytes, int]:
+        """Every tag on the board: its antenna."""
+        return self.sim.where
+
+    @property
+    def symlink(self) -> Path | None:
+        return self.sim.symlink
+
+    @property
+    def logger(self) -> VenueLogger | None:
+        return self.sim.logger
 
 
 def _all_in(tags: Any, want: list[tuple[bytes, Any]]) -> bool:

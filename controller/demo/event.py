@@ -45,7 +45,7 @@ from typing import Any, Final
 import aiomqtt
 
 from controller.demo.hands import DemoHand, _demo_hand
-from controller.demo.table import Table, venue_logger
+from controller.demo.table import Table
 from controller.demo.view import View
 from controller.link.config import BrokerConfig
 from controller.rules.events import CardPlaced, ChipsIn, Event, SetButton, ZoneKind
@@ -55,7 +55,7 @@ from controller.tournament.service import EventService
 from controller.tournament.store import Journal
 from hwsim.layout import Layout, TableFailure, chip_uid, split_chips, wait_until
 from hwsim.phh import parse_phh
-from hwsim.table import SimTable
+from hwsim.table import SimTable, venue_logger
 
 EVENT: Final = "demo"
 PROFILE: Final = "tda-2024"
@@ -283,9 +283,7 @@ class EventRoom:
     async def dealer(self, table: str) -> EventDealer:
         if table not in self.dealers:
             sim = self.sims[table]
-            d = EventDealer(sim.daemon, sim.board, sim.gpio, sim.venue,
-                            View(io.StringIO(), colour=False), random.Random(0), 0.0,
-                            sim.layout)  # fmt: skip
+            d = EventDealer(sim, View(io.StringIO(), colour=False), random.Random(0), 0.0)
             await d.setup()
             self.dealers[table] = d
         return self.dealers[table]
@@ -427,7 +425,7 @@ async def event_room(
     """The room of a demo event: a venue logger (``workdir``/venue.db), ``tables`` simulated
     tables, the tournament service (journal ``workdir``/event.db) and the floor's client."""
     broker = BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True)
-    async with venue_logger(host, port, workdir, "main", "venuelog"):
+    async with venue_logger(host, port, workdir):
         sims: dict[str, SimTable] = {}
         journal = Journal(workdir / "event.db")
         running: asyncio.Task[None] | None = None

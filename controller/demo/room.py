@@ -22,11 +22,11 @@ from pathlib import Path
 
 from controller.daemon.service import Daemon
 from controller.demo.hands import DemoHand
-from controller.demo.table import Outcome, Table, chip_table, layout_for, venue_logger
+from controller.demo.table import Outcome, Table, chip_table, layout_for
 from controller.demo.view import View
 from controller.rules.events import BadgeTap, SetDealer
 from hwsim.layout import Layout, TableFailure, wait_until
-from hwsim.table import SimTable
+from hwsim.table import SimTable, venue_logger
 from hwsim.venue import Venue
 
 #: the tables' sizes in turn: a room of several table sizes
@@ -92,8 +92,7 @@ def _sent(venue: Venue, n: int) -> Callable[[], bool]:
 async def _deal(sim: SimTable, plan: TablePlan, seed: int, error_rate: float,
                 kinds: tuple[str, ...]) -> None:  # fmt: skip
     rng = random.Random(f"{seed}-errors-{plan.table_id}")
-    table = Table(sim.daemon, sim.board, sim.gpio, sim.venue, plan.view, rng, error_rate,
-                  sim.layout)  # fmt: skip
+    table = Table(sim, plan.view, rng, error_rate)
     table.kinds = kinds
     await table.setup()
     half = max(1, len(plan.hands) // 2)
@@ -125,7 +124,8 @@ async def run_room(
     """Deal every table's hands at once on one broker, one venue logger (``workdir``/
     venue.db); each plan gets its outcome and record counts. Returns the hands the logger
     stored."""
-    async with venue_logger(host, port, workdir, logger_instance, logger_group) as logger:
+    async with venue_logger(host, port, workdir, instance=logger_instance,
+                            group=logger_group) as logger:  # fmt: skip
         sims: list[SimTable] = []
         try:
             for plan in tables:

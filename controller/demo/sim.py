@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import random
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["main", "register", "write_config"]
+__all__ = ["main", "register"]
 
 
 def register(p: argparse.ArgumentParser) -> None:
@@ -48,16 +47,6 @@ def register(p: argparse.ArgumentParser) -> None:
         help="only the board and the config: run `railguard run --config` yourself",
     )
     p.add_argument("--verbose", action="store_true", help="show the daemon's log")
-
-
-def write_config(path: Path, mapping: dict[str, Any]) -> None:
-    from controller.daemon import config
-
-    header = (
-        "# railguard sim: the simulated table's config for `railguard run --config`\n"
-        "# (written by `railguard sim`; the board is the pty behind reader.ports)\n\n"
-    )
-    path.write_text(header + config.dumps(mapping))
 
 
 def main(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -111,76 +100,77 @@ async def _main(args: argparse.Namespace, out: TextIO) -> int:
 async def _table(args: argparse.Namespace, say: Any, work: Path, layout: Any, host: str,
                  port: int, table_id: str, hands: list[Any],
                  chips: dict[bytes, int]) -> int:  # fmt: skip
-    from controller.daemon import config
-    from controller.daemon.service import Daemon
     from controller.demo.table import Table
     from controller.demo.view import View
-    from controller.link.config import BrokerConfig
-    from controller.venuelog import SqliteHandStore, VenueLogger
+    from hwsim.layout import VENUE
+    from hwsim.table import SimTable
+
+    cfg_path = work / "sim.toml"
+    if args.board_only:
+        return await _board_only(say, work, layout, host, port, table_id, args.profile, chips,
+                                 cfg_path)  # fmt: skip
+    view = View()
+    view.total = len(hands)
+    # the daemon loaded from the file as `railguard run --config` loads it; the venue's hand
+    # logger (the daemon sends hand records only while one is online) in work/venue.db
+    sim = await SimTable.open(host, port, profile=args.profile, workdir=work,
+                              table_id=table_id, seats=layout, chips=chips, transport="pty",
+                              view=view, enrol=False, logger=True,
+                              config_file=cfg_path)  # fmt: skip
+    try:
+        say(f"railguard sim: {layout.seats} seats, reader board on {sim.board.path} (also "
+            f"{sim.symlink}), {layout.antennas} antennas")  # fmt: skip
+        say(f"  broker mqtt://{host}:{port}, table railguard/{VENUE}/{table_id}")
+        say(f"  config {cfg_path}")
+        say(f"  venue logger storing hand records in {work / 'venue.db'}")
+        say("  daemon ready; dealing (Ctrl-C stops)")
+        table = Table(sim, view, random.Random(1), 0.0)
+        await table.setup()
+        for i, hand in enumerate(hands):
+            await table.play(i, hand)
+        o = table.outcome
+        # the simulated dealer makes no error: an alert above info is a false alarm
+        alarms = sum(view.alarms.values())
+        ok = not o.mismatches and not o.missing and not alarms
+        if alarms:
+            by_code = ", ".join(f"{c}={n}" for c, n in sorted(view.alarms.items()))
+            say(f"railguard sim: alerts above info on clean play: {by_code}")
+        say(f"railguard sim: {o.hands} hands dealt, {len(o.missing)} records missing, "
+            f"{len(o.mismatches)} mismatches, {alarms} alerts above info: "
+            f"{'OK' if ok else 'FAILED'}")  # fmt: skip
+        return 0 if ok else 1
+    finally:
+        await sim.close()
+
+
+async def _board_only(say: Any, work: Path, layout: Any, host: str, port: int, table_id: str,
+                      profile: str, chips: dict[bytes, int], cfg_path: Path) -> int:  # fmt: skip
+    """The board on a pty, its config and a venue logger, for a daemon started by hand."""
     from firmware_bridge.protocol import SetConfig
     from hwsim.board import SimBoard
-    from hwsim.gpio import SimGpio, wired_factory
     from hwsim.layout import VENUE, config_mapping
-    from hwsim.venue import Venue
+    from hwsim.table import start_logger, stop_logger, write_config
 
     board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=20,
                                                        heartbeat_interval_ms=200))  # fmt: skip
     link = work / "reader"
     await board.start_pty(link)
-    cfg_path = work / "sim.toml"
-    mapping = config_mapping(str(link), host, port, table_id, args.profile, work / "state",
-                             chips, layout=layout)  # fmt: skip
-    write_config(cfg_path, mapping)
-    say(f"railguard sim: {layout.seats} seats, reader board on {board.path} (also {link}), "
-        f"{layout.antennas} antennas")  # fmt: skip
-    say(f"  broker mqtt://{host}:{port}, table railguard/{VENUE}/{table_id}")
-    say(f"  config {cfg_path}")
-    stop = asyncio.Event()
-    # the venue's hand logger (the daemon sends hand records only while one is online)
-    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(work / "venue.db"))  # fmt: skip
-    logger.start()
-    say(f"  venue logger storing hand records in {work / 'venue.db'}")
     try:
-        if args.board_only:
+        mapping = config_mapping(str(link), host, port, table_id, profile, work / "state",
+                                 chips, layout=layout)  # fmt: skip
+        write_config(cfg_path, mapping)
+        say(f"railguard sim: {layout.seats} seats, reader board on {board.path} (also {link}), "
+            f"{layout.antennas} antennas")  # fmt: skip
+        say(f"  broker mqtt://{host}:{port}, table railguard/{VENUE}/{table_id}")
+        say(f"  config {cfg_path}")
+        logger = await start_logger(host, port, work)
+        say(f"  venue logger storing hand records in {work / 'venue.db'}")
+        try:
             say(f"  start the daemon: railguard run --config {cfg_path}")
             say("  (Ctrl-C stops the board)")
-            await stop.wait()
+            await asyncio.Event().wait()
             return 0
-        cfg = config.load(cfg_path)  # the file, as `railguard run --config` reads it
-        factory = wired_factory()
-        gpio = SimGpio(factory, cfg.gpio)
-        daemon = Daemon(cfg, pin_factory=factory)
-        view = View()
-        view.total = len(hands)
-        venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view)
-        task = asyncio.create_task(daemon.run(stop))
-        try:
-            await venue.start()
-            await asyncio.wait_for(daemon.ready.wait(), 15)
-            say("  daemon ready; dealing (Ctrl-C stops)")
-            table = Table(daemon, board, gpio, venue, view, random.Random(1), 0.0, layout)
-            await table.setup()
-            for i, hand in enumerate(hands):
-                await table.play(i, hand)
-            o = table.outcome
-            # the simulated dealer makes no error: an alert above info is a false alarm
-            alarms = sum(view.alarms.values())
-            ok = not o.mismatches and not o.missing and not alarms
-            if alarms:
-                by_code = ", ".join(f"{c}={n}" for c, n in sorted(view.alarms.items()))
-                say(f"railguard sim: alerts above info on clean play: {by_code}")
-            say(f"railguard sim: {o.hands} hands dealt, {len(o.missing)} records missing, "
-                f"{len(o.mismatches)} mismatches, {alarms} alerts above info: "
-                f"{'OK' if ok else 'FAILED'}")  # fmt: skip
-            return 0 if ok else 1
         finally:
-            stop.set()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(task, 10)
-            await venue.stop()
-            factory.reset()
+            await stop_logger(logger)
     finally:
-        with contextlib.suppress(Exception):
-            await logger.stop()
         await board.stop()

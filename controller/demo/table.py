@@ -11,14 +11,11 @@ import asyncio
 import contextlib
 import functools
 import random
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.daemon.service import Daemon
 from controller.demo.hands import DemoHand
 from controller.demo.view import View
-from controller.link.config import BrokerConfig
 from controller.rules.events import (
     ButtonPress,
     CardPlaced,
@@ -32,9 +29,6 @@ from controller.rules.events import (
     Sweep,
 )
 from controller.rules.hand import Phase
-from controller.venuelog import SqliteHandStore, VenueLogger
-from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio
 from hwsim.inject import KINDS, TWIN_DECK, Feedback, Injection
 from hwsim.layout import (
     DENOMINATIONS,
@@ -53,7 +47,7 @@ from hwsim.layout import (
     tag_uid,
     wait_until,
 )
-from hwsim.table import SimTable
+from hwsim.table import OnSimTable, SimTable, venue_logger
 from hwsim.venue import Venue, command_payload
 
 __all__ = [
@@ -95,21 +89,18 @@ class Outcome:
     errors_injected: int = 0
 
 
-class Table:
+class Table(OnSimTable):
     """The demo's dealer on a running simulated table; :meth:`play` deals one
     :class:`DemoHand`. It sees the daemon through its published MQTT output and
     :meth:`Daemon.observe` only."""
 
-    def __init__(self, daemon: Daemon, board: SimBoard, gpio: SimGpio, venue: Venue,
-                 view: View, rng: random.Random, error_rate: float,
-                 layout: Layout = SIX) -> None:  # fmt: skip
-        self.sim = SimTable(daemon, board, gpio, venue, None, layout, "pty", None)
+    def __init__(self, sim: SimTable, view: View, rng: random.Random,
+                 error_rate: float) -> None:  # fmt: skip
+        self.sim = sim
         self.sim.poll = 0.01
-        self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
         self.view, self.rng, self.error_rate = view, rng, error_rate
-        self.layout = layout
+        self.layout = sim.layout
         self.kinds: tuple[str, ...] = ()  # given: hand i's dealer error is kinds[i % n]
-        self.where = self.sim.where  # every tag on the board: antenna
         self.button: int | None = None
         self.level: tuple[int, int, int] | None = None
         self.seated: set[int] = set()
@@ -315,26 +306,6 @@ def layout_for(hands: list[DemoHand]) -> Layout:
     return Layout(max(6, most))
 
 
-@contextlib.asynccontextmanager
-async def venue_logger(
-    host: str, port: int, workdir: Path, instance: str, group: str
-) -> AsyncIterator[VenueLogger]:
-    """A venue logger on the demo's broker storing in ``workdir``/venue.db (the folder made
-    if missing), connected; stopped and its store closed after."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"), instance=instance,
-                         group=group)  # fmt: skip
-    logger.start()
-    try:
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
-        yield logger
-    finally:
-        with contextlib.suppress(Exception):
-            await logger.stop()
-        logger.store.close()
-
-
 async def run_table(
     hands: list[DemoHand],
     *,
@@ -354,15 +325,15 @@ async def run_table(
     ``kinds``: the dealer error of each hand in turn (hwsim.inject's kinds, "" for none),
     instead of ``error_rate``'s random draw."""
     rng = random.Random(f"{seed}-errors")
-    async with venue_logger(host, port, workdir, logger_instance, logger_group) as logger:
+    async with venue_logger(host, port, workdir, instance=logger_instance,
+                            group=logger_group) as logger:  # fmt: skip
         sim: SimTable | None = None
         try:
             sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
                                       table_id=table_id, seats=layout_for(hands),
                                       chips=chip_table(hands), transport="pty", view=view,
                                       enrol=False)  # fmt: skip
-            table = Table(sim.daemon, sim.board, sim.gpio, sim.venue, view, rng, error_rate,
-                          sim.layout)  # fmt: skip
+            table = Table(sim, view, rng, error_rate)
             table.kinds = kinds
             await table.setup()
             for i, hand in enumerate(hands):

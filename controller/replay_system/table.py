@@ -40,7 +40,7 @@ from hwsim.dealer import PlannedHand
 from hwsim.inject import TWIN_DECK, Feedback, Injection
 from hwsim.layout import TEN, TableFailure, card_uid, ohh_stacks, split_chips, tag_uid, wait_until
 from hwsim.phh import HandHistory
-from hwsim.table import SimTable, Transport
+from hwsim.table import OnSimTable, SimTable, Transport
 
 DemoFailure = TableFailure
 LAYOUT = TEN  # the replay's table seats ten: a PHH file of up to ten players deals
@@ -83,7 +83,9 @@ class ChipPool:
             self.free[self.value[u]].append(u)
 
 
-class ReplayTable:
+class ReplayTable(OnSimTable):
+    """One table of the run (see the module docstring); its parts are its SimTable's."""
+
     def __init__(self, host: str, port: int, table_id: str, profile: str, pace: Pace,
                  workdir: Path, timeout: float, out: Results,
                  transport: Transport = "inprocess") -> None:  # fmt: skip
@@ -91,7 +93,6 @@ class ReplayTable:
         self.profile_name = profile  # the profile's name (replay.REFUSALS): set by the worker
         self.pace, self.workdir, self.timeout, self.out = pace, workdir, timeout, out
         self.pool = ChipPool()
-        self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
         self.chips_on: list[bytes] = []
         self.level: tuple[int, int, int] | None = None
         self.button = 0
@@ -122,9 +123,6 @@ class ReplayTable:
             on_message=self._on_message, decks=("A", TWIN_DECK),
         )  # fmt: skip
         self.sim.poll = POLL
-        self.board, self.gpio, self.daemon = self.sim.board, self.sim.gpio, self.sim.daemon
-        self.venue = self.sim.venue
-        self.where = self.sim.where
 
     async def stop(self) -> None:
         await self.sim.close()

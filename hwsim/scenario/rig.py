@@ -4,7 +4,7 @@ checks use of a table, with the chip bank they share; two tables implement it:
 - :class:`Rig`, the whole system: :class:`hwsim.table.SimTable` of ten seats (the daemon
   in-process, MockFactory GPIO, a venue subscriber on a private mosquitto; the reader board
   in-process, or on a pty behind a symlink, so that an unplugged board comes back at the same
-  path, when the scenario has board faults) and a venue logger, the daemon on a
+  path, when the scenario has board faults) with its venue logger, the daemon on a
   :class:`~controller.daemon.clock.ShiftedClock` that ``wait`` moves ahead;
 - :class:`hwsim.scenario.core_rig.CoreRig`, the rules core alone behind the daemon's own
   translations (``railguard scenario --core-only``).
@@ -15,7 +15,6 @@ a joker, and the instructions the daemon logs."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,15 +22,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from controller.daemon.clock import ShiftedClock
-from controller.daemon.service import Daemon
-from controller.link.config import BrokerConfig
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.engine import Step
 from controller.rules.events import ConsoleButton, Declaration, Event
 from controller.rules.state import TableState
-from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio
 from hwsim.layout import (
     DENOMINATIONS,
     TEN,
@@ -41,8 +36,7 @@ from hwsim.layout import (
     wait_until,
 )
 from hwsim.scenario.model import CardRef, Scenario
-from hwsim.table import SimTable, Transport
-from hwsim.venue import Venue
+from hwsim.table import OnSimTable, SimTable, Transport
 
 LAYOUT = TEN
 HOLE = LAYOUT.hole
@@ -214,45 +208,20 @@ def transport_for(sc: Scenario) -> Transport:
 
 
 @dataclass
-class Rig(ScenarioTable):
+class Rig(OnSimTable, ScenarioTable):
     """A running simulated table, the whole system (see the module docstring)."""
 
     sim: SimTable
     clock: ShiftedClock  # the daemon's: ``wait`` moves it ahead
     instructions: _Instructions
-    logger: VenueLogger
     chips_on: dict[int, list[bytes]] = field(default_factory=dict)
     free_chips: dict[int, list[bytes]] = field(default_factory=dict)
     puck: int | None = None
     levels_sent: int = 0
 
     @property
-    def daemon(self) -> Daemon:
-        return self.sim.daemon
-
-    @property
     def watchers(self) -> list[Callable[[Event, Step], None]]:  # type: ignore[override]
         return self.daemon.watchers
-
-    @property
-    def board(self) -> SimBoard:
-        return self.sim.board
-
-    @property
-    def gpio(self) -> SimGpio:
-        return self.sim.gpio
-
-    @property
-    def venue(self) -> Venue:
-        return self.sim.venue
-
-    @property
-    def symlink(self) -> Path | None:
-        return self.sim.symlink
-
-    @property
-    def where(self) -> dict[bytes, int]:
-        return self.sim.where  # every tag on the board: antenna
 
     def now(self) -> float:
         return self.clock.monotonic()
@@ -343,30 +312,22 @@ class Rig(ScenarioTable):
 
 async def open_rig(host: str, port: int, profile: str, workdir: Path, table_id: str,
                    *, decks: set[str], transport: Transport = "inprocess") -> Rig:  # fmt: skip
-    """Start the table and the venue logger; enrol the decks used."""
-    bank = chip_bank()
-    workdir.mkdir(parents=True, exist_ok=True)
-    logger = VenueLogger(BrokerConfig(host=host, port=port, tls=False, allow_plaintext=True),
-                         SqliteHandStore(workdir / "venue.db"))  # fmt: skip
+    """Start the table with its venue logger; enrol the decks used."""
     instructions = _Instructions()
     dlog = logging.getLogger("railguard.daemon")
     dlog.addHandler(instructions)
     if dlog.getEffectiveLevel() > logging.INFO:
         dlog.setLevel(logging.INFO)
     clock = ShiftedClock()  # the daemon's clock: ``wait`` moves it ahead
-    logger.start()
     try:
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger", 20)
         sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
-                                  table_id=table_id, seats=LAYOUT, chips=bank,
-                                  transport=transport, enrol=False, clock=clock)  # fmt: skip
+                                  table_id=table_id, seats=LAYOUT, chips=chip_bank(),
+                                  transport=transport, enrol=False, clock=clock,
+                                  logger=True)  # fmt: skip
     except BaseException:
         dlog.removeHandler(instructions)
-        with contextlib.suppress(Exception):
-            await logger.stop()
-        logger.store.close()
         raise
-    rig = Rig(sim, clock, instructions, logger)
+    rig = Rig(sim, clock, instructions)
     rig.fill_bank()
     try:
         await enrol(rig, decks)
@@ -390,10 +351,7 @@ async def enrol(table: ScenarioTable, decks: set[str]) -> None:
 
 
 async def close_rig(rig: Rig) -> None:
-    await rig.sim.close()
-    with contextlib.suppress(Exception):
-        await rig.logger.stop()
-    rig.logger.store.close()  # the rig made the store: its database closes with the table
+    await rig.sim.close()  # the venue logger and its database with it
     logging.getLogger("railguard.daemon").removeHandler(rig.instructions)
 
 

@@ -1,6 +1,7 @@
-"""A small simulated table for the daemon tests: a private mosquitto (the caller's), the
-reader board on a pty, MockFactory GPIO (SimGpio), the daemon in-process and a venue
-subscriber; helpers to set the table up and deal a three-handed hand to the first action.
+"""A small simulated table for the daemon tests: :class:`hwsim.table.SimTable` of six seats
+on a private mosquitto (the caller's), the reader board on a pty, MockFactory GPIO, the
+daemon in-process and a venue subscriber; helpers to set the table up and deal a
+three-handed hand to the first action.
 
 Seats 1-3 (stacks 10 000), level 50/100, the button puck at seat 1: seat 2 posts the small
 blind, seat 3 the big blind, seat 1 acts first after the deal.
@@ -15,15 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.daemon import config
-from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
-from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, PUCK, SEATS, Venue, card_uid
+from controller.demo.table import BET, HOLE, MUCK, card_uid, command_payload
 from controller.rules.cards import STANDARD_DECK, Card
 from firmware_bridge.pcsc import BadgeFactory
-from firmware_bridge.protocol import SetConfig
-from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio, wired_factory
+from hwsim.layout import SIX, config_mapping
+from hwsim.table import OnSimTable, SimTable
 
 BASE = "railguard/v1/t1"
 PROFILES = Path(__file__).resolve().parents[2] / "controller" / "rules" / "profiles"
@@ -35,24 +33,10 @@ STACK = 10_000
 
 def mapping(port: str, mqtt_port: int, storage: Path, profile: str = "tda-2024",
             **sections: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
-    """The daemon's config as a parsed TOML document; ``sections`` are merged in."""
-    raw: dict[str, Any] = {
-        "table": {"id": "t1", "venue": "v1", "profile": profile},
-        "reader": {"ports": [port], "scan_period_ms": 20, "heartbeat_ms": 200,
-                   "ready_timeout_s": 10.0},
-        "zones": {"seats": SEATS, "hole": {str(s): a for s, a in HOLE.items()},
-                  "board": BOARD, "burn": BURN, "muck": MUCK,
-                  "bet": {str(s): a for s, a in BET.items()}},
-        "gpio": {"pin_factory": "mock", "chip_sensors": {},
-                 "puck_sensors": {str(s): p for s, p in PUCK.items()}},
-        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False,
-                 "allow_plaintext": True, "keepalive": 5},
-        "storage": {"path": str(storage)},
-        "chips": {uid.hex(): v for uid, v in CHIPS.items()},
-    }  # fmt: skip
-    for name, extra in sections.items():
-        raw[name] = {**raw.get(name, {}), **extra}
-    return raw
+    """The daemon's config as a parsed TOML document (the simulated table's,
+    :func:`hwsim.layout.config_mapping`, with this rig's chips); ``sections`` are merged in."""
+    return config_mapping(port, "127.0.0.1", mqtt_port, "t1", profile, storage, CHIPS,
+                          sections=sections)  # fmt: skip
 
 
 def profile_copy(tmp: Path, name: str, base: str = "tda-2024", **values: Any) -> str:
@@ -81,12 +65,8 @@ async def wait_for(cond: Callable[[], Any], what: str, timeout: float = 5.0) -> 
 
 
 @dataclass
-class Rig:
-    daemon: Daemon
-    board: SimBoard
-    gpio: SimGpio
-    venue: Venue
-    where: dict[bytes, int] = field(default_factory=dict)
+class Rig(OnSimTable):
+    sim: SimTable
     pool: dict[bytes, int] = field(default_factory=lambda: dict(CHIPS))
 
     def events(self, kind: str) -> list[dict[str, Any]]:
@@ -139,6 +119,19 @@ class Rig:
         await wait_for(lambda: not self.daemon.tracker.present(), "a clear table")
         await self.settled()
 
+    async def fold(self, seat: int) -> None:
+        """Seat ``seat``'s cards onto the muck."""
+        for uid, ant in list(self.where.items()):
+            if ant == HOLE[seat]:
+                await self.place(MUCK, uid)
+
+    async def refused(self, cmd: str, **args: Any) -> str:
+        """A venue command the daemon refuses: its reason."""
+        rid, payload = command_payload(cmd, **args)
+        resp = await self.venue.send(payload, rid)
+        assert resp["ok"] is False, resp
+        return str(resp["reason"])
+
     async def chips(self, seat: int, amount: int) -> None:
         uids = []
         for value in demo_table.split_chips(amount, DENOMS):
@@ -170,28 +163,15 @@ async def running(tmp: Path, mqtt_port: int, *, profile: str = "tda-2024",
                   storage: Path | None = None, badge_factory: BadgeFactory | None = None,
                   **sections: dict[str, Any],
                   ) -> AsyncIterator[Rig]:  # fmt: skip
-    """The simulated table, running; everything stopped on exit."""
-    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
-    port = await board.start_pty()
-    cfg = config.from_mapping(mapping(port, mqtt_port, storage or tmp / "state", profile,
-                                      **sections))  # fmt: skip
-    factory = wired_factory()
-    gpio = SimGpio(factory, cfg.gpio)
-    daemon = Daemon(cfg, pin_factory=factory, badge_factory=badge_factory)
-    venue = Venue("127.0.0.1", mqtt_port, BASE)
-    stop = asyncio.Event()
-    run = asyncio.create_task(daemon.run(stop))
+    """The simulated table (:class:`hwsim.table.SimTable`: six seats, the board on a pty),
+    running; everything stopped on exit."""
+    sim = await SimTable.open("127.0.0.1", mqtt_port, profile=profile, workdir=tmp, seats=SIX,
+                              chips=CHIPS, transport="pty", storage=storage,
+                              settings=sections, badge_factory=badge_factory,
+                              enrol=False)  # fmt: skip
     try:
-        await venue.start()
-        await asyncio.wait_for(daemon.ready.wait(), 12)
-        await wait_for(lambda: daemon.link.connected, "the broker", 10)
         await asyncio.sleep(0.3)  # the board's first report after a start
-        yield Rig(daemon, board, gpio, venue)
-        assert not run.done(), "the daemon stopped"
+        yield Rig(sim)
+        assert sim.running, "the daemon stopped"
     finally:
-        stop.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(run, 10)
-        await venue.stop()
-        await board.stop()
-        factory.reset()
+        await sim.close()

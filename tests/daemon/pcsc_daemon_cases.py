@@ -26,7 +26,7 @@ from pcsc_fixtures import Pcscd  # noqa: E402
 from controller.rules.events import ConsoleButton  # noqa: E402
 from hwsim.vpicc import VirtualCard  # noqa: E402
 from tests.brokers import plain_broker  # noqa: E402
-from tests.daemon.daemon_rig import Rig, running, wait_for  # noqa: E402
+from tests.daemon.daemon_rig import running, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 pcscd_session = pcsc_fixtures.pcscd_session
@@ -44,14 +44,6 @@ async def _tap(card: VirtualCard, uid: str) -> None:
     await asyncio.sleep(0.8)  # the reader polls every 0.25 s
     await asyncio.to_thread(card.remove)
     await asyncio.sleep(0.5)
-
-
-async def _fold(rig: Rig, seat: int) -> None:
-    from controller.demo.table import HOLE, MUCK
-
-    for uid, ant in list(rig.where.items()):
-        if ant == HOLE[seat]:
-            await rig.place(MUCK, uid)
 
 
 def test_dealer_badge_logs_in_and_out_supervisor_rules(tmp_path: Path, pcscd: Pcscd) -> None:
@@ -72,8 +64,8 @@ async def _badges(tmp: Path, port: int, pcscd: Pcscd) -> None:
         await wait_for(lambda: rig.state().get("dealer") == "D-017", "the dealer in the state")
         # hand 1 under the dealer: the record names them
         await rig.to_first_action()
-        await _fold(rig, 1)
-        await _fold(rig, 2)
+        await rig.fold(1)
+        await rig.fold(2)
         await wait_for(lambda: d.records, "the hand record")
         assert d.core.last_record is not None and d.core.last_record.hand_no == 1
         assert d.core.last_record.dealer == "D-017"
@@ -83,8 +75,8 @@ async def _badges(tmp: Path, port: int, pcscd: Pcscd) -> None:
         await wait_for(lambda: d.core.dealer == "", "the dealer logged out")
         await wait_for(lambda: rig.state().get("dealer", "") is None, "no dealer in the state")
         await rig.to_first_action((3, 1, 2))
-        await _fold(rig, 2)
-        await _fold(rig, 3)
+        await rig.fold(2)
+        await rig.fold(3)
         await wait_for(lambda: len(d.records) == 2, "the second record")
         assert d.core.last_record is not None and d.core.last_record.hand_no == 2
         assert d.core.last_record.dealer == ""

@@ -14,6 +14,7 @@ from controller.daemon import config
 from controller.daemon.service import Daemon
 from hwsim.board import SimBoard
 from hwsim.broker import plain_broker
+from hwsim.layout import Layout, config_mapping
 
 HOLE1, HOLE2, BOARD_A, BURN, MUCK = 0, 1, 2, 3, 4
 
@@ -21,18 +22,15 @@ HOLE1, HOLE2, BOARD_A, BURN, MUCK = 0, 1, 2, 3, 4
 def two_seat_config(port: str, mqtt_port: int, storage: Path, *, scan_ms: int,
                     muck: int = MUCK, **reader: Any) -> config.DaemonConfig:  # fmt: skip
     """Seats 1 and 2 on antennas 0 and 1, the board on 2, the burn on 3, the muck on
-    ``muck``; no chips, mock GPIO, a plain broker on ``mqtt_port``. ``reader`` adds to or
-    overrides the [reader] settings."""
-    return config.from_mapping({
-        "table": {"id": "t1", "venue": "v1", "size": 2},
-        "reader": {"ports": [port], "scan_period_ms": scan_ms, "heartbeat_ms": 1000,
-                   "ready_timeout_s": 10.0, "debounce_cycles": 2, **reader},
-        "zones": {"seats": 2, "hole": {"1": HOLE1, "2": HOLE2}, "board": BOARD_A, "burn": BURN,
-                  "muck": muck, "bet": {}},
-        "gpio": {"pin_factory": "mock", "chip_sensors": {}, "puck_sensors": {}},
-        "mqtt": {"host": "127.0.0.1", "port": mqtt_port, "tls": False, "allow_plaintext": True},
-        "storage": {"path": str(storage)},
-    })  # fmt: skip
+    ``muck`` (the simulated table's two-seat layout, :func:`hwsim.layout.config_mapping`,
+    with no betting zones, no chips and no button puck), a plain broker on ``mqtt_port``,
+    the UART's own 115200 baud. ``reader`` adds to or overrides the [reader] settings."""
+    return config.from_mapping(config_mapping(
+        port, "127.0.0.1", mqtt_port, "t1", "tda-2024", storage, {}, scan_period_ms=scan_ms,
+        layout=Layout(2), sections={
+            "table": {"size": 2},
+            "reader": {"heartbeat_ms": 1000, "baudrate": 115200, "debounce_cycles": 2, **reader},
+            "zones": {"muck": muck, "bet": {}}, "gpio": {"puck_sensors": {}}}))  # fmt: skip
 
 
 async def until(cond: Callable[[], object], timeout: float, what: str,

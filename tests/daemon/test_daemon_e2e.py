@@ -7,19 +7,15 @@ record whose final stacks match the file's; then a malformed command and a broke
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
-from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, SEATS, Venue, card_uid
+from controller.demo.table import BET, BOARD, BURN, HOLE, MUCK, SEATS, card_uid
 from controller.demo.table import command_payload as command
-from controller.link.config import BrokerConfig
-from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import (
     CardPlaced,
     ChipsIn,
@@ -31,24 +27,16 @@ from controller.rules.events import (
 )
 from controller.rules.events import SetLevel as SetLevelEv
 from controller.rules.profile import get_profile
-from controller.venuelog import SqliteHandStore, VenueLogger
-from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
-from hwsim.board import SimBoard
 from hwsim.dealer import plan_hand
-from hwsim.gpio import SimGpio, wired_factory
+from hwsim.layout import SIX, ohh_stacks
 from hwsim.phh import load_phh
+from hwsim.table import SimTable
 from tests.brokers import plain_broker
 from tests.shared import PHH, need
 
 HAND = PHH / "pluribus" / "83" / "63.phh"
 BASE = "railguard/v1/t1"
-
-
-def daemon_config(port_path: str, mqtt_port: int, storage: Path, chips: dict[bytes, int]) -> Any:
-    return demo_table.daemon_config(
-        port_path, "127.0.0.1", mqtt_port, "t1", "tda-2024", storage, chips
-    )
 
 
 async def wait_until(cond: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
@@ -79,31 +67,16 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
     chip_values = [e.amount for e in plan.events if isinstance(e, ChipsIn)]
     chip_uids = [bytes([0xC1, 0, 0, i]) for i in range(len(chip_values))]
     chips = {uid: v for uid, v in zip(chip_uids, chip_values, strict=True) if v}
-    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
-    port = await board.start_pty()
-    cfg = daemon_config(port, broker.port, tmp_path / "state", chips)
-    factory = wired_factory()
-    gpio = SimGpio(factory, cfg.gpio)
-    daemon = Daemon(cfg, pin_factory=factory)
-    stop = asyncio.Event()
-    logger = VenueLogger(BrokerConfig(host="127.0.0.1", port=broker.port, tls=False,
-                                      allow_plaintext=True),
-                         SqliteHandStore(tmp_path / "venue.db"))  # fmt: skip
-    venue = Venue("127.0.0.1", broker.port, BASE)
-    run = asyncio.create_task(daemon.run(stop))
+    # the simulated table: the board on a pty, its own venue logger, deck A enrolled
+    sim = await SimTable.open("127.0.0.1", broker.port, profile="tda-2024", workdir=tmp_path,
+                              seats=SIX, chips=chips, transport="pty", logger=True)  # fmt: skip
+    board, gpio, daemon, venue, logger = sim.board, sim.gpio, sim.daemon, sim.venue, sim.logger
+    assert logger is not None
     try:
-        logger.start()
-        await venue.start()
-        await asyncio.wait_for(daemon.ready.wait(), 10)
         assert daemon.reader is not None and daemon.reader.board_info is not None
         assert daemon.reader.board_info.antenna_count == 16
 
         # table setup through venue commands and the dealer-button puck
-        await venue.do(
-            "enrol_deck",
-            deck_id="A",
-            cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK},
-        )
         for ev in plan.events:
             if isinstance(ev, SetLevelEv):
                 await venue.do(
@@ -185,19 +158,9 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
         await wait_until(lambda: bool(daemon.records), 5, "hand record")
         await wait_until(lambda: bool(venue.on("hands")), 10, "hand on the broker")
         hands = venue.on("hands")
-        ohh = hands[0]["ohh"]
-        stacks = {p["id"]: p["starting_stack"] for p in ohh["players"]}
-        for r in ohh["rounds"]:
-            for a in r["actions"]:
-                if a["action"] != "Dealt Cards":
-                    stacks[a["player_id"]] -= a.get("amount", 0)
-        for pot in ohh["pots"]:
-            for w in pot["player_wins"]:
-                stacks[w["player_id"]] += w["win_amount"]
-        for u in ohh.get("uncalled_bets", ()):
-            stacks[u["player_id"]] += u["amount"]
+        stacks = ohh_stacks(hands[0]["ohh"])
         assert hh.finishing_stacks is not None
-        assert [stacks[s] for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
+        assert [stacks[str(s)] for s in plan.seats] == [int(x) for x in hh.finishing_stacks]
         await wait_until(lambda: logger.stats.stored >= 1, 5, "logger stored")
 
         # live messages never carry a hole card
@@ -234,12 +197,6 @@ async def _scenario(tmp_path: Path, broker: Any) -> None:
         await venue.start()
         await venue.do("set_level", level=2, small_blind=100, big_blind=200, ante=0)
         await wait_until(lambda: bool(venue.on("state")), 5, "retained state after restart")
-        assert not run.done()
+        assert sim.running
     finally:
-        stop.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(run, 10)
-        await venue.stop()
-        await logger.stop()
-        await board.stop()
-        factory.reset()
+        await sim.close()

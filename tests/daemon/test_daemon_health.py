@@ -16,11 +16,7 @@ real mosquitto (the venue subscriber reads what the table published):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
-import os
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +30,7 @@ from controller.rules.events import BadgeTap, SetDealer
 from controller.venuelog import SqliteHandStore, VenueLogger
 from tests.brokers import plain_broker
 from tests.daemon.daemon_rig import Rig, running, wait_for
-from tests.faults.harness import plain
+from tests.faults.harness import plain, small_tmpfs
 from tests.faults.test_disk_full_crash import fill
 
 pytestmark = pytest.mark.timeout(200)
@@ -105,19 +101,6 @@ def test_dealer_on_duty_in_the_state_and_over_a_restart(tmp_path: Path, mqtt_por
     asyncio.run(asyncio.wait_for(_dealer(tmp_path, mqtt_port), 150))
 
 
-@contextlib.contextmanager
-def _tmpfs(where: Path, size: str) -> Iterator[Path]:
-    where.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
-                    str(where)], check=True)  # fmt: skip
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
 def _codes(rig: Rig) -> set[str]:
     return {r["code"] for r in _storage(rig).get("reasons", [])}
 
@@ -155,7 +138,7 @@ async def _full_disk(tmp: Path, port: int, state: Path) -> None:
 
 
 def test_storage_health_on_a_full_filesystem(tmp_path: Path, mqtt_port: int) -> None:
-    with _tmpfs(tmp_path / "state", "96m") as state:
+    with small_tmpfs(tmp_path / "state", "96m") as state:
         asyncio.run(asyncio.wait_for(_full_disk(tmp_path, mqtt_port, state), 150))
 
 

@@ -16,12 +16,10 @@ import pytest
 
 from controller.daemon.house_profiles import resolve, stored_documents
 from controller.daemon.table_store import TableStore
-from controller.demo.table import HOLE, MUCK
-from controller.demo.table import command_payload as command
 from controller.rules.profile import builtin_profile
 from controller.rules.profile_document import house_profile
 from tests.brokers import plain_broker
-from tests.daemon.daemon_rig import Rig, running, wait_for
+from tests.daemon.daemon_rig import running, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -39,19 +37,6 @@ def _doc(base: str, name: str, *changes: tuple[str, str]) -> str:
 FIRST_ACE = _doc("tda-2024", "house-first-ace", ('"high-card"', '"first-ace"'))
 SECOND = _doc("shaved-dog-004", "house-two")
 RULEBOOK = 'rulebook = "TDA 2024"\n'  # line 5 of tda-2024.toml
-
-
-async def _refused(rig: Rig, **args: Any) -> str:
-    rid, payload = command("set_profile", **args)
-    resp = await rig.venue.send(payload, rid)
-    assert resp["ok"] is False, resp
-    return str(resp["reason"])
-
-
-async def _fold(rig: Rig, seat: int) -> None:
-    for uid, ant in list(rig.where.items()):
-        if ant == HOLE[seat]:
-            await rig.place(MUCK, uid)
 
 
 def test_house_profile_document(tmp_path: Path) -> None:
@@ -86,9 +71,11 @@ async def _house(tmp: Path, port: int) -> None:
             ((FIRST_ACE + "#" + "€" * 2000,), "bytes; a profile document is at most 8192 bytes"),
         ]  # fmt: skip
         for (doc,), reason in bad:
-            got = await _refused(rig, document=doc)
+            got = await rig.refused("set_profile", document=doc)
             assert reason in got, (reason, got)
-        assert (await _refused(rig, document=FIRST_ACE + "#" * 8192)).endswith("is too long")
+        assert (await rig.refused("set_profile", document=FIRST_ACE + "#" * 8192)).endswith(
+            "is too long"
+        )
         await asyncio.sleep(0.2)
         assert unchanged() == before
         assert not rig.events("profile_changed")
@@ -117,8 +104,8 @@ async def _house(tmp: Path, port: int) -> None:
         resp = await rig.venue.do("set_profile", document=SECOND)
         assert resp["data"]["applies"] == "next hand"
         assert d.core.profile.name == "house-first-ace" == rig.state()["profile"]
-        await _fold(rig, 2)
-        await _fold(rig, 3)  # seat 1 wins the blinds: the hand is over
+        await rig.fold(2)
+        await rig.fold(3)  # seat 1 wins the blinds: the hand is over
         await wait_for(lambda: len(rig.events("profile_changed")) == 2, "the change")
         assert rig.events("profile_changed")[-1]["data"] == {
             "profile": "house-two", "previous": "house-first-ace", "from_hand": 2}  # fmt: skip

@@ -8,17 +8,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from controller.demo.table import HOLE, MUCK, card_uid
-from controller.demo.table import command_payload as command
+from controller.demo.table import HOLE, card_uid
 from controller.rules.cards import JOKER, STANDARD_DECK, Card
 from controller.rules.events import ConsoleButton
 from firmware_bridge.decks import parse_tag
 from tests.brokers import plain_broker
-from tests.daemon.daemon_rig import Rig, running, wait_for
+from tests.daemon.daemon_rig import running, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -26,19 +24,6 @@ pytestmark = pytest.mark.timeout(60)
 def _run(tmp: Path, scenario: Callable[[Path, int], Awaitable[None]]) -> None:
     with plain_broker() as broker:
         asyncio.run(asyncio.wait_for(scenario(tmp, broker.port), 50))
-
-
-async def _refused(rig: Rig, cmd: str, **args: Any) -> str:
-    rid, payload = command(cmd, **args)
-    resp = await rig.venue.send(payload, rid)
-    assert resp["ok"] is False, resp
-    return str(resp["reason"])
-
-
-async def _fold(rig: Rig, seat: int) -> None:
-    for uid, ant in list(rig.where.items()):
-        if ant == HOLE[seat]:
-            await rig.place(MUCK, uid)
 
 
 # ---------------------------------------------------------------- set_profile
@@ -57,7 +42,7 @@ async def _set_profile(tmp: Path, port: int) -> None:
 
         # unknown: refused with a reason, nothing changed
         before = (d.core.profile, d.store.get("runtime_profile"), len(rig.venue.on("state")))
-        reason = await _refused(rig, "set_profile", profile="no-such-house")
+        reason = await rig.refused("set_profile", profile="no-such-house")
         assert "no-such-house" in reason and "tda-2024" in reason
         await asyncio.sleep(0.2)
         assert (d.core.profile, d.store.get("runtime_profile"),
@@ -79,8 +64,8 @@ async def _set_profile(tmp: Path, port: int) -> None:
         assert resp["data"] == {"profile": "a2c-000", "applies": "next hand"}
         assert d.core.profile.name == "club-003" and rig.state()["profile"] == "club-003"
         assert len(rig.events("profile_changed")) == 1
-        await _fold(rig, 1)
-        await _fold(rig, 2)  # seat 3 wins the blinds: the hand is over
+        await rig.fold(1)
+        await rig.fold(2)  # seat 3 wins the blinds: the hand is over
         await wait_for(lambda: rig.events("hand_completed"), "the end of the hand")
         await wait_for(lambda: len(rig.events("profile_changed")) == 2, "the change")
         ev = rig.events("profile_changed")[-1]["data"]
@@ -120,7 +105,7 @@ async def _draw_high_card(tmp: Path, port: int) -> None:
         assert rig.daemon.core.phase.value == "idle" and rig.daemon.core.button_set
         # a draw is refused while a hand runs, with the core's reason
         await rig.to_first_action((1, 3, 5))
-        reason = await _refused(rig, "button_draw")
+        reason = await rig.refused("button_draw")
         assert "not accepted" in reason
 
 
@@ -162,10 +147,10 @@ async def _jokers(tmp: Path, port: int) -> None:
     jokers = ["C0A0FF01", "C0A0FF02"]
     async with running(tmp, port, storage=storage) as rig:
         d = rig.daemon
-        reason = await _refused(rig, "enrol_deck", deck_id="A", cards=cards,
+        reason = await rig.refused("enrol_deck", deck_id="A", cards=cards,
                                 jokers=[cards["As"]])  # fmt: skip
         assert "also a card" in reason
-        reason = await _refused(rig, "enrol_deck", deck_id="A", cards=cards, jokers=["xyz"])
+        reason = await rig.refused("enrol_deck", deck_id="A", cards=cards, jokers=["xyz"])
         assert "jokers" in reason
         assert d.registry.lookup(card_uid(Card.parse("As"))) is None
         resp = await rig.venue.do("enrol_deck", deck_id="A", cards=cards, jokers=jokers)

@@ -1,4 +1,4 @@
-"""The simulated table of ``railguard demo`` (controller.demo.table) opened up for fault
+"""The simulated table (:class:`hwsim.table.SimTable`) with the demo's dealer, for fault
 tests: the daemon in this process, the reader board on a pty behind a stable symlink (so an
 unplugged board comes back at the same path), MockFactory GPIO, a venue subscriber and,
 unless the caller runs its own, a venue logger; the virtual dealer plays hands on it.
@@ -13,24 +13,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import os
 import random
-from collections.abc import AsyncIterator
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.daemon.service import Daemon
+import pytest
+
 from controller.demo.hands import NAMES, DemoHand, _demo_hand
-from controller.demo.table import VENUE, Table, Venue, chip_table, daemon_config
+from controller.demo.table import VENUE, Table, chip_table
 from controller.demo.view import View
 from controller.link.config import BrokerConfig
 from controller.rules.cards import STANDARD_DECK
 from controller.rules.profile import get_profile
-from controller.venuelog import SqliteHandStore, VenueLogger
-from firmware_bridge.protocol import SetConfig
-from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio, wired_factory
+from controller.venuelog import SqliteHandStore
+from hwsim.layout import SIX
 from hwsim.phh import parse_phh
+from hwsim.table import OnSimTable, SimTable
 
 BASE = f"railguard/{VENUE}/t1"
 
@@ -75,15 +78,16 @@ class QuietTable(Table):
 
 
 @dataclass
-class Rig:
-    board: SimBoard
-    daemon: Daemon
-    venue: Venue
+class Rig(OnSimTable):
+    sim: SimTable
     table: QuietTable
-    logger: VenueLogger | None
-    store: SqliteHandStore | None
-    run: asyncio.Task[None]
-    stop: asyncio.Event
+
+    @property
+    def store(self) -> SqliteHandStore | None:
+        if self.sim.logger is None:
+            return None
+        assert isinstance(self.sim.logger.store, SqliteHandStore)
+        return self.sim.logger.store
 
     def stacks(self) -> list[int]:
         return [self.daemon.core.seats[s].stack for s in range(1, 7)]
@@ -93,45 +97,36 @@ class Rig:
 async def table_rig(
     port: int, workdir: Path, hands: list[DemoHand], *, logger: bool = True
 ) -> AsyncIterator[Rig]:
-    """A running table whose chip registry has the chips of ``hands`` (index i of the list
+    """A running table (:class:`hwsim.table.SimTable`: six seats, the board on a pty behind
+    ``workdir``/reader, the daemon's state in ``workdir``/state, a venue logger of its own
+    unless told not to) whose chip registry has the chips of ``hands`` (index i of the list
     is hand index i of :meth:`Table.play`; a fold round's chips depend only on the blinds,
     so a placeholder fold round reserves them)."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
-    link = workdir / "reader"
-    await board.start_pty(symlink=link)
-    chips = chip_table(hands)
-    cfg = daemon_config(str(link), "127.0.0.1", port, "t1", "tda-2024", workdir / "state", chips)
-    factory = wired_factory()
-    gpio = SimGpio(factory, cfg.gpio)
-    daemon = Daemon(cfg, pin_factory=factory)
-    stop = asyncio.Event()
     view = View(out=io.StringIO(), colour=False)
-    venue = Venue("127.0.0.1", port, BASE, view)
-    store = SqliteHandStore(workdir / "venue.db") if logger else None
-    vlog = VenueLogger(plain(port), store, backoff=(0.05, 0.5)) if store is not None else None
-    run = asyncio.create_task(daemon.run(stop))
-    table = QuietTable(daemon, board, gpio, venue, view, random.Random(1), 0.0)
+    own_logger = {"backoff": (0.05, 0.5)} if logger else False
+    sim = await SimTable.open("127.0.0.1", port, profile="tda-2024", workdir=workdir,
+                              seats=SIX, chips=chip_table(hands), transport="pty", view=view,
+                              enrol=False, logger=own_logger)  # fmt: skip
     try:
-        if vlog is not None:
-            vlog.start()
-            await vlog.wait_connected(10)
-        await venue.start()
-        await asyncio.wait_for(daemon.ready.wait(), 15)
+        table = QuietTable(sim, view, random.Random(1), 0.0)
         await table.setup()
-        yield Rig(board, daemon, venue, table, vlog, store, run, stop)
+        yield Rig(sim, table)
     finally:
-        stop.set()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(run, 10)
-        await venue.stop()
-        if vlog is not None:
-            with contextlib.suppress(Exception):
-                await vlog.stop()
-        if store is not None:
-            store.close()
-        await board.stop()
-        factory.reset()
+        await sim.close()
+
+
+@contextlib.contextmanager
+def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` mounted on ``where`` (a full disk on demand); needs root."""
+    where.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
+                    str(where)], check=True)  # fmt: skip
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def alerts(rig: Rig) -> list[dict[str, Any]]:

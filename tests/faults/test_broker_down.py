@@ -57,4 +57,4 @@ async def _scenario(broker: Broker, tmp: Path) -> None:
         assert logger.stats.order == expected  # stored in the order they were dealt
         assert logger.stats.conflicts == 0
         assert rig.table.outcome.mismatches == []
-        assert not rig.run.done()
+        assert rig.sim.running

@@ -20,11 +20,9 @@ import contextlib
 import errno
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,23 +31,10 @@ import pytest
 from controller.demo.table import wait_until
 from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.broker import plain_broker
-from tests.faults.harness import plain
+from tests.faults.harness import plain, small_tmpfs
 
 PROC = Path(__file__).with_name("diskfull_proc.py")
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@contextlib.contextmanager
-def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
-    where.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0 or shutil.which("mount") is None:
-        pytest.skip("mounting a tmpfs needs root")
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs",
-                    str(where)], check=True)  # fmt: skip
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def fill(directory: Path) -> int:

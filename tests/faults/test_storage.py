@@ -95,7 +95,7 @@ async def _scenario(tmp: Path, fault: str) -> Seen:
             seen.order = list(rig.logger.stats.order)
             seen.expected = _ids(rig)
             seen.conflicts = rig.logger.stats.conflicts
-            seen.alive = not rig.run.done()
+            seen.alive = rig.sim.running
     return seen
 
 
