@@ -10,6 +10,11 @@ i.e. every antenna every scan (it sends no SET_CONFIG), and holds an aiomqtt con
 nothing else; it reads more bytes than the daemon does, so it is a generous floor. Both are
 sampled with psutil over the same window.
 
+``rss_mb`` (the issue's target) is the daemon's resident set; beside it ``uss_mb`` (private
+memory, what its exit would free), ``anon_mb`` (the heap: the part only the code decides) and
+``file_mb`` (file-backed pages: code of the interpreter and the extension modules, whose
+resident count varies between runs of identical code; bench/memory.py, docs/performance.md).
+
     .venv/bin/python bench/idle.py [--seconds 60]    # its own broker; prints one JSON object
 """
 
@@ -29,6 +34,7 @@ import psutil
 if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import memory
 from bench.procs import DaemonProcess, Subscriber, daemon_mapping, wait_for
 from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
@@ -79,6 +85,7 @@ async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
         await asyncio.sleep(seconds)
         d1, b1 = _cpu(dp), _cpu(bp)
         d_rss, b_rss = dp.memory_info().rss, bp.memory_info().rss
+        d_mem, b_mem = memory.rollup(daemon.pid), memory.rollup(baseline.pid)
         alive = daemon.alive()
     finally:
         daemon.stop()
@@ -98,6 +105,11 @@ async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
         "baseline_cpu_s_per_min": round((b1 - b0) * per_min, 3),
         "rss_mb": round(d_rss / 2**20, 1),
         "baseline_rss_mb": round(b_rss / 2**20, 1),
+        # beside the RSS: the private (USS), anonymous and file-backed share (bench/memory.py)
+        "uss_mb": d_mem["uss_mb"],
+        "anon_mb": d_mem["anon_mb"],
+        "file_mb": d_mem["file_mb"],
+        "baseline_uss_mb": b_mem["uss_mb"],
         "daemon_alive": alive,
     }
 

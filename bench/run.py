@@ -160,12 +160,17 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
          f"{r['idle_cpu_s_per_min']} CPU-s/min", f"bare asyncio + aiomqtt + pty reader: "
          f"{r['baseline_cpu_s_per_min']} CPU-s/min",
          f"{r['idle_cpu_s_per_min'] / max(r['baseline_cpu_s_per_min'], 1e-6):.1f}×", "< 0.2"),
-        ("daemon resident memory (the demo table, idle)", f"{r['rss_mb']} MB", f"same baseline: "
-         f"{r['baseline_rss_mb']} MB", f"{r['rss_mb'] / r['baseline_rss_mb']:.1f}×", "< 45 MB"),
+        ("daemon resident memory (the demo table, idle; beside it the private memory (USS) and "
+         "the file-backed share, which varies between runs: bench/memory.py)",
+         f"{r['rss_mb']} MB (USS {r['uss_mb']} MB; anon {r['anon_mb']} MB, file-backed "
+         f"{r['file_mb']} MB)", f"same baseline: {r['baseline_rss_mb']} MB (USS "
+         f"{r['baseline_uss_mb']} MB)", f"{r['rss_mb'] / r['baseline_rss_mb']:.1f}×", "< 45 MB"),
         ("the daemon's start-up, resident memory after each stage (bench/startup_rss.py; "
          f"{r['startup_modules']} modules; not for the table: "
          f"{', '.join(r['run_imports_not_for_the_table']) or 'none'})",
-         "; ".join(f"{k} {v}" for k, v in r["startup_rss_mb"].items()) + " MB", "", "", ""),
+         "; ".join(f"{k} {v}" for k, v in r["startup_rss_mb"].items()) + " MB (at the end: "
+         + ", ".join(f"{k.removesuffix('_mb')} {v}" for k, v in r["startup_memory_mb"].items())
+         + " MB)", "", "", ""),
         (f"fleet: {r['fleet_tables']} tables at 10× human speed, one logger, one broker "
          f"({r['fleet_seconds']:.0f} s)", f"{r['fleet_records_per_s']} records/s, lag p50 "
          f"{r['fleet_lag_ms']} ms, p99 {r['fleet_lag_p99_ms']} ms, lost {r['fleet_lost']} of "

@@ -15,6 +15,13 @@ and reads its resident set size (``VmRSS`` of /proc/self/status) after each:
    command imports), the venue link;
 9. ``config loaded``: the demo table's config read and checked.
 
+Beside the RSS, each stage reports (from /proc/self/smaps_rollup, as bench/memory.py) the
+private memory (USS), the anonymous pages (the Python heap: what the code allocates) and the
+file-backed resident pages (code and read-only data of the interpreter and the extension
+modules). The file-backed part varies between runs and machines with identical code (how much
+of each shared library the kernel maps at a page fault depends on the page cache; see
+bench/memory.py and docs/performance.md): compare stages by their anonymous memory.
+
 The running daemon's own figure (the idle demo table, ``rss_mb``) is bench/idle.py's. The
 child also lists the modules the run path imported that the table never uses
 (:data:`NOT_FOR_THE_TABLE`); tests/bench/test_run_imports.py asserts that list is empty.
@@ -56,15 +63,27 @@ NOT_FOR_THE_TABLE = (
 _CHILD = r"""
 import importlib, json, sys
 out = []
+memory = []
 def rss():
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
+def rollup():  # bench/memory.py's rollup(), inline: importing bench would add modules
+    kb = {}
+    with open("/proc/self/smaps_rollup") as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 3 and p[0].endswith(":"):
+                kb[p[0][:-1]] = int(p[1])
+    uss = kb["Private_Clean"] + kb["Private_Dirty"]
+    return {"uss_mb": round(uss / 1024, 1), "anon_mb": round(kb["Anonymous"] / 1024, 1),
+            "file_mb": round((kb["Rss"] - kb["Anonymous"]) / 1024, 1)}
 def stage(name, *modules):
     for m in modules:
         importlib.import_module(m)
     out.append((name, round(rss(), 1), len(sys.modules)))
+    memory.append(rollup())
 stage("interpreter")
 stage("asyncio + logging", "asyncio", "logging", "signal")
 from controller import cli
@@ -84,7 +103,7 @@ stage("config loaded")
 loaded = list(sys.modules)
 sys.path.append(ROOT)  # last: only for this module's own strays()
 from bench.startup_rss import strays
-print(json.dumps({"stages": out, "not_for_the_table": strays(loaded)}))
+print(json.dumps({"stages": out, "memory": memory, "not_for_the_table": strays(loaded)}))
 """
 
 
@@ -120,6 +139,8 @@ def run() -> dict[str, Any]:
     r = measure()
     return {
         "startup_rss_mb": {name: mb for name, mb, _ in r["stages"]},
+        # the last stage's private (USS), anonymous and file-backed share (bench/memory.py)
+        "startup_memory_mb": r["memory"][-1],
         "startup_modules": r["stages"][-1][2],
         "run_imports_not_for_the_table": r["not_for_the_table"],
     }
@@ -128,8 +149,10 @@ def run() -> dict[str, Any]:
 def main() -> int:
     r = measure()
     prev = 0.0
-    for name, mb, mods in r["stages"]:
-        print(f"{name:46s} {mb:6.1f} MB  (+{mb - prev:4.1f})  {mods} modules")
+    print(f"{'stage':46s} {'RSS':>6}  {'(+)':>7}  {'USS':>5} {'anon':>5} {'file':>5}")
+    for (name, mb, mods), m in zip(r["stages"], r["memory"], strict=True):
+        print(f"{name:46s} {mb:6.1f}  (+{mb - prev:4.1f})  {m['uss_mb']:5.1f} {m['anon_mb']:5.1f} "
+              f"{m['file_mb']:5.1f} MB  {mods} modules")  # fmt: skip
         prev = mb
     print(f"imported but not for the table: {r['not_for_the_table'] or 'none'}")
     print(json.dumps(run()))
