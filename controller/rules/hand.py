@@ -167,8 +167,8 @@ class Hand:
     show_order: list[int]
     shows: dict[int, bool]
     show_alerted: set[int]
-    # the showdown's evaluations: the seven cards' codes (Card.code, hole cards first, six
-    # bits each) -> score, so each hand is evaluated once (at the show and at the award)
+    # the showdown's evaluations (showdown.hand_score): a seat's seven cards' codes (hole
+    # cards first; the board's five alone), six bits each -> score: each evaluated once
     scores: dict[int, int]
     # burn errors followed to the end of the hand (board.py, issue 13)
     burn_debt: int  # extra burns the coming street needs (000 irreg-12b: a missed burn stood)

@@ -95,7 +95,7 @@ def _board_plays(core: TableCore, h: Hand) -> bool:
     board = known_cards(core.card_of, h.board)
     if len(board) != 5:
         return False
-    alone = score(board)
+    alone = hand_score(h, board)
     for s in h.show_order:
         hole = known_cards(core.card_of, h.players[s].hole)
         if len(hole) == 2 and hand_score(h, hole + board) == alone:
@@ -104,9 +104,10 @@ def _board_plays(core: TableCore, h: Hand) -> bool:
 
 
 def hand_score(h: Hand, cards: list[Card]) -> int:
-    """``score(cards)``, evaluated once per hand: the showdown asks at its start (a hand
-    playing the board), at a muck (the best hand read) and at the award (``h.scores``,
-    keyed by the cards' codes in order; a card read or replaced since is another key)."""
+    """``score(cards)`` (a seat's seven cards, or the board alone), evaluated once per hand:
+    the showdown asks at its start (a hand playing the board), at a muck (the best hand
+    read) and at the award (``h.scores``, keyed by the cards' codes in order, six bits each;
+    a card read or replaced since is another key, five cards never a seven's)."""
     key = 0
     for c in cards:
         code = c.code
