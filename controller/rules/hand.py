@@ -167,6 +167,9 @@ class Hand:
     show_order: list[int]
     shows: dict[int, bool]
     show_alerted: set[int]
+    # the showdown's evaluations (showdown.hand_score): a seat's seven cards' codes (hole
+    # cards first; the board's five alone), six bits each -> score: each evaluated once
+    scores: dict[int, int]
     # burn errors followed to the end of the hand (board.py, issue 13)
     burn_debt: int  # extra burns the coming street needs (000 irreg-12b: a missed burn stood)
     refill: bool  # 004 AR-16: a missed burn restored; the next board card takes its place
@@ -252,6 +255,7 @@ class Hand:
         self.show_order = []
         self.shows = {}
         self.show_alerted = set()
+        self.scores = {}
         self.burn_debt = 0
         self.refill = self.floor_ok = self.void_street = False
         self.floor_hold = self.floor_badge = ""

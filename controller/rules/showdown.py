@@ -95,12 +95,30 @@ def _board_plays(core: TableCore, h: Hand) -> bool:
     board = known_cards(core.card_of, h.board)
     if len(board) != 5:
         return False
-    alone = score(board)
+    alone = hand_score(h, board)
     for s in h.show_order:
         hole = known_cards(core.card_of, h.players[s].hole)
-        if len(hole) == 2 and score(hole + board) == alone:
+        if len(hole) == 2 and hand_score(h, hole + board) == alone:
             return True
     return False
+
+
+def hand_score(h: Hand, cards: list[Card]) -> int:
+    """``score(cards)`` (a seat's seven cards, or the board alone), evaluated once per hand:
+    the showdown asks at its start (a hand playing the board), at a muck (the best hand
+    read) and at the award (``h.scores``, keyed by the cards' codes in order, six bits each;
+    a card read or replaced since is another key, five cards never a seven's)."""
+    key = 0
+    for c in cards:
+        code = c.code
+        if code > 63:  # not a card of the deck: no key (score says what is wrong)
+            return score(cards)
+        key = key << 6 | code
+    got = h.scores.get(key)
+    if got is None:
+        got = score(cards)
+        h.scores[key] = got
+    return got
 
 
 def _prompted(h: Hand) -> int:
@@ -284,7 +302,7 @@ def _best(core: TableCore, h: Hand, tabled: list[int]) -> set[int]:
     for s in tabled:
         hole = known_cards(core.card_of, h.players[s].hole)
         if len(hole) == 2 and len(board) == 5:
-            values[s] = score(hole + board)
+            values[s] = hand_score(h, hole + board)
     if not values:
         return set(tabled)
     contrib = {s: p.total for s, p in h.players.items()}
@@ -410,7 +428,7 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
                 hole = known_cards(core.card_of, h.players[s].hole)
                 if len(hole) == 2:
                     cards[s] = hole + board
-                    values[s] = score(cards[s])
+                    values[s] = hand_score(h, cards[s])
     out: list[PotRecord] = []
     for pot in pots:
         contenders = [s for s in pot.eligible if s in values] or list(pot.eligible)

@@ -124,6 +124,7 @@ class HandData:
     show_order: tuple[int, ...] = ()
     shows: tuple[tuple[int, bool], ...] = ()  # in the order the hands were resolved
     show_alerted: frozenset[int] = frozenset()
+    scores: tuple[tuple[int, int], ...] = ()  # the showdown's evaluations (Hand.scores)
     # board.py's burn remedies (issue 13)
     burn_debt: int = 0
     refill: bool = False

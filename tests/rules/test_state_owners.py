@@ -58,7 +58,7 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "floor hold": ("floor", ("floor_hold", "floor_badge")),
     "given back": ("retrieve", ("given_back",)),
     "designation": ("designate", ("mark", "loose_burn")),
-    "showdown": ("showdown", ("show_order", "shows", "show_alerted", "odd_chip")),
+    "showdown": ("showdown", ("show_order", "shows", "show_alerted", "odd_chip", "scores")),
     "alerts": ("engine", ("alerts",)),
 }  # fmt: skip
 
