@@ -59,8 +59,7 @@ def _state(sim: SimTable) -> dict[str, Any]:
 
 
 def _dealer(sim: SimTable) -> Dealer:
-    return Dealer(sim.daemon, sim.board, sim.gpio, sim.venue, View(io.StringIO(), colour=False),
-                  random.Random(0), 0.0, sim.layout)  # fmt: skip
+    return Dealer(sim, View(io.StringIO(), colour=False), random.Random(0), 0.0)
 
 
 async def _play(sim: SimTable) -> Dealer:

@@ -247,16 +247,7 @@ async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
                     "level 1 pushed",
                     15,
                 )
-                dealer = Dealer(
-                    sim.daemon,
-                    sim.board,
-                    sim.gpio,
-                    sim.venue,
-                    View(io.StringIO(), colour=False),
-                    random.Random(0),
-                    0.0,
-                    sim.layout,
-                )
+                dealer = Dealer(sim, View(io.StringIO(), colour=False), random.Random(0), 0.0)
                 await dealer.setup()
                 await dealer.play(0, hand)
                 out["outcome"] = dealer.outcome
