@@ -52,12 +52,13 @@ _LEFT_SIGINT_IGNORED: list[str] = []
 
 @pytest.fixture(autouse=True)
 def _signals_as_a_terminal_gives_them(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Every test starts with SIGINT and SIGTERM handled as a fresh process has them: not
-    ignored, not blocked. A process inherits an ignored or blocked signal (and Python keeps
-    an ignored SIGINT), so one test that leaves SIGINT ignored in the worker made every
-    command a later test starts deaf to its Ctrl-C (``railguard sim``, ``demo``, ``replay``,
-    ``venue-log`` timed out in the full run and passed alone). A test that leaves it ignored
-    is named in ``_LEFT_SIGINT_IGNORED`` (and the next test still starts clean)."""
+    """Every test starts with SIGINT and SIGTERM handled as a terminal's process has them:
+    not ignored, not blocked. A shell starts a background job (``.ci/run &``, nohup) with
+    SIGINT ignored; a process inherits that (Python keeps an ignored SIGINT), so every
+    command a test starts was deaf to the Ctrl-C the test sends it (``railguard sim``,
+    ``demo``, ``replay``, ``venue-log`` timed out in a clean-clone run started in the
+    background and passed in the foreground). The same holds for a test that leaves SIGINT
+    ignored in its worker: it is named in ``_LEFT_SIGINT_IGNORED``."""
     import signal
     import threading
 
