@@ -143,11 +143,10 @@ class DaemonChild:
     SIGKILL; :meth:`kill` sends a signal and waits for the exit. Every stop and kill waits
     for the process and reaps it; ``returncode`` is the last exit's (negative: the signal)."""
 
-    def __init__(self, config_file: Path, log: Path, env: Mapping[str, str] | None = None,
-                 *, argv: list[str] | None = None) -> None:  # fmt: skip
+    def __init__(self, config_file: Path, log: Path, env: Mapping[str, str] | None = None) -> None:
         self.config_file, self.logfile = config_file, log
         self.env = dict(env or {})  # variables set for the daemon on top of this process's
-        self.argv = argv or [*railguard_argv(), "run", "--config", str(config_file)]
+        self.argv = [*railguard_argv(), "run", "--config", str(config_file)]
         self.proc: subprocess.Popen[bytes] | None = None
         self.returncode: int | None = None
         self.starts = 0
@@ -193,13 +192,16 @@ class DaemonChild:
         proc = self.proc
         if proc is None:
             return self.returncode
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            if not await self._exited(proc, timeout):
-                self._note(f"did not stop {timeout} s after SIGTERM: SIGKILL")
+        try:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                if not await self._exited(proc, timeout):
+                    self._note(f"did not stop {timeout} s after SIGTERM: SIGKILL")
+                    proc.kill()
+        finally:  # cancelled while waiting, or killed: never left running nor unreaped
+            if proc.poll() is None:
                 proc.kill()
-                if not await self._exited(proc, 10):
-                    proc.wait()
+            proc.wait()
         return self._ended(proc)
 
     async def kill(self, sig: int = signal.SIGKILL, timeout: float = 10.0) -> int:
@@ -212,7 +214,7 @@ class DaemonChild:
             proc.send_signal(sig)
             if not await self._exited(proc, timeout):
                 raise TableFailure(f"the daemon process did not exit {timeout} s after signal"
-                                   f" {sig}{self.tail()}")  # fmt: skip
+                                   f" {sig} (close() stops it){self.tail()}")  # fmt: skip
         return self._ended(proc)
 
     def _ended(self, proc: subprocess.Popen[bytes]) -> int:
