@@ -368,7 +368,7 @@ class SimTable:
                 table.logger = await start_logger(host, port, workdir, **options)
             if process:
                 await venue.start()
-                await table.start_daemon()
+                await table._start_child()
             else:
                 await table._start_inprocess()
             for deck in decks if enrol else ():
@@ -466,8 +466,14 @@ class SimTable:
     async def start_daemon(self, timeout: float = 30.0) -> None:
         """Start the daemon process (again: after :meth:`kill_daemon` or :meth:`stop_daemon`,
         on the same config and state) and wait until it is online at the broker and has
-        configured the board; TableFailure with the end of its log if it exits first or
-        takes longer than ``timeout`` s."""
+        configured the board; TableFailure with its exit code and the end of its log if it
+        ends first or takes longer than ``timeout`` s."""
+        try:
+            await self._start_child(timeout)
+        except TableFailure as exc:
+            raise TableFailure(f"{exc} ({self._detail()})") from None
+
+    async def _start_child(self, timeout: float = 30.0) -> None:
         child = self._process()
         births, configs = self.births, self._set_configs()
         child.start()
@@ -476,8 +482,7 @@ class SimTable:
                          "the daemon process online and the board configured", timeout)  # fmt: skip
         if not child.alive():
             await child.stop()
-            raise TableFailure(f"the daemon process exited with code {child.returncode} "
-                               f"before it was online{child.tail()}")  # fmt: skip
+            raise TableFailure("the daemon process ended before it was online")
 
     async def stop_daemon(self, timeout: float = 10.0) -> int | None:
         """Stop the daemon process cleanly (SIGTERM; SIGKILL after ``timeout`` s); its exit
