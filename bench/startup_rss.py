@@ -117,12 +117,13 @@ def strays(modules: Iterable[str]) -> list[str]:
 def measure(python: str = sys.executable) -> dict[str, Any]:
     """Run the child (a fresh interpreter, in a scratch directory so the checkout is not
     first on its path beyond what the install puts there) and return its JSON."""
-    from bench.procs import daemon_mapping  # not in the child: it imports the demo
-    from controller.daemon.config import dumps
+    from hwsim.layout import SIX, config_mapping  # not in the child: the simulated table's
+    from hwsim.table import write_config
 
     with tempfile.TemporaryDirectory(prefix="railguard-startup-") as tmp:
         config = Path(tmp) / "railguard.toml"
-        config.write_text(dumps(daemon_mapping("/dev/null", 1883, Path(tmp) / "state")))
+        write_config(config, config_mapping("/dev/null", "127.0.0.1", 1883, "t1", "tda-2024",
+                                            Path(tmp) / "state", {}, layout=SIX))  # fmt: skip
         code = f"CONFIG = {str(config)!r}\nROOT = {str(ROOT)!r}\n" + _CHILD
         proc = subprocess.run(
             [python, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp,
