@@ -86,6 +86,13 @@ def seats(sim: SimTable) -> dict[int, tuple[str, int]]:
             if s.get("player_id")}  # fmt: skip
 
 
+async def open_table(tmp: Path, port: int, table: str, chips: dict[bytes, int]) -> SimTable:
+    """``table`` of the room (its state in ``tmp``/``table``: opened again, it restores)."""
+    return await SimTable.open("127.0.0.1", port, profile=PROFILE, workdir=tmp / table,
+                               table_id=table, seats=Layout(6), chips=chips, transport="pty",
+                               enrol=False)  # fmt: skip
+
+
 @contextlib.asynccontextmanager
 async def venue(
     tmp: Path, port: int, chips: dict[bytes, int]
@@ -100,17 +107,7 @@ async def venue(
     try:
         await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
         for t in ("t1", "t2", "t3"):
-            tables[t] = await SimTable.open(
-                "127.0.0.1",
-                port,
-                profile=PROFILE,
-                workdir=tmp / t,
-                table_id=t,
-                seats=Layout(6),
-                chips=chips,
-                transport="pty",
-                enrol=False,
-            )
+            tables[t] = await open_table(tmp, port, t, chips)
         yield tables
     finally:
         for table in tables.values():
