@@ -252,7 +252,7 @@ _ENTRIES: Final[dict[AlertCode, tuple[tuple[Severity, ...], Category, tuple[str,
         (_W,), _D,
         ("hand-for-hand (docs/tournament.md): no table deals its next hand until every table"
          " has completed its hand", "000 SECTION 1 2. [L53]", "004 TG 27 [L139]"),
-        "A hand was dealt at a table held hand-for-hand, before the floor's release",
+        "A hand dealt at a table held hand-for-hand, or being dealt when its hold arrived",
     ),
     A.MISSING_BURN: (
         (_W,), _D,

@@ -74,6 +74,36 @@ def test_a_hold_mid_hand_holds_the_next_deal_and_survives_a_restart() -> None:
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+def test_a_hold_that_arrives_after_the_next_deal_began_is_dealt_while_held(profile: str) -> None:
+    """The table completed the round's hand and its dealer dealt the next one before the
+    venue's hold arrived: the hold says so at once (DEALT_WHILE_HELD, in that hand's
+    record), and the hand is played out (no rulebook makes it a misdeal: handforhand.py)."""
+    t = _one_hand(Table(profile, 3)).clear()
+    t.post_blinds().deal().mark()
+    t.send(HoldDeal(t.now(), 3))
+    assert t.last().rejected is None and t.core.deal_hold == 3
+    alert = t.alert(AlertCode.DEALT_WHILE_HELD)
+    assert alert.severity is Severity.WARNING and "before the hold arrived" in alert.remedy
+    t.mark().send(HoldDeal(t.now(), 3))  # the same hold again (the service's resync)
+    assert AlertCode.DEALT_WHILE_HELD not in t.codes
+    t.call_round().flop("3s", "8d", "9h").call_round().turn("Th").call_round()
+    t.river("4s").call_round()
+    assert t.phase is Phase.COMPLETE and t.records[-1].hand_no == 2
+    assert [a.code for a in t.records[-1].alerts] == [AlertCode.DEALT_WHILE_HELD]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_hold_between_hands_raises_nothing(profile: str) -> None:
+    """The hold as the service sends it: the round's hand complete (its cards still on the
+    table, or cleared and the next blinds posted), no deal begun."""
+    t = _one_hand(Table(profile, 3)).mark()
+    t.send(HoldDeal(t.now(), 1))
+    t.clear().post_blinds()
+    t.send(HoldDeal(t.now(), 2))
+    assert t.codes == []
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 @pytest.mark.clause("000-S1-levels-7", "004-TG-7")
 def test_G11_a_level_pushed_mid_hand_applies_at_the_next_hand(profile: str) -> None:
     """G11, 000 SECTION 1 items 6-7 [L35-36], 004 TG 6-7 [L97-99]: the venue's clock
