@@ -11,8 +11,10 @@ as instructions. This module alone writes ``deal_hold`` (tests/rules/test_state_
 
 A hold that reaches a table whose next hand is already being dealt or played (the dealer
 dealt between the hand's completion and the hold's arrival) is late: that deal began after
-the table completed the round's hand, before the others had. The table says so at once,
-DEALT_WHILE_HELD on the hold (the hand's record carries it), and the hand is played out: no
+the table completed the round's hand, before the others had. The dealer was not told in time,
+so it is not the dealer's error (not DEALT_WHILE_HELD, which the console counts against the
+dealer): the table tells the floor at once, HOLD_AFTER_DEAL (category floor; the hand's
+record carries it), and the hand is played out: no
 rulebook names a remedy for it (none of them has a hand-for-hand clause), and none may be
 invented here. A misdeal is one of the errors a rulebook lists (000 SECTION 3 MISDEALS 1
 [L107-L117]: this is not one of them) and after action "the deal will be played" (000
@@ -55,7 +57,7 @@ def hold(core: TableCore, e: HoldDeal) -> None:
     )
     if late:
         core.alert(
-            AlertCode.DEALT_WHILE_HELD,
+            AlertCode.HOLD_AFTER_DEAL,
             Severity.WARNING,
             CLAUSE,
             f"Hand-for-hand (round {e.round}): this hand was dealt after the table had"
