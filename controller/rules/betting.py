@@ -43,8 +43,7 @@ if TYPE_CHECKING:
 def open_preflop(core: TableCore) -> None:
     h = core.hand
     assert h is not None
-    core.enter(Phase.BETTING)
-    h.street = Street.PREFLOP
+    core.enter(Phase.BETTING)  # (the street is the pre-flop: the deal's hand is new)
     live = frozenset(s for s, p in h.players.items() if p.can_act)
     first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
     if first not in live or not needs_action(h, h.players[first]):
@@ -104,11 +103,7 @@ def after_change(core: TableCore) -> None:
         showdown.begin(core)  # two or more hands left: they are shown, then the award
         return
     core.enter(Phase.BOARD)
-    # A burn made while the round was still open (ACTION_PENDING), or a card that must be
-    # the next burn and was burned early, is the coming street's burn: 000-S3-irreg-12b
-    # "later cards are those that would have come" - no second burn, no missing-burn alert.
-    h.street_burns += h.burn_credit
-    h.burn_credit = 0
+    core.round_closed(h)  # the early burns are the coming street's (board.round_closed)
     clock.stop(h)
     can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:

@@ -604,8 +604,30 @@ def _restore(core: TableCore, h: Hand, tag: str) -> None:
     core.enter(Phase.BOARD)
 
 
-# Writers for the concerns below the board's rulings (misdeal.py, dealing.py): the board
-# and burns are written in this module only (tests/rules/test_state_owners.py).
+# Writers for the concerns that need the board and burns changed (misdeal.py, dealing.py;
+# the betting round below this module through the table: ``TableCore.round_closed`` and
+# ``board_stands``): they are written in this module only (tests/rules/test_state_owners.py).
+
+
+def round_closed(h: Hand) -> None:
+    """The betting round closed (``betting.after_change``). A burn made while the round was
+    still open (ACTION_PENDING), or a card that must be the next burn and was burned early,
+    is the coming street's burn: 000-S3-irreg-12b "later cards are those that would have
+    come" - no second burn, no missing-burn alert."""
+    h.street_burns += h.burn_credit
+    h.burn_credit = 0
+
+
+def stands(core: TableCore, h: Hand) -> None:
+    """An action on the board card dealt without a burn (``rounds.record``, under
+    ``burn_error = "correct-before-action"``). 000 IRREGULARITIES 12. [L144]: "Once action has
+    been taken on a board card, the card must stand"; later cards are those that would have
+    come: the next street burns two."""
+    h.pending_board = ""
+    h.burn_debt = 1
+    core.instruct(
+        "The board stands (action was taken on it): burn two cards before the next board card"
+    )
 
 
 def burned_off_table(h: Hand, tag: str) -> None:

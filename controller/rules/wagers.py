@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import oot_limits
+from controller.rules import floor, oot_limits
 from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
@@ -293,24 +293,6 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> Then | None:
     return Then("act", seat, amount)
 
 
-def oot_ruled(core: TableCore, seat: int, what: str) -> None:
-    """The action out of turn stood by ACK (the floor was called: ``floor.oot_badge``):
-    with the supervisor's badge it is the floor's ruling, a FLOOR_DECISION on the venue's
-    alert topic and in the hand record (003 [L61])."""
-    h = core.hand
-    assert h is not None
-    if not h.floor_badge:
-        return
-    who, h.floor_badge = h.floor_badge, ""
-    core.alert(
-        AlertCode.FLOOR_DECISION,
-        Severity.INFO,
-        "floor ruling (supervisor's badge); 003 [L61]",
-        f"Floor ruling by {who}: {what}",
-        seat,
-    )
-
-
 def floor_stands(core: TableCore, h: Hand) -> Then | None:
     """ACK while the floor rules on an action out of turn: it stands; what the round is to
     play then (None: no such action)."""
@@ -323,7 +305,7 @@ def floor_stands(core: TableCore, h: Hand) -> Then | None:
     amount, _ = pending
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
-    oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
+    floor.oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
     core.instruct(
         f"Seat {seat}: the action out of turn stands ({sensed}; the floor's ruling)", seat
     )

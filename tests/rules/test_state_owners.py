@@ -17,9 +17,10 @@ record changed calls a named function of its owner (``rounds.turn_to``, ``clock.
 ``hand.py`` creates every field of the hand (``Hand.__init__``) and ``engine.py`` every
 field of the core; ``tabledata.py`` restores them from a ``TableData``: those are allowed.
 
-:data:`NOT_YET` lists the writes still made outside their owner, each with the reason
-(a module below the owner in the layering cannot call it without an import circle). The
-test fails when one of them is gone (remove it from the list) and on any other write.
+There is no exception: a module below the owner in the layering (which cannot import it
+without an import circle) has its owner's function called for it, by the handler above
+both with the effect the lower one returned (``floor.button`` returns ``floor.Ruled``), or
+by the table it is given (``TableCore.round_closed``, ``board_stands``).
 """
 
 from __future__ import annotations
@@ -64,19 +65,6 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 #: field -> the module that alone writes it
 OWNERS: dict[str, str] = {f: mod for mod, fields in RECORDS.values() for f in fields}
-
-#: (module, field) written outside the owner today, and why
-NOT_YET: dict[tuple[str, str], str] = {
-    ("betting", "street"): "open_preflop sets PREFLOP; betting is below board (board calls it)",
-    ("betting", "street_burns"): "the round's close credits the early burns to the coming "
-    "street (after_change); betting is below board",
-    ("betting", "burn_credit"): "the same credit, cleared",
-    ("rounds", "pending_board"): "an action on an uncorrected board card: the board stands "
-    "(rounds.record, 000 [L144]); rounds is below board",
-    ("rounds", "burn_debt"): "the same ruling: the next street burns two",
-    ("wagers", "floor_badge"): "the floor's badge on an action out of turn, taken by the ruling "
-    "(wagers.oot_ruled); wagers is below floor",
-}
 
 #: the fields of ``TableCore`` (the rest are the working hand's)
 CORE = frozenset({"posted", "presence_posts", "deal_hold"})
@@ -214,7 +202,6 @@ def violations(root: Path = RULES) -> list[str]:
     return [
         f"{mod}.py:{line} writes {f} (owned by {OWNERS[f]}.py)"
         for mod, line, f in found_writes(root)
-        if (mod, f) not in NOT_YET
     ]
 
 
@@ -264,12 +251,6 @@ def test_every_field_of_the_hand_has_one_owner() -> None:
 
 def test_each_record_is_written_by_its_owner_only() -> None:
     assert violations() == []
-
-
-def test_the_writes_not_yet_moved_are_still_there() -> None:
-    """An entry of NOT_YET whose write was moved into the owner is taken off the list."""
-    left = {(mod, f) for mod, _, f in found_writes()}
-    assert sorted(set(NOT_YET) - left) == []
 
 
 def test_the_architecture_doc_names_each_owner() -> None:
