@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import clock, oot_limits, showdown, wagers
+from controller.rules import clock, oot_limits, player, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
@@ -58,11 +58,9 @@ def open_street(core: TableCore) -> None:
     h = core.hand
     assert h is not None
     for p in h.players.values():
-        p.street_bet = 0
         # an all-in run-out: at most one seat has chips, nobody can bet; the street closes
         # as soon as its board is out (000-S1-allin-1, 003-SidePots-allin)
-        p.acted = h.runout
-        p.can_raise = True
+        player.new_street(p, h.runout)
     new_street(h)
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
@@ -140,7 +138,7 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
     if skipped and ev is not None and not held:
         wagers.keep_undo(h, ev, len(skipped))
     for p in skipped:
-        p.acted = True
+        player.acted(p)
         record(core, h, p.seat, "check", 0)
         count_window(h, p.seat, chips=False)
     if held:
@@ -339,10 +337,9 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
 def act_presence(core: TableCore, h: Hand, p: Player) -> None:
     """Presence-only chip sensors (L3): who moved chips is known, not how much."""
     kind = "bet" if h.current_bet == 0 else "call"
-    p.acted = True
     if kind == "bet":
         bet_to(h, p.seat, 1)
-    p.street_bet = h.current_bet
+    player.sensed(p, h.current_bet)
     count_window(h, p.seat, chips=True)
     record(core, h, p.seat, kind, 0)
     after_change(core)
@@ -397,9 +394,7 @@ def act(
             f"Seat {p.seat}: {to_call - amount} short of the call of {h.current_bet}; bring it up",
             p.seat,
         )
-        p.stack -= amount
-        p.street_bet += amount
-        p.total += amount
+        player.put_in(p, amount)
         hold(h, p.seat, amount)
         return
     if new_total > h.current_bet:
@@ -450,17 +445,10 @@ def act(
                 f"{h.current_bet + h.last_raise} in all",
                 p.seat,
             )
-            p.stack -= amount
-            p.street_bet += amount
-            p.total += amount
+            player.put_in(p, amount)
             hold(h, p.seat, amount)
             return
-    p.stack -= amount
-    p.street_bet = new_total
-    p.total += amount
-    p.acted = True
-    if p.stack == 0:
-        p.all_in = True
+    player.acts(p, amount, new_total)
     if new_total > h.current_bet:
         raise_by = new_total - h.current_bet
         kind = "bet" if h.current_bet == 0 else "raise"
@@ -468,13 +456,12 @@ def act(
             full_raise(h, raise_by)
             for q in h.players.values():
                 if q.seat != p.seat:
-                    q.acted = False
-                    q.can_raise = True
+                    player.reopened(q)
         else:
             # 000 SECTION 3 betting 4, 002 Raises: a short all-in does not reopen the betting
             for q in h.players.values():
                 if q.acted and q.seat != p.seat:
-                    q.can_raise = False
+                    player.not_reopened(q)
         bet_to(h, p.seat, new_total)
     elif amount == 0:
         kind = "check"
@@ -492,7 +479,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     assert h is not None
     p = h.players[seat]
     if core.phase is Phase.BOARD or p.folded or p.dead:  # (not p.live, inlined)
-        p.folded = True
+        player.fold(p)
         record(core, h, seat, "fold", 0)
         after_change(core)
         return
@@ -512,7 +499,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         return  # its pending action out of turn was ruled a fold meanwhile
     if not killed:
         wagers.nonstandard_fold(core, h, p)
-    p.folded = True
+    player.fold(p)
     clock.stop(h, seat)
     drop_oot(h, seat)
     count_window(h, seat, chips=False)
@@ -559,7 +546,7 @@ def close_unbet_round(core: TableCore) -> None:
     start = clockwise(h.pointer, core.max_seats)[-2] if h.pointer else h.pos.button
     for p in order_from(h, start, core.max_seats):
         if needs_action(h, p):
-            p.acted = True
+            player.acted(p)
             count_window(h, p.seat, chips=False)
             record(core, h, p.seat, "check", 0)
     turn_to(h, 0)
@@ -585,7 +572,7 @@ def ack(core: TableCore) -> None:
         wagers.undo_checks(core, h, f"Seat {wagers.first_skipped(core, h)} had not checked")
         p = h.players[h.pointer]
     wagers.void_wrong(h)  # 004 AR-13: the true position acted; a wrong wager is void
-    p.acted = True
+    player.acted(p)
     clock.stop(h, p.seat)
     count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
@@ -600,8 +587,7 @@ def clock_tick(core: TableCore, t: float) -> None:
     if seat:
         h = core.hand
         assert h is not None
-        p = h.players[seat]
-        p.folded = True
+        player.fold(h.players[seat])
         core.alert(
             AlertCode.CLOCK_EXPIRED,
             Severity.WARNING,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from controller.rules import player
 from controller.rules.cards import Card, known_cards
 from controller.rules.decisions import AlertCode, PotRecord, Severity
 from controller.rules.errors import TableError
@@ -405,7 +406,7 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
     given = dict(h.given_back)  # returned by a floor ruling during the hand (retrieve.py)
     if excess:
         contrib[back] -= excess
-        h.players[back].stack += excess
+        player.paid(h.players[back], excess)
         given[back] = given.get(back, 0) + excess
         if len(live) > 1 and not h.show_order:  # a fold-out's winner takes it all anyway;
             # at a showdown it was said before the show (begin)
@@ -442,6 +443,6 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
         shares, odd = split(pot.amount, winners, ring.index, core.profile.smallest_chip)
         h.odd_chip = h.odd_chip or odd
         for s, chips in shares:
-            h.players[s].stack += chips
+            player.paid(h.players[s], chips)
         out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
     return out, tuple(sorted(given.items()))

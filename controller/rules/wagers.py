@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import floor, oot_limits
+from controller.rules import floor, oot_limits, player
 from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
@@ -99,9 +99,7 @@ def accumulates(core: TableCore, h: Hand, p: Player, amount: int, n: int) -> boo
     total = p.street_bet + amount
     if word == "raise" and total >= h.current_bet + max(h.last_raise, 1):
         return False
-    p.stack -= amount
-    p.street_bet = total
-    p.total += amount
+    player.put_in(p, amount)
     hold(h, p.seat, amount)
     core.instruct(f"Seat {p.seat}: {word} declared; {total} in so far", p.seat)
     return True
@@ -179,10 +177,7 @@ def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     if amount > p.stack:
         raise TableError("over_stack", f"seat {p.seat} put in {amount} but has {p.stack}")
     before = h.current_bet
-    p.stack -= amount
-    p.street_bet += amount
-    p.total += amount
-    p.all_in = p.stack == 0
+    player.bet_more(p, amount)
     set_bets(h, p.street_bet, h.last_raise + p.street_bet - before)
     last = h.actions[-1] if h.actions else None
     kind = last.kind if last is not None and last.seat == p.seat else "raise"
@@ -481,9 +476,7 @@ def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     assert isinstance(u, Undo)
     restore_bets(h, u.bets)
     for s, stack, street_bet, total, acted, can_raise, all_in in u.players:
-        p = h.players[s]
-        p.stack, p.street_bet, p.total = stack, street_bet, total
-        p.acted, p.can_raise, p.all_in = acted, can_raise, all_in
+        player.restore(h.players[s], stack, street_bet, total, acted, can_raise, all_in)
     struck = restore_round(h, u.window, u.unswept, u.oot, u.n_actions)
     if struck > 0:
         core.out.append(ActionsStruck(struck, int(h.street), core.t))  # the fact
