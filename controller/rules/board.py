@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import bb_option, betting, rounds
+from controller.rules import bb_option, betting, rounds, showdown
 from controller.rules.decisions import AlertCode, Severity, StreetDealt
 from controller.rules.events import BadgeTap, CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Street
@@ -258,15 +258,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     assert h is not None
     h.read_t[e.tag] = e.t
     if h.street is Street.RIVER and len(h.board) >= 5:
-        # 003 River [L109], 004 HE 3.-9.: five board cards in all; a sixth is no card of the
-        # hand (neither a premature card nor the end of the river betting)
-        core.alert(
-            AlertCode.TOO_MANY_BOARD_CARDS,
-            Severity.WARNING,
-            "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
-            f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
-            tag=e.tag,
-        )
+        showdown.sixth_board_card(core, e.tag)  # five board cards in all (003 [L109])
         return
     if h.refill:
         # 004 AR-16: the card restored to the burn is replaced by the proper board card; the

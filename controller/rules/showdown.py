@@ -35,6 +35,20 @@ if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
 
+def sixth_board_card(core: TableCore, tag: str) -> None:
+    """A card on the board antenna when the board has its five cards (at the showdown; or
+    ``board.on_board`` on the river). 003 River [L109] (the river "is the last card dealt
+    for the players"), 004 HE 3.-9.: five board cards in all; a sixth is no card of the hand
+    (neither a premature card nor the end of the river betting)."""
+    core.alert(
+        AlertCode.TOO_MANY_BOARD_CARDS,
+        Severity.WARNING,
+        "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
+        f"A sixth board card: take {core.card_name(tag)} back; the board is complete",
+        tag=tag,
+    )
+
+
 def showdown_first(core: TableCore, h: Hand) -> int:
     """Who shows first (002 ShowdownOrder-1, 000 C19): the last aggressor of the final round,
     else the first live seat left of the button."""
@@ -168,14 +182,7 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         return
     assert h is not None
     if e.zone is ZoneKind.BOARD and len(h.board) >= 5 and e.tag not in h.board:
-        # 003 River [L109]: the river "is the last card dealt for the players"
-        core.alert(
-            AlertCode.TOO_MANY_BOARD_CARDS,
-            Severity.WARNING,
-            "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
-            f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
-            tag=e.tag,
-        )
+        sixth_board_card(core, e.tag)
         return
     if e.zone is not ZoneKind.MUCK:
         return
