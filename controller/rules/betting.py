@@ -29,7 +29,6 @@ from controller.rules.rounds import (
     order_from,
     owe,
     record,
-    street_no,
     swept,
     take_held,
     turn_to,
@@ -224,7 +223,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
             e.seat,
         )
         return None
-    if core.phase is Phase.BOARD and closing_motion(core, h, p, e):
+    if core.phase is Phase.BOARD and wagers.closing_motion(core, h, p, e):
         # the seat whose call closed the round puts more chips in before the dealer moves
         # on: a second motion of that call, judged as one (000 [L159], 002 [L133], 003 [L59]
         # [L129]: a string raise is a call; 004 silent: the chips add up, a raise)
@@ -245,57 +244,10 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
     return e
 
 
-def skipped_bets(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
-    """000 [L157], 002 [L129], 003 [L61], 004 AR-13: a bet out of turn on an unbet street
-    leaves the seats it skipped every option. A check leaves no trace (L2), so the bet took
-    them to have checked (:func:`infer_checks`); the first of them putting chips in next,
-    before anyone else acts, says otherwise when its chips are no clean action after a check
-    (out of turn, or short of the call, or short of a full raise) but a clean bet of its own
-    (the big blind or more, or all in): then the checks were never made and the bet was out
-    of turn (``wagers.undo_checks``). True if so. Clean both ways (a call, a full
-    check-raise, an all-in, one oversized chip): the checks stand, and the dealer's NOT A
-    CHECK can still undo them."""
-    if e.amount is None or p.seat != wagers.first_skipped(core, h):
-        return False
-    amount = e.amount
-    if amount >= p.stack or amount < h.big_blind:
-        return False  # all in: clean both ways; below the big blind: no clean bet either
-    if p.seat != h.pointer:
-        return True  # out of turn after the checks, in turn without them
-    to_call = h.current_bet - p.street_bet
-    if len(e.chips) == 1 and amount > to_call and core.profile.oversized_chip_is_call:
-        return False  # one oversized chip: a call after the check (000 [L160])
-    return amount < to_call or to_call < amount < to_call + h.last_raise
-
-
-_BOARD_BEFORE = (0, 3, 4, 5)  # board cards out before the street after each street
-
-
-def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
-    """Chips, in the pause between rounds, from the seat whose call closed the betting round,
-    before anything else happened (no sweep, no burn, no board card): a second motion of
-    that call (e.g. the big blind calling a raise, then reaching back for more)."""
-    w = h.wager
-    if w.last_mover != p.seat or e.amount is None or e.amount > p.stack or h.runout:
-        return False
-    last = h.actions[-1] if h.actions else None
-    return (
-        last is not None
-        and last.seat == p.seat
-        and last.kind == "call"
-        and last.amount > 0
-        and last.street == street_no(h)
-        and h.unswept
-        and h.street_burns == 0
-        and not h.pending_board
-        and len(h.board) == _BOARD_BEFORE[street_no(h)]
-    )
-
-
 def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
     """Chips in a betting round, in turn or not (after :func:`chips_checked`)."""
     w = h.wager
-    if w.undo is not None and skipped_bets(core, h, p, e):
+    if w.undo is not None and wagers.skipped_bets(core, h, p, e):
         wagers.undo_checks(core, h, f"Seat {e.seat} had not checked")
     if w.wrong[0]:
         if e.seat == h.pointer:

@@ -168,6 +168,30 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
     return True
 
 
+_BOARD_BEFORE: Final = (0, 3, 4, 5)  # board cards out before the street after each street
+
+
+def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
+    """Chips, in the pause between rounds, from the seat whose call closed the betting round,
+    before anything else happened (no sweep, no burn, no board card): a second motion of
+    that call (e.g. the big blind calling a raise, then reaching back for more)."""
+    w = h.wager
+    if w.last_mover != p.seat or e.amount is None or e.amount > p.stack or h.runout:
+        return False
+    last = h.actions[-1] if h.actions else None
+    return (
+        last is not None
+        and last.seat == p.seat
+        and last.kind == "call"
+        and last.amount > 0
+        and last.street == street_no(h)
+        and h.unswept
+        and h.street_burns == 0
+        and not h.pending_board
+        and len(h.board) == _BOARD_BEFORE[street_no(h)]
+    )
+
+
 def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     """More chips from a seat that has acted: after a check or call they are a raise; after
     its own bet or raise they make it bigger (not another raise of the round)."""
@@ -457,6 +481,29 @@ def first_skipped(core: TableCore, h: Hand) -> int:
     return 0 if u is None else u.bets[4]
 
 
+def skipped_bets(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
+    """000 [L157], 002 [L129], 003 [L61], 004 AR-13: a bet out of turn on an unbet street
+    leaves the seats it skipped every option. A check leaves no trace (L2), so the bet took
+    them to have checked (``betting.infer_checks``); the first of them putting chips in next,
+    before anyone else acts, says otherwise when its chips are no clean action after a check
+    (out of turn, or short of the call, or short of a full raise) but a clean bet of its own
+    (the big blind or more, or all in): then the checks were never made and the bet was out
+    of turn (:func:`undo_checks`). True if so. Clean both ways (a call, a full
+    check-raise, an all-in, one oversized chip): the checks stand, and the dealer's NOT A
+    CHECK can still undo them."""
+    if e.amount is None or p.seat != first_skipped(core, h):
+        return False
+    amount = e.amount
+    if amount >= p.stack or amount < h.big_blind:
+        return False  # all in: clean both ways; below the big blind: no clean bet either
+    if p.seat != h.pointer:
+        return True  # out of turn after the checks, in turn without them
+    to_call = h.current_bet - p.street_bet
+    if len(e.chips) == 1 and amount > to_call and core.profile.oversized_chip_is_call:
+        return False  # one oversized chip: a call after the check (000 [L160])
+    return amount < to_call or to_call < amount < to_call + h.last_raise
+
+
 def not_a_check(core: TableCore, h: Hand) -> None:
     """The dealer says the last inferred check(s) were not checks: the chips that made
     them are judged again as action out of turn."""
@@ -470,7 +517,7 @@ def not_a_check(core: TableCore, h: Hand) -> None:
 
 def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     """The checks the last chips inferred were never made (the dealer's "not a check", or
-    the first skipped seat acting: ``betting.skipped_acts``): the betting state goes back
+    the first skipped seat acting: :func:`skipped_bets`): the betting state goes back
     to before those chips and they are judged as action out of turn."""
     u = h.wager.undo
     assert isinstance(u, Undo)
