@@ -42,7 +42,9 @@ if TYPE_CHECKING:
 def open_preflop(core: TableCore) -> None:
     h = core.hand
     assert h is not None
-    core.enter(Phase.BETTING)  # (the street is the pre-flop: the deal's hand is new)
+    # (the street is the pre-flop already: the deal ends here, in the hand it started, and
+    # only the board changes the street, after the deal: board.py)
+    core.enter(Phase.BETTING)
     live = frozenset(s for s, p in h.players.items() if p.can_act)
     first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
     if first not in live or not needs_action(h, h.players[first]):
