@@ -15,8 +15,9 @@ record changed calls a named function of its owner (``rounds.turn_to``, ``clock.
 ``board.require_burn``...). A part of a field's record can have its own owner
 (``wager.limited``: ``oot_limits.py``).
 
-``hand.py`` creates every field of the hand (``Hand.__init__``) and ``engine.py`` every
-field of the core; ``tabledata.py`` restores them from a ``TableData``: those are allowed.
+``hand.py`` creates every field of the hand and of its players (``Hand.__init__``,
+``Player.__init__``) and ``engine.py`` every field of the core; ``tabledata.py`` restores
+them from a ``TableData``: those are allowed.
 
 There is no exception: a module below the owner in the layering (which cannot import it
 without an import circle) has its owner's function called for it, by the handler above
