@@ -263,7 +263,8 @@ class _Compiler:
 
     def build(self, schema: Mapping[str, Any] | bool) -> Check:
         top = self.function(schema)
-        exec("\n".join(self.functions), self.names)  # our own generated source, from our schemas
+        for source in self.functions:  # one at a time: compiling is transient memory
+            exec(source, self.names)  # our own generated source, from our schemas
         for table, props in self.tables:
             functions = self.names[table]
             assert isinstance(functions, dict)
