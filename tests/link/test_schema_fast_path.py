@@ -40,7 +40,11 @@ def _command() -> dict[str, Any]:
                                     "stack": 50000}, ts=1764489600.25)  # fmt: skip
 
 
-BASES = {"state": _state, "event": _event, "alert": _alert, "command": _command}
+def _ohh() -> dict[str, Any]:
+    return samples.ohh(3)
+
+
+BASES = {"state": _state, "event": _event, "alert": _alert, "command": _command, "ohh": _ohh}
 
 json_leaf = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**40), 2**40),
