@@ -168,12 +168,13 @@ def plan_hands(path: Path, hands: int = HANDS, seed: int = 6) -> None:
 def measure(python: str = sys.executable, hands: int = HANDS) -> dict[str, Any]:
     """Run the child (a fresh interpreter, in a scratch directory so the checkout is not
     first on its path beyond what the install puts there) and return its JSON."""
-    from bench.procs import daemon_mapping  # not in the child: it imports the demo
-    from controller.daemon.config import dumps
+    from hwsim.layout import SIX, config_mapping  # not in the child: the simulated table's
+    from hwsim.table import write_config
 
     with tempfile.TemporaryDirectory(prefix="railguard-startup-") as tmp:
         config = Path(tmp) / "railguard.toml"
-        config.write_text(dumps(daemon_mapping("/dev/null", 1883, Path(tmp) / "state")))
+        write_config(config, config_mapping("/dev/null", "127.0.0.1", 1883, "t1", "tda-2024",
+                                            Path(tmp) / "state", {}, layout=SIX))  # fmt: skip
         hands_file = Path(tmp) / "hands.pickle"
         plan_hands(hands_file, hands)
         code = (f"CONFIG = {str(config)!r}\nROOT = {str(ROOT)!r}\n"

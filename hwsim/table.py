@@ -1,7 +1,7 @@
 """One simulated table of one to ten seats: the reader board, MockFactory GPIO, the daemon
-in-process and a venue subscriber on a broker. ``railguard demo``, the system replay and the
-scenario runner each open one and play on it; ``railguard sim`` builds its pieces for a
-daemon started by hand (:mod:`hwsim.sim`).
+in-process (or as its own process) and a venue subscriber on a broker. ``railguard demo``, the
+system replay and the scenario runner each open one and play on it; ``railguard sim`` builds
+its pieces for a daemon started by hand (:mod:`hwsim.sim`).
 
     table = await SimTable.open(host, port, profile="tda-2024", workdir=tmp, seats=10)
     await table.move_tags([(card_uid(ace), table.layout.hole[7])])
@@ -9,12 +9,13 @@ daemon started by hand (:mod:`hwsim.sim`).
 
 This is the one simulated table of the project: the demo (:mod:`controller.demo.table`), the
 system replay, the scenario runner (:mod:`hwsim.scenario.rig`), the daemon's and the fault
-tests' rigs open it, each with the options it needs (``transport``, ``seats``, ``clock``,
-``timing``, ``settings`` for the config, ``badge_factory``, ``logger`` for a venue logger
-on the same broker). Its config comes from the one builder,
-:func:`hwsim.layout.config_mapping`, which is also what a daemon run as its own process
-(``bench/procs.py``, ``railguard sim``) is given as TOML. The rules core alone, with no
-daemon, board or broker, is :mod:`hwsim.scenario.core_rig`.
+tests' rigs and the benches that time a daemon process (``bench/e2e.py``, ``bench/idle.py``)
+open it, each with the options it needs (``transport``, ``seats``, ``clock``, ``timing``,
+``settings`` for the config, ``badge_factory``, ``logger`` for a venue logger on the same
+broker, ``process`` for the daemon as a child process). Its config comes from the one
+builder, :func:`hwsim.layout.config_mapping`, written as TOML by :func:`write_config` for a
+daemon that reads it from a file (``process``, ``config_file``, ``railguard sim``). The
+rules core alone, with no daemon, board or broker, is :mod:`hwsim.scenario.core_rig`.
 
 The board is in-process by default (:mod:`hwsim.inprocess`: the daemon takes the board's
 snapshots as objects through its ``board_factory``); ``transport="pty"`` puts it on a pty
@@ -22,13 +23,25 @@ behind a symlink (``workdir/reader``) and the daemon opens it with pyserial, for
 the serial path under test (byte faults, unplugging, a stall). Either way the table drives
 the daemon only through its public inputs (the board, the GPIO pins, venue commands over
 MQTT) and reads it through its published MQTT output and :meth:`Daemon.observe`.
+
+``process=True`` runs the daemon as a child process instead, ``railguard run --config
+workdir/railguard.toml`` (:class:`DaemonChild`: its own CPU and pid, its output in
+``workdir/daemon.log``), the board on the pty in this process: the way a table runs it, for
+the benches that time it and the tests that kill it (:meth:`SimTable.kill_daemon`,
+:meth:`SimTable.start_daemon`). Its GPIO is the child's own MockFactory, out of this
+process's reach (no :attr:`SimTable.gpio`), and there is no :class:`Daemon` object to
+observe: the table reads it through MQTT only (:attr:`SimTable.venue`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -62,10 +75,12 @@ CONFIG_HEADER = (
     "# the simulated table's config for `railguard run --config`\n"
     "# (written by hwsim.table; the board is the pty behind reader.ports)\n\n"
 )
+ROOT = Path(__file__).resolve().parents[1]
+LOG_TAIL = 3000  # characters of a daemon process's log in a failure message
 
 __all__ = [
-    "SIX", "TEN", "Layout", "OnSimTable", "SimTable", "TableFailure", "Transport",
-    "venue_logger",
+    "SIX", "TEN", "DaemonChild", "Layout", "OnSimTable", "SimTable", "TableFailure",
+    "Transport", "railguard_argv", "venue_logger",
 ]  # fmt: skip
 
 
@@ -110,6 +125,118 @@ async def venue_logger(host: str, port: int, workdir: Path,
         await stop_logger(logger)
 
 
+def railguard_argv() -> list[str]:
+    """The command that runs ``railguard``: the virtualenv's console script, or (not
+    installed) the CLI module through this interpreter."""
+    exe = Path(sys.executable).parent / "railguard"
+    if exe.exists():
+        return [str(exe)]
+    return [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())"]
+
+
+class DaemonChild:
+    """``railguard run --config FILE`` as a child process (its own CPU, its own pid), its
+    stdout and stderr appended to ``log``, which is kept (failure messages quote its end).
+
+    :meth:`start` starts it (again, after a stop or a kill, on the same config);
+    :meth:`stop` sends SIGTERM, waits ``timeout`` s for the daemon's clean stop, then
+    SIGKILL; :meth:`kill` sends a signal and waits for the exit. Every stop and kill waits
+    for the process and reaps it; ``returncode`` is the last exit's (negative: the signal)."""
+
+    def __init__(self, config_file: Path, log: Path, env: Mapping[str, str] | None = None) -> None:
+        self.config_file, self.logfile = config_file, log
+        self.env = dict(env or {})  # variables set for the daemon on top of this process's
+        self.argv = [*railguard_argv(), "run", "--config", str(config_file)]
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.returncode: int | None = None
+        self.starts = 0
+
+    @property
+    def pid(self) -> int:
+        if self.proc is None:
+            raise TableFailure("the daemon process is not running")
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self) -> None:
+        if self.alive():
+            raise TableFailure("the daemon process is already running")
+        env = {**os.environ, **self.env}
+        if self.argv[0] == sys.executable:  # not installed: the checkout's packages
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(ROOT)) if p)
+        self.starts += 1
+        self.logfile.parent.mkdir(parents=True, exist_ok=True)
+        with self.logfile.open("ab") as out:
+            out.write(f"--- hwsim.table: start {self.starts}: {' '.join(self.argv)}\n".encode())
+            out.flush()
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=out,
+                                         stderr=subprocess.STDOUT, env=env)  # fmt: skip
+        self.returncode = None
+
+    async def _exited(self, proc: subprocess.Popen[bytes], timeout: float) -> bool:
+        """Poll (and so reap) ``proc`` until it exits or ``timeout`` s pass; the event loop
+        (the board on its pty, the venue subscriber) runs meanwhile."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while proc.poll() is None:
+            if loop.time() > deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
+
+    async def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM (the daemon's clean stop), then SIGKILL after ``timeout`` s; the exit
+        code (None: it was not started)."""
+        proc = self.proc
+        if proc is None:
+            return self.returncode
+        try:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                if not await self._exited(proc, timeout):
+                    self._note(f"did not stop {timeout} s after SIGTERM: SIGKILL")
+                    proc.kill()
+        finally:  # cancelled while waiting, or killed: never left running nor unreaped
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+        return self._ended(proc)
+
+    async def kill(self, sig: int = signal.SIGKILL, timeout: float = 10.0) -> int:
+        """Send ``sig`` (default SIGKILL: a power cut of the daemon alone) and wait until
+        the process has exited; its exit code."""
+        proc = self.proc
+        if proc is None:
+            raise TableFailure("the daemon process is not running")
+        if proc.poll() is None:
+            proc.send_signal(sig)
+            if not await self._exited(proc, timeout):
+                raise TableFailure(f"the daemon process did not exit {timeout} s after signal"
+                                   f" {sig} (close() stops it){self.tail()}")  # fmt: skip
+        return self._ended(proc)
+
+    def _ended(self, proc: subprocess.Popen[bytes]) -> int:
+        self.proc = None
+        self.returncode = proc.returncode
+        self._note(f"exit code {proc.returncode}")
+        return proc.returncode
+
+    def _note(self, text: str) -> None:
+        with self.logfile.open("a") as out:
+            out.write(f"--- hwsim.table: {text}\n")
+
+    def log(self) -> str:
+        """The daemon's log, every start of it."""
+        return self.logfile.read_text(errors="replace") if self.logfile.exists() else ""
+
+    def tail(self, chars: int = LOG_TAIL) -> str:
+        """The end of the log, for a failure message (empty if there is none)."""
+        text = self.log()[-chars:]
+        return f"; the end of its log {self.logfile}:\n{text}" if text else ""
+
+
 def link_detail(daemon: Daemon, venue: Venue) -> str:
     """Where the venue link stands, for a command or record wait that timed out."""
     link, st = daemon.link, daemon.link.stats
@@ -122,15 +249,19 @@ def link_detail(daemon: Daemon, venue: Venue) -> str:
 class SimTable:
     """A running simulated table (see the module docstring). Build it with :meth:`open`."""
 
-    def __init__(self, daemon: Daemon, board: SimBoard, gpio: SimGpio, venue: Venue,
-                 factory: Any, layout: Layout, transport: Transport,
-                 symlink: Path | None) -> None:  # fmt: skip
-        self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
+    def __init__(self, daemon: Daemon | DaemonChild, board: SimBoard, gpio: SimGpio | None,
+                 venue: Venue, factory: Any, layout: Layout, transport: Transport,
+                 symlink: Path | None, cfg: config.DaemonConfig) -> None:  # fmt: skip
+        self._daemon = daemon if isinstance(daemon, Daemon) else None
+        self.child = daemon if isinstance(daemon, DaemonChild) else None  # ``process``
+        self.board, self._gpio, self.venue = board, gpio, venue
         self.factory, self.layout, self.transport = factory, layout, transport
         self.symlink = symlink  # the pty's stable path (transport "pty")
+        self.cfg = cfg  # the daemon's config
         self.logger: VenueLogger | None = None  # the table's own venue logger (``logger``)
         self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
         self.poll = 0.002  # seconds between two looks at the daemon
+        self.births = 0  # "online" statuses the venue subscriber heard (``process``)
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -160,6 +291,9 @@ class SimTable:
         badge_factory: BadgeFactory | None = None,
         logger: bool | Mapping[str, Any] = False,
         config_file: Path | None = None,
+        process: bool = False,
+        env: Mapping[str, str] | None = None,
+        board_type: type[SimBoard] = SimBoard,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
         ready; enrol ``decks`` (deck A: the 52 cards of :func:`hwsim.layout.card_uid`; "B":
@@ -172,11 +306,25 @@ class SimTable:
         logger of the table's own (``workdir``/venue.db; a mapping: its options), online
         before the daemon starts and stopped with the table. ``config_file``: the config
         written there as TOML and the daemon loaded from that file, as ``railguard run
-        --config`` loads it (``railguard sim``)."""
+        --config`` loads it (``railguard sim``). ``board_type``: the board's class (a
+        :class:`SimBoard` that stamps its frames, ``bench/e2e.py``).
+
+        ``process``: the daemon as a child ``railguard run --config`` process (the module
+        docstring; ``transport="pty"``, no ``clock`` nor ``badge_factory``: PC/SC through
+        ``settings``' ``[pcsc]`` and a pcscd), its config in ``config_file`` (default
+        ``workdir``/railguard.toml), its log in ``workdir``/daemon.log, ``env`` set for it;
+        "status" is added to ``topics`` (the table waits for the daemon's "online")."""
+        if process and (transport != "pty" or clock is not None or badge_factory is not None):
+            raise ValueError(
+                "a daemon process reads the board on a pty (transport='pty'), "
+                "on its own clock and PC/SC (no clock nor badge_factory)"
+            )
+        if env is not None and not process:
+            raise ValueError("env is the daemon process's (process=True)")
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
-        board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
-                                                           heartbeat_interval_ms=200))  # fmt: skip
+        board_config = SetConfig(scan_period_ms=scan_period_ms, heartbeat_interval_ms=200)
+        board = board_type(layout.antennas, config=board_config)
         symlink: Path | None = None
         if transport == "pty":
             symlink = workdir / "reader"
@@ -188,34 +336,45 @@ class SimTable:
                                  storage or workdir / "state", chips or {},
                                  scan_period_ms=scan_period_ms, timing=timing, layout=layout,
                                  sections=settings)  # fmt: skip
+        if process:
+            config_file = config_file or workdir / "railguard.toml"
+            if not ("#" in topics or "status" in topics):
+                topics = (*topics, "status")
         if config_file is not None:
             write_config(config_file, mapping)
             cfg = config.load(config_file)
         else:
             cfg = config.from_mapping(mapping)
-        factory = wired_factory()
-        gpio = SimGpio(factory, cfg.gpio)
-        clock = clock or SystemClock()
-        boards = (InProcessFactory(board, cfg.daemon_link, clock=clock.monotonic)
-                  if transport == "inprocess" else None)  # fmt: skip
-        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock,
-                        badge_factory=badge_factory)  # fmt: skip
+        table: SimTable
         venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view, topics=topics,
-                      record=record, on_message=on_message)  # fmt: skip
-        table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink)
+                      record=record)  # fmt: skip
+        if process:
+            assert config_file is not None
+            child = DaemonChild(config_file, workdir / "daemon.log", env)
+            table = cls(child, board, None, venue, None, layout, transport, symlink, cfg)
+        else:
+            factory = wired_factory()
+            gpio = SimGpio(factory, cfg.gpio)
+            clock = clock or SystemClock()
+            boards = (InProcessFactory(board, cfg.daemon_link, clock=clock.monotonic)
+                      if transport == "inprocess" else None)  # fmt: skip
+            daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock,
+                            badge_factory=badge_factory)  # fmt: skip
+            table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink, cfg)
+        venue.on_message = table._heard(on_message)
         try:
             if logger:
                 options = logger if isinstance(logger, Mapping) else {}
                 table.logger = await start_logger(host, port, workdir, **options)
-            table._task = asyncio.create_task(daemon.run(table._stop))
-            await venue.start()
-            await asyncio.wait_for(daemon.ready.wait(), 15)
-            # ready may come without the venue link (reader.ready_timeout_s): commands need it
-            await wait_until(lambda: daemon.link.connected, "the daemon's venue link", 15)
+            if process:
+                await venue.start()
+                await table._start_child()
+            else:
+                await table._start_inprocess()
             for deck in decks if enrol else ():
                 await venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
         except TableFailure as exc:
-            detail = link_detail(daemon, venue)
+            detail = table._detail()
             await table.close()
             raise TableFailure(f"{exc} ({detail})") from None
         except BaseException:
@@ -223,9 +382,38 @@ class SimTable:
             raise
         return table
 
+    def _heard(self, on_message: Callable[[str, Any], None] | None) -> Callable[[str, Any], None]:
+        """The venue subscriber's callback: counts the daemon's births, then ``on_message``."""
+
+        def heard(suffix: str, body: Any) -> None:
+            if suffix == "status" and isinstance(body, dict) and body.get("status") == "online":
+                self.births += 1
+            if on_message is not None:
+                on_message(suffix, body)
+
+        return heard
+
+    async def _start_inprocess(self) -> None:
+        daemon = self.daemon
+        self._task = asyncio.create_task(daemon.run(self._stop))
+        await self.venue.start()
+        await asyncio.wait_for(daemon.ready.wait(), 15)
+        # ready may come without the venue link (reader.ready_timeout_s): commands need it
+        await wait_until(lambda: daemon.link.connected, "the daemon's venue link", 15)
+
+    def _detail(self) -> str:
+        """Where the daemon stands, for a wait that timed out."""
+        if self._daemon is not None:
+            return link_detail(self._daemon, self.venue)
+        assert self.child is not None
+        state = ("running" if self.child.alive()
+                 else f"exited with code {self.child.returncode}")  # fmt: skip
+        return f"the daemon process {state}{self.child.tail()}"
+
     async def close(self) -> None:
-        """Stop the daemon, the venue subscriber, the board and the table's venue logger;
-        reset the pins."""
+        """Stop the daemon (a daemon process: SIGTERM, SIGKILL after 10 s; its log is
+        kept), the venue subscriber, the board and the table's venue logger; reset the
+        pins."""
         self._stop.set()
         if self._task is not None:
             with contextlib.suppress(Exception):
@@ -234,17 +422,81 @@ class SimTable:
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
                     await self._task
+        if self.child is not None:
+            await self.child.stop()
         await self.venue.stop()
         await self.board.stop()
-        self.factory.reset()
+        if self.factory is not None:
+            self.factory.reset()
         if self.logger is not None:
             await stop_logger(self.logger)
             self.logger = None
 
     @property
     def running(self) -> bool:
-        """The daemon's task is still running (it has not stopped on its own)."""
+        """The daemon is still running (its task, or its process: it has not stopped on
+        its own)."""
+        if self.child is not None:
+            return self.child.alive()
         return self._task is not None and not self._task.done()
+
+    @property
+    def daemon(self) -> Daemon:
+        """The in-process daemon (a daemon process has none here: read its MQTT output)."""
+        if self._daemon is None:
+            raise TableFailure("the daemon runs as its own process (process=True): no Daemon "
+                               "object to observe; read its MQTT output (table.venue)")  # fmt: skip
+        return self._daemon
+
+    @property
+    def gpio(self) -> SimGpio:
+        """The console's and the pucks' pins (MockFactory) of the in-process daemon."""
+        if self._gpio is None:
+            raise TableFailure("the daemon runs as its own process (process=True): its GPIO "
+                               "is its own MockFactory, out of this process's reach")  # fmt: skip
+        return self._gpio
+
+    # ------------------------------------------------------------------ the daemon process
+
+    def _process(self) -> DaemonChild:
+        if self.child is None:
+            raise TableFailure("the daemon runs in this process (open the table with process=True)")
+        return self.child
+
+    async def start_daemon(self, timeout: float = 30.0) -> None:
+        """Start the daemon process (again: after :meth:`kill_daemon` or :meth:`stop_daemon`,
+        on the same config and state) and wait until it is online at the broker and has
+        configured the board; TableFailure with its exit code and the end of its log if it
+        ends first or takes longer than ``timeout`` s."""
+        try:
+            await self._start_child(timeout)
+        except TableFailure as exc:
+            raise TableFailure(f"{exc} ({self._detail()})") from None
+
+    async def _start_child(self, timeout: float = 30.0) -> None:
+        child = self._process()
+        births, configs = self.births, self._set_configs()
+        child.start()
+        await wait_until(lambda: not child.alive() or (self.births > births and
+                                                       self._set_configs() > configs),
+                         "the daemon process online and the board configured", timeout)  # fmt: skip
+        if not child.alive():
+            await child.stop()
+            raise TableFailure("the daemon process ended before it was online")
+
+    async def stop_daemon(self, timeout: float = 10.0) -> int | None:
+        """Stop the daemon process cleanly (SIGTERM; SIGKILL after ``timeout`` s); its exit
+        code. The board, the venue subscriber and the logger stay."""
+        return await self._process().stop(timeout)
+
+    async def kill_daemon(self, sig: int = signal.SIGKILL) -> int:
+        """Send the daemon process ``sig`` (default SIGKILL: a power cut of the daemon alone;
+        the board keeps its tags) and wait until it has exited; its exit code."""
+        return await self._process().kill(sig)
+
+    def _set_configs(self) -> int:
+        """SET_CONFIG commands the board has received (each daemon start sends one)."""
+        return sum(1 for f in self.board.commands if isinstance(f.message, SetConfig))
 
     # ------------------------------------------------------------------ looking
 
@@ -279,7 +531,7 @@ class SimTable:
     async def move_tags(self, moves: list[tuple[bytes, int]], timeout: float = 5.0) -> None:
         """:meth:`lay`, then wait until the daemon's reader holds each tag in its new zone."""
         self.lay(moves)
-        zones = self.daemon.cfg.zones
+        zones = self.cfg.zones
         want = [(u, zones.zone_of(a)) for u, a in moves]
         await self.wait(lambda: _all_in(self.daemon.observe().tags, want),
                         "the tags to be read", timeout)  # fmt: skip
