@@ -316,3 +316,25 @@ def test_handvalue_is_frozen() -> None:
     assert isinstance(value, HandValue)
     with pytest.raises(AttributeError):
         value.score = 1  # type: ignore[misc]
+
+
+def test_the_memo_stops_growing_at_its_limit_and_answers_stay_right() -> None:
+    from treys import Evaluator
+
+    saved = dict(ev._UNSUITED_BEST)
+    try:
+        ev._UNSUITED_BEST.clear()
+        # filled to the limit with keys no hand has (a product of primes is positive)
+        ev._UNSUITED_BEST.update({-k: 0 for k in range(1, ev._MEMO_LIMIT + 1)})
+        rnd = random.Random(23)
+        treys = Evaluator()
+        for _ in range(300):
+            cards = rnd.sample(STANDARD_DECK, 7)
+            want = treys.evaluate([to_treys(c) for c in cards[:2]],
+                                  [to_treys(c) for c in cards[2:]])  # fmt: skip
+            assert score(cards) == score(evaluate(cards).best_five)
+            assert ev._treys_rank([c.rank * 4 + c.suit for c in cards]) == want
+        assert len(ev._UNSUITED_BEST) == ev._MEMO_LIMIT
+    finally:
+        ev._UNSUITED_BEST.clear()
+        ev._UNSUITED_BEST.update(saved)
