@@ -31,11 +31,12 @@ from controller.rules.hand import Hand
 
 RULES = Path(__file__).resolve().parents[2] / "controller" / "rules"
 
-#: record -> (its owning module, its fields: of ``TableCore`` for the posts and the
-#: hand-for-hand hold, else of ``Hand``)
+#: record -> (its owning module, its fields: of ``TableCore`` for the posts, the
+#: hand-for-hand hold and the pending profile, else of ``Hand``)
 RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "posts": ("posting", ("posted", "presence_posts")),
     "hand-for-hand hold": ("handforhand", ("deal_hold",)),
+    "pending profile": ("profile_switch", ("pending_profile",)),
     "hand identity": ("dealing", ("hand_no", "deal_no", "pos", "started_t", "small_blind",
                                   "big_blind", "ante")),
     "deal": ("dealing", ("players", "deal_seq", "deal_idx", "dealt", "jokers", "extra_cards",
@@ -79,7 +80,7 @@ NOT_YET: dict[tuple[str, str], str] = {
 }
 
 #: the fields of ``TableCore`` (the rest are the working hand's)
-CORE = frozenset({"posted", "presence_posts", "deal_hold"})
+CORE = frozenset({"posted", "presence_posts", "deal_hold", "pending_profile"})
 CREATORS = frozenset({"hand", "tabledata"})
 MUTATORS = frozenset(
     {"clear", "add", "discard", "remove", "pop", "popitem", "update", "setdefault", "append",
