@@ -52,7 +52,7 @@ async def _house(tmp: Path, port: int) -> None:
         await wait_for(lambda: rig.state()["profile"] == "tda-2024", "the state")
 
         def unchanged() -> tuple[Any, ...]:
-            return (d.core.profile, d.pending_profile, d.store.get("runtime_profile"),
+            return (d.core.profile, d.core.pending_profile, d.store.get("runtime_profile"),
                     stored_documents(d.store), len(rig.venue.on("state")))  # fmt: skip
 
         before = unchanged()
@@ -120,7 +120,7 @@ async def _house(tmp: Path, port: int) -> None:
     # under (found from its stored document), the packaged one still waits for the next hand
     async with running(tmp, port, storage=storage) as rig:
         assert rig.daemon.core.profile == house_profile(SECOND)
-        assert rig.daemon.pending_profile == builtin_profile("club-003")
+        assert rig.daemon.core.pending_profile == builtin_profile("club-003")
         assert rig.daemon.core.hand_no == 2  # the hand cut by the restart
 
     # kept: with no hand in progress a restart finds the house profile it was given
