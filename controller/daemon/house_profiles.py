@@ -66,9 +66,13 @@ def stored_documents(store: TableStore) -> dict[str, str]:
     return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def resolve(store: TableStore, name: str, fallback: Profile) -> Profile:
-    """The profile called ``name``: ``fallback`` if it has that name, a packaged profile,
-    a stored house profile, else ``fallback`` (a name this table no longer knows)."""
+def resolve(store: TableStore, name: str, fallback: Profile,
+            configured: Profile | None = None) -> Profile:  # fmt: skip
+    """The profile called ``name``: ``configured`` (the table's ``table.profile``, which may
+    be a venue's file) or ``fallback`` if it has that name, a packaged profile, a stored
+    house profile, else ``fallback`` (a name this table no longer knows)."""
+    if configured is not None and name == configured.name and name != fallback.name:
+        return configured
     doc = stored_documents(store).get(name)
     if name == fallback.name or name in builtin_profile_names() or doc is None:
         return profile_named(name, fallback)

@@ -151,7 +151,7 @@ def restore_hand(d: StartupHost, now: float) -> None:
         # during it is the core's pending profile again (profile_switch.py)
         name = str(entries[0].get("profile", ""))
         current = core.profile
-        started = house_profiles.resolve(d.store, name, current)
+        started = house_profiles.resolve(d.store, name, current, d.cfg.profile)
         if started != current:
             core.restore(dataclasses.replace(core.export(), profile=started,
                                              pending_profile=current))  # fmt: skip

@@ -469,7 +469,7 @@ def stale_record(d: _StaleHost, hand_no: int, entries: list[dict[str, Any]], now
     if not entries or entries[0].get("type") != START:
         return False
     scratch = TableCore(resolve_profile(d.store, str(entries[0].get("profile", "")),
-                                        d.core.profile), d.cfg.table)  # fmt: skip
+                                        d.core.profile, d.cfg.profile), d.cfg.table)  # fmt: skip
     try:
         res = replay_hand(scratch, entries, now, hand_id=d.hand_id(hand_no))
     except Exception:  # a log this version cannot replay: dropped like before

@@ -17,9 +17,9 @@ import pytest
 
 from controller.daemon import recovery
 from controller.daemon.house_profiles import stored_documents
-from controller.rules.profile import builtin_profile
+from controller.rules.profile import builtin_profile, get_profile
 from tests.brokers import plain_broker
-from tests.daemon.daemon_rig import Rig, running, wait_for
+from tests.daemon.daemon_rig import Rig, profile_copy, running, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -116,6 +116,30 @@ async def _mid_hand(tmp: Path, port: int) -> None:
         assert rig.daemon.core.pending_profile is None
         await wait_for(lambda: rig.venue.on("state") and rig.state()["profile"] == "club-003",
                        "the stored profile in the state")  # fmt: skip
+
+
+def test_a_hand_under_the_configured_venue_file_is_rebuilt_under_it(tmp_path: Path) -> None:
+    """table.profile a venue's own file: a hand it started, cut by a restart after a packaged
+    profile was set for the next hand, is rebuilt under the file's profile (found by the
+    configured name, not only among packaged and stored house profiles), the packaged one
+    pending."""
+    _run(tmp_path, _venue_file)
+
+
+async def _venue_file(tmp: Path, port: int) -> None:
+    storage = tmp / "state"
+    path = profile_copy(tmp, "our-venue")
+    venue = get_profile(path)
+    async with running(tmp, port, profile=path, storage=storage) as rig:
+        await rig.setup()
+        assert rig.daemon.core.profile == venue
+        await rig.to_first_action()
+        resp = await rig.venue.do("set_profile", profile="club-003")
+        assert resp["data"]["applies"] == "next hand"
+    async with running(tmp, port, profile=path, storage=storage) as rig:
+        assert rig.daemon.core.profile == venue
+        assert rig.daemon.core.pending_profile == builtin_profile("club-003")
+        assert rig.daemon.core.hand_no == 1
 
 
 def test_the_store_holds_the_seating_the_core_accepted(tmp_path: Path) -> None:

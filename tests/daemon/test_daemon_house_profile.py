@@ -144,5 +144,12 @@ def test_a_restarted_table_finds_a_profile_by_name(tmp_path: Path) -> None:
         assert resolve(store, "tda-2024", tda) is tda
         assert resolve(store, "forgotten", tda) is tda  # a name this table no longer knows
         assert resolve(store, "broken", tda) is tda  # a stored document no longer valid
+        # the table's configured profile (a venue's file) while another one is in force
+        venue = dataclasses.replace(tda, name="our-venue")
+        club = builtin_profile("club-003")
+        assert resolve(store, "our-venue", club, venue) is venue
+        assert resolve(store, "our-venue", club) is club  # without it: not known by name
+        assert resolve(store, "tda-2024", tda, venue) is tda
+        assert resolve(store, "house-first-ace", club, venue) == house_profile(FIRST_ACE)
     finally:
         store.close()
