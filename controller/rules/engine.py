@@ -44,6 +44,10 @@ from controller.rules.state import TableState, snapshot_of
 from controller.rules.tabledata import TableData, export_table, restore_table
 from controller.rules.transitions import CLOCK_ROWS, PHASES, ROWS
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_BUSTED: Final = SeatStatus.BUSTED
+
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
 class Step:
@@ -75,7 +79,9 @@ class TableCore:
     """One table's rules engine. Construct with a profile; feed events to :meth:`handle`."""
 
     def __init__(self, profile: Profile, table: str = "table", *, hand_no: int = 0) -> None:
-        self._profile = profile
+        # the house-rule profile (the daemon may switch it between hands: switch_profile); an
+        # attribute, not a property: read on most events (a property is a Python-level call)
+        self.profile = profile
         self.max_seats = profile.max_seats  # read on every action: kept with the profile
         self.table = table
         self.seats: dict[int, Seat] = {}
@@ -113,14 +119,9 @@ class TableCore:
 
     # ------------------------------------------------------------------ public API
 
-    @property
-    def profile(self) -> Profile:
-        """The house-rule profile (the daemon may switch it between hands)."""
-        return self._profile
-
     def switch_profile(self, profile: Profile) -> None:
         """Judge by ``profile`` from now on (the daemon switches it between hands)."""
-        self._profile = profile
+        self.profile = profile
         self.max_seats = profile.max_seats
 
     def export(self) -> TableData:
@@ -199,7 +200,7 @@ class TableCore:
         a handler makes counts and nothing of this table changes."""
         if type(event) not in self._row or event.t < self.t:
             return False  # the table's row refuses it: no copy needed
-        trial = TableCore(self._profile, self.table)
+        trial = TableCore(self.profile, self.table)
         restore_table(trial, export_table(self))
         return trial.handle(event).rejected is None
 
@@ -266,11 +267,7 @@ class TableCore:
 
     def live_seated(self) -> frozenset[int]:
         return frozenset(
-            [
-                s
-                for s, seat in self.seats.items()
-                if seat.stack > 0 and seat.status is not SeatStatus.BUSTED
-            ]
+            [s for s, seat in self.seats.items() if seat.stack > 0 and seat.status is not _BUSTED]
         )
 
     def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:
@@ -306,14 +303,14 @@ class TableCore:
             if seat is not None:
                 seat.stack = p.stack
                 if seat.stack == 0:
-                    seat.status = SeatStatus.BUSTED
+                    seat.status = _BUSTED
                     out.append(SeatEliminated(p.seat, seat.player, self.t))
         out.append(records.complete(rec))
         self.enter(Phase.COMPLETE)
         self._advance_positions()
 
     def _advance_positions(self) -> None:
-        for s in [s for s, seat in self.seats.items() if seat.status is SeatStatus.BUSTED]:
+        for s in [s for s, seat in self.seats.items() if seat.status is _BUSTED]:
             del self.seats[s]
         live = self.live_seated()
         if self.positions is not None and len(live) >= 2:

@@ -57,6 +57,15 @@ from controller.rules.seating import Seat, SeatStatus, first_positions
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_COMPLETE: Final = Phase.COMPLETE
+_DRAW: Final = Phase.DRAW
+_SHOWDOWN: Final = Phase.SHOWDOWN
+_BOARD_ZONE: Final = ZoneKind.BOARD
+_HOLE_ZONE: Final = ZoneKind.HOLE
+_MUCK_ZONE: Final = ZoneKind.MUCK
+
 # A hole card in these phases starts a (re-)deal; chips in them are the coming hand's posts.
 STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
 BETWEEN_HANDS: Final = STARTS_HAND
@@ -187,16 +196,16 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     zone, tag = e.zone, e.tag
     loc: tuple[ZoneKind, int]
     dealt: set[int] | None = None
-    if zone is ZoneKind.HOLE:
+    if zone is _HOLE_ZONE:
         if not 1 <= e.seat <= core.max_seats:
             raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
         if core.phase in STARTS_HAND:
             # a hand must be able to start: else rejected, unchanged
             dealt = dealing.dealt_in(core)
         loc = _HOLE_LOCS[e.seat]
-    elif zone is ZoneKind.MUCK:
+    elif zone is _MUCK_ZONE:
         loc = _MUCK_LOC
-    elif zone is ZoneKind.BOARD:
+    elif zone is _BOARD_ZONE:
         loc = _BOARD_LOC
     else:
         loc = _BURN_LOC
@@ -210,14 +219,14 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
         # A move: the removal may be reported late (L5), so the placement implies it.
         _remove(core, prev[0], tag, prev[1])
     core.where[tag] = loc
-    if core.phase is Phase.DRAW:
+    if core.phase is _DRAW:
         draw.draw_card(core, e)
         return
-    if core.phase is Phase.SHOWDOWN or (core.phase is Phase.COMPLETE and zone is ZoneKind.MUCK):
+    if core.phase is _SHOWDOWN or (core.phase is _COMPLETE and zone is _MUCK_ZONE):
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)
-    if zone is ZoneKind.MUCK:
+    if zone is _MUCK_ZONE:
         retrieve.killed_uncalled(core)  # 002 [L169]: a hand killed with its bet uncalled
     if dealt is not None and core.deal_hold:
         handforhand.dealt_while_held(core, e)  # a deal began at a table held hand-for-hand
@@ -225,7 +234,7 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
 
 def card_removed(core: TableCore, e: CardRemoved) -> None:
     loc = core.where.get(e.tag)
-    if loc is None or loc[0] is not e.zone or (e.zone is ZoneKind.HOLE and loc[1] != e.seat):
+    if loc is None or loc[0] is not e.zone or (e.zone is _HOLE_ZONE and loc[1] != e.seat):
         raise TableError(
             "not_there", f"tag {e.tag} was not on {e.zone.value} {e.seat or ''}".strip()
         )
@@ -235,10 +244,10 @@ def card_removed(core: TableCore, e: CardRemoved) -> None:
 def _remove(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
     """A card known to be on ``zone`` (of ``seat``) left it."""
     del core.where[tag]
-    if core.phase is Phase.DRAW:
+    if core.phase is _DRAW:
         draw.draw_removed(core, tag)
         return
-    if core.phase is Phase.SHOWDOWN:
+    if core.phase is _SHOWDOWN:
         return  # a card picked up at the showdown: only the muck decides a hand
     dealing.on_card_removed(core, zone, tag, seat)
 
@@ -251,7 +260,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         raise TableError("empty_seat", f"chips in the betting zone of empty seat {e.seat}")
     if e.amount is not None and e.amount <= 0:
         raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
-    if core.phase is Phase.SHOWDOWN:
+    if core.phase is _SHOWDOWN:
         raise TableError("showdown", f"chips from seat {e.seat}: the betting is over (showdown)")
     h = core.hand
     if h is None or core.phase in BETWEEN_HANDS:

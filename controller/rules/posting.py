@@ -39,6 +39,11 @@ from controller.rules.seating import Positions, dealt_in
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_ANTE_FIRST: Final = AnteOrder.ANTE_FIRST
+_BIG_BLIND: Final = AnteStyle.BIG_BLIND
+
 CLAUSE_POSITION: Final = (
     "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
 )
@@ -57,7 +62,7 @@ def forced_due(
     ``post_sb``, ``post_bb`` (in that order; the caller orders a short big blind's)."""
     due: dict[int, list[tuple[str, int]]] = {}
     if lvl.ante:
-        if ante_style is AnteStyle.BIG_BLIND:
+        if ante_style is _BIG_BLIND:
             if pos.bb in dealt:  # the big blind's seat left after the button was set
                 due.setdefault(pos.bb, []).append(("post_ante", lvl.ante))
         else:
@@ -283,7 +288,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
     )
     # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
     # the older practice, the ante first (bb_ante_order)
-    ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
+    ante_first = core.profile.bb_ante_order is _ANTE_FIRST
     for items in due.values():
         if len(items) > 1:
             items.sort(key=_ante_before_blind if ante_first else _blind_before_ante)

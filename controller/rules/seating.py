@@ -19,6 +19,12 @@ class SeatStatus(Enum):
     BUSTED = "busted"  # no chips left; removed before the next hand
 
 
+# Members on the per-event path, looked up once: ``SeatStatus.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_BUSTED: Final = SeatStatus.BUSTED
+_WAITING: Final = SeatStatus.WAITING
+
+
 @dataclass(init=False, slots=True)
 class Seat:
     """A seat's player between hands (mutable inside the engine, copied out in snapshots).
@@ -189,8 +195,8 @@ def dealt_in(pos: Positions | None, seats: dict[int, Seat], profile: Profile) ->
         s
         for s, seat in seats.items()
         if seat.stack > 0
-        and seat.status is not SeatStatus.BUSTED
-        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, profile))
+        and seat.status is not _BUSTED
+        and not (seat.status is _WAITING and waits_for_button(s, pos, profile))
     }
     if len(dealt) < 2:
         raise TableError("too_few_players", "a hand needs at least two players dealt in")
