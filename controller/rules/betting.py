@@ -52,9 +52,10 @@ def open_preflop(core: TableCore) -> None:
     assert h is not None
     core.enter(Phase.BETTING)
     h.street = _PREFLOP
-    live = frozenset(s for s, p in h.players.items() if p.can_act)
-    first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
-    if first not in live or not needs_action(h, h.players[first]):
+    # (the hand's seats, not a set built of them: only membership is asked)
+    first = preflop_first(h.pos, h.players, core.max_seats)
+    p = h.players.get(first)
+    if p is None or not needs_action(h, p):  # (a seat that needs to act can act)
         before = clockwise(first, core.max_seats)[-1]
         first = next_to_act(core, h, before)
     turn_to(h, first)
@@ -76,7 +77,7 @@ def open_street(core: TableCore) -> None:
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
     # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
     # skipped the first seat: the small blind, and heads-up the big blind.)
-    start = postflop_first(h.pos, frozenset(h.players), core.max_seats)
+    start = postflop_first(h.pos, h.players, core.max_seats)
     before = clockwise(start, core.max_seats)[-2]
     turn_to(h, next_to_act(core, h, before))
     after_change(core)
@@ -335,7 +336,8 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
             wagers.out_of_turn_chips(core, h, e)
         return
     motion(h, e.seat, n)  # (checks inferred on the way reset it)
-    clock.stop(h, e.seat)
+    if h.clock_seat:
+        clock.stop(h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
     elif w.limited and p.seat in w.limited:
@@ -525,8 +527,10 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if not killed:
         wagers.nonstandard_fold(core, h, p)
     p.folded = True
-    clock.stop(h, seat)
-    drop_oot(h, seat)
+    if h.clock_seat:  # (no clock, nothing pending out of turn: most folds; no call)
+        clock.stop(h, seat)
+    if h.oot:
+        drop_oot(h, seat)
     count_window(h, seat, chips=False)
     record(core, h, seat, "fold", 0)
     after_change(core)

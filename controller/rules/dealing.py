@@ -88,8 +88,12 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     else:
         core.deal_no += 1
     lvl = core.level
-    players = {s: Player(s, core.seats[s].stack, core.seats[s].stack) for s in sorted(dealt)}
-    order = deal_order(pos, frozenset(dealt), prof.max_seats, prof.heads_up_bb_first_card)
+    seats = core.seats
+    players: dict[int, Player] = {}
+    for s in sorted(dealt):
+        stack = seats[s].stack
+        players[s] = Player(s, stack, stack)
+    order = deal_order(pos, dealt, prof.max_seats, prof.heads_up_bb_first_card)
     h = Hand(
         hand_no=core.hand_no,
         deal_no=core.deal_no,
@@ -112,7 +116,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
             pos.button,
             pos.sb,
             pos.bb,
-            tuple((s, p.stack) for s, p in players.items()),
+            tuple([(s, p.stack) for s, p in players.items()]),
             core.t,
         )
     )
@@ -193,7 +197,9 @@ def hole_owner(h: Hand, tag: str) -> Player | None:
 
 def _give_hole(h: Hand, p: Player, tag: str) -> None:
     p.hole.append(tag)
-    _own(h, p, tag)
+    q = h.owner.setdefault(tag, p)  # _own, inlined (every hole card)
+    if p.seat < q.seat:
+        h.owner[tag] = p
 
 
 def _own(h: Hand, p: Player, tag: str) -> None:
@@ -243,7 +249,7 @@ def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> Non
     h.dealt.clear()
     h.deal_idx = 0
     prof = core.profile
-    order = deal_order(h.pos, frozenset(h.players), prof.max_seats, prof.heads_up_bb_first_card)
+    order = deal_order(h.pos, h.players, prof.max_seats, prof.heads_up_bb_first_card)
     h.deal_seq = order + order
 
 
@@ -283,7 +289,8 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             e.tag,
         )
         return True
-    if e.card.is_joker:
+    card = e.card
+    if card.rank == 0:  # card.is_joker (a property: a Python-level call), read directly
         h.jokers.add(e.tag)
         if core.profile.joker is _REPLACE_AFTER_DEAL:
             core.alert(
@@ -305,7 +312,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     # the first tag seen carrying this card: a slot per card code, since a list index is
     # measurably cheaper than a dict on every card read (3-5 % of a hand, compiled); a card
     # whose code is outside the slots (a rank no deck has) goes to a dict
-    code = e.card.code
+    code = card.code
     if 0 <= code < len(h.seen_codes):
         other = h.seen_codes[code]
         if not other:
@@ -351,7 +358,8 @@ def deal_in(core: TableCore, h: Hand, seat: int) -> Player:
 def deal_hole(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
-    designate.hole_read(h)
+    if h.loose_burn or h.mark[0]:  # (most cards: nothing to clear, no call)
+        designate.hole_read(h)
     s = e.seat
     p = h.players.get(s)
     if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
@@ -470,7 +478,8 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     h.deal_idx += 1
     h.dealt.append((e.tag, s))
     _give_hole(h, p, e.tag)
-    _check_deal_complete(core, h)
+    if h.deal_idx >= len(h.deal_seq):  # (_check_deal_complete's first test: no call per card)
+        _check_deal_complete(core, h)
 
 
 def _check_deal_complete(core: TableCore, h: Hand) -> None:

@@ -310,9 +310,18 @@ class TableCore:
         self._advance_positions()
 
     def _advance_positions(self) -> None:
-        for s in [s for s, seat in self.seats.items() if seat.status is _BUSTED]:
+        # the busted seats leave; the rest with chips are the live seats (live_seated, built
+        # in the same pass)
+        busted: list[int] = []
+        kept: list[int] = []
+        for s, seat in self.seats.items():
+            if seat.status is _BUSTED:
+                busted.append(s)
+            elif seat.stack > 0:
+                kept.append(s)
+        for s in busted:
             del self.seats[s]
-        live = self.live_seated()
+        live = frozenset(kept)
         if self.positions is not None and len(live) >= 2:
             self.positions = next_positions(self.positions, live, self.profile)
         self.button_set = False

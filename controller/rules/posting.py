@@ -60,18 +60,31 @@ def forced_due(
 ) -> dict[int, list[tuple[str, int]]]:
     """The forced bets of a hand: seat -> [(kind, amount)], kinds ``post_ante``,
     ``post_sb``, ``post_bb`` (in that order; the caller orders a short big blind's)."""
+    return _forced_due(pos, dealt, lvl.small_blind, lvl.big_blind, lvl.ante, ante_style)
+
+
+def _forced_due(
+    pos: Positions,
+    dealt: Collection[int],
+    small_blind: int,
+    big_blind: int,
+    ante: int,
+    ante_style: AnteStyle,
+) -> dict[int, list[tuple[str, int]]]:
+    """:func:`forced_due` of the level's amounts (the hand's own at its first card: no
+    ``Level`` built for them)."""
     due: dict[int, list[tuple[str, int]]] = {}
-    if lvl.ante:
+    if ante:
         if ante_style is _BIG_BLIND:
             if pos.bb in dealt:  # the big blind's seat left after the button was set
-                due.setdefault(pos.bb, []).append(("post_ante", lvl.ante))
+                due.setdefault(pos.bb, []).append(("post_ante", ante))
         else:
             for s in sorted(dealt):
-                due.setdefault(s, []).append(("post_ante", lvl.ante))
-    if pos.sb in dealt and lvl.small_blind:
-        due.setdefault(pos.sb, []).append(("post_sb", lvl.small_blind))
+                due.setdefault(s, []).append(("post_ante", ante))
+    if pos.sb in dealt and small_blind:
+        due.setdefault(pos.sb, []).append(("post_sb", small_blind))
     if pos.bb in dealt:
-        due.setdefault(pos.bb, []).append(("post_bb", lvl.big_blind))
+        due.setdefault(pos.bb, []).append(("post_bb", big_blind))
     return due
 
 
@@ -283,18 +296,19 @@ def take_forced(core: TableCore, h: Hand) -> None:
     """The first card of a hand (``dealing.start_hand``): the blinds and antes taken from
     the chips already in the zones; a missing one is posted from the seat's stack with an
     alert (000-S1-absent-4, 000-S2-blinds-1), a wrong one ruled once more."""
-    due = forced_due(
-        h.pos, h.players.keys(), Level(h.small_blind, h.big_blind, h.ante), core.profile.ante_style
-    )
-    # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
-    # the older practice, the ante first (bb_ante_order)
-    ante_first = core.profile.bb_ante_order is _ANTE_FIRST
-    for items in due.values():
-        if len(items) > 1:
-            items.sort(key=_ante_before_blind if ante_first else _blind_before_ante)
+    prof = core.profile
+    players = h.players
+    due = _forced_due(h.pos, players, h.small_blind, h.big_blind, h.ante, prof.ante_style)
+    if h.ante:  # (only an ante makes two items for a seat)
+        # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may
+        # keep the older practice, the ante first (bb_ante_order)
+        ante_first = prof.bb_ante_order is _ANTE_FIRST
+        for items in due.values():
+            if len(items) > 1:
+                items.sort(key=_ante_before_blind if ante_first else _blind_before_ante)
     posted, presence = take_posts(core)
     # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
-    swapped = None if presence else swapped_blinds(h.pos, h.players.keys(), due, posted)
+    swapped = None if presence else swapped_blinds(h.pos, players, due, posted)
     if swapped is not None:
         core.alert(
             AlertCode.BLINDS_OUT_OF_POSITION,
@@ -303,15 +317,15 @@ def take_forced(core: TableCore, h: Hand) -> None:
             swapped_remedy(*swapped, due, "before the action"),
             swapped[1],
         )
+    seats = core.seats
     for s, items in due.items():
-        p = h.players[s]
+        p = players[s]
         owed = 0
         for _, a in items:
             owed += a
         have = posted.pop(s, 0)
-        if swapped is not None:
-            pass  # ruled above
-        elif core.seats[s].present and have < min(owed, p.stack) and have == 0:
+        present = swapped is None and seats[s].present  # (swapped: ruled above)
+        if present and have < min(owed, p.stack) and have == 0:
             core.alert(
                 AlertCode.BLINDS_NOT_POSTED,
                 Severity.WARNING,
@@ -319,7 +333,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
                 f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
                 s,
             )
-        elif core.seats[s].present and 0 < have < min(owed, p.stack) and s not in presence:
+        elif present and 0 < have < min(owed, p.stack) and s not in presence:
             # 000-S1-shortblind-6, 000-S2-blinds-2: short, and not the whole stack (amounts
             # sensed only: presence-only chip sensors cannot tell, L3)
             core.alert(
@@ -329,7 +343,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
                 f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
                 s,
             )
-        elif core.seats[s].present and have > owed and s not in presence:
+        elif present and have > owed and s not in presence:
             # 000 [L64]: the big blind is the clock's; the excess is not a raise
             core.alert(
                 AlertCode.BLIND_OVERPOSTED,

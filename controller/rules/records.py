@@ -19,7 +19,7 @@ __all__ = ["HandRecord", "build", "complete"]
 def shows(core: TableCore, h: Hand) -> tuple[ShowRecord, ...]:
     """The hands at the showdown in show order (002 [L47]): every live hand, tabled (cards
     speak: the core awards from the cards read), from the first to show clockwise."""
-    live = [s for s, p in h.players.items() if p.live]
+    live = [s for s, p in h.players.items() if not (p.folded or p.dead)]  # p.live, inlined
     if len(live) < 2:
         return ()
     street = h.actions[-1].street if h.actions else 0

@@ -5,6 +5,7 @@ Pure functions over small frozen values; the engine keeps the current :class:`Po
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -91,7 +92,7 @@ def clockwise(start: int, max_seats: int) -> tuple[int, ...]:
     return _ring(start, max_seats)
 
 
-def next_seat(after: int, seats: set[int] | frozenset[int], max_seats: int) -> int:
+def next_seat(after: int, seats: Container[int], max_seats: int) -> int:
     for s in clockwise(after, max_seats):
         if s in seats:
             return s
@@ -162,7 +163,7 @@ def waits_for_button(seat: int, pos: Positions, profile: Profile) -> bool:
 
 
 def deal_order(
-    pos: Positions, dealt: frozenset[int], max_seats: int, bb_first: bool = True
+    pos: Positions, dealt: Container[int], max_seats: int, bb_first: bool = True
 ) -> list[int]:
     """Seats in the order they receive a card: from the first seat left of the button,
     clockwise, so heads-up the big blind first and the button last (002 HeadsUp-3, TDA 34-B);
@@ -174,14 +175,14 @@ def deal_order(
     return order
 
 
-def preflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
+def preflop_first(pos: Positions, live: Container[int], max_seats: int) -> int:
     """First to act pre-flop: left of the big blind; heads-up the button (small blind)."""
     if pos.heads_up:
         return pos.button
     return next_seat(pos.bb, live, max_seats)
 
 
-def postflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
+def postflop_first(pos: Positions, live: Container[int], max_seats: int) -> int:
     """First to act after the flop: the first live seat left of the button."""
     return next_seat(pos.button, live, max_seats)
 
