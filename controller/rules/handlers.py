@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 
 # Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
 # ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_IDLE: Final = Phase.IDLE
+_SEAT_ACTIVE: Final = SeatStatus.ACTIVE
+_SEAT_WAITING: Final = SeatStatus.WAITING
 _COMPLETE: Final = Phase.COMPLETE
 _DRAW: Final = Phase.DRAW
 _SHOWDOWN: Final = Phase.SHOWDOWN
@@ -92,13 +95,9 @@ def seat_player(core: TableCore, e: SeatPlayer) -> None:
     if in_hand:
         raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
     # A new player waits for the button unless the table has no button yet.
-    status = (
-        SeatStatus.WAITING
-        if core.positions is not None and not core.button_set
-        else SeatStatus.ACTIVE
-    )
-    if cur is not None and cur.player == e.player and cur.status is SeatStatus.ACTIVE:
-        status = SeatStatus.ACTIVE
+    status = _SEAT_WAITING if core.positions is not None and not core.button_set else _SEAT_ACTIVE
+    if cur is not None and cur.player == e.player and cur.status is _SEAT_ACTIVE:
+        status = _SEAT_ACTIVE
     # the same player seated again without a name keeps the one he had
     name = e.name or (cur.name if cur is not None and cur.player == e.player else "")
     core.seats[e.seat] = Seat(e.player, e.stack, e.present, status, name)
@@ -157,9 +156,7 @@ def set_level(core: TableCore, e: SetLevel) -> None:
         core.pending_level = lvl  # G11: from the first hand whose blinds come after it
         # blinds already in the zones for the coming (new) hand keep it at the old level
         core.level_waits = (
-            bool(core.posted)
-            and core.phase in (Phase.IDLE, Phase.COMPLETE)
-            and not core.redeal_pending
+            bool(core.posted) and core.phase in (_IDLE, _COMPLETE) and not core.redeal_pending
         )
 
 
@@ -169,13 +166,13 @@ def set_button(core: TableCore, e: SetButton) -> None:
         pass  # a dead button may sit in front of an empty seat
     if len(live) < 2:
         raise TableError("too_few_players", "a hand needs at least two players with chips")
-    if core.hand is not None and core.phase is not Phase.COMPLETE:
+    if core.hand is not None and core.phase is not _COMPLETE:
         raise TableError("in_hand", "the button moves between hands")
     core.positions = first_positions(e.seat, live, core.max_seats)
     core.button_set = True
     for seat in core.seats.values():
-        if seat.status is SeatStatus.WAITING:
-            seat.status = SeatStatus.ACTIVE
+        if seat.status is _SEAT_WAITING:
+            seat.status = _SEAT_ACTIVE
 
 
 def start_draw(core: TableCore, e: StartButtonDraw) -> None:
@@ -282,7 +279,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
 def chips_out(core: TableCore, e: ChipsOut) -> None:
     if e.seat not in core.seats:
         rec = core.last_record
-        if rec is not None and core.phase in (Phase.COMPLETE, Phase.IDLE):
+        if rec is not None and core.phase in (_COMPLETE, _IDLE):
             for s in rec.seats:
                 if s.seat == e.seat and s.end_stack == 0:
                     # the chips of a player out in the hand just over go to the pot (the

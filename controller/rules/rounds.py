@@ -97,9 +97,15 @@ def next_after(core: TableCore, h: Hand, after: int) -> int:
 
 def next_to_act(core: TableCore, h: Hand, after: int) -> int:
     players = h.players
+    bet = h.current_bet
     for s in clockwise(after, core.max_seats):
         p = players.get(s)
-        if p is not None and needs_action(h, p):
+        # needs_action, inlined (a call per seat asked, after every action)
+        if (
+            p is not None
+            and not (p.folded or p.dead or p.all_in)
+            and (not p.acted or p.street_bet < bet)
+        ):
             return s
     return 0
 
