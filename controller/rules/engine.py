@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.rules import handlers, records
+from controller.rules import handlers, posting, records
 from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
 from controller.rules.decisions import (
@@ -32,6 +32,7 @@ from controller.rules.events import (
     CardPlaced,
     CardRemoved,
     ChipsIn,
+    ChipsOut,
     Event,
     Sweep,
     ZoneKind,
@@ -110,6 +111,9 @@ class TableCore:
         self.where: dict[str, tuple[ZoneKind, int]] = {}
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
+        # the coming hand's dealt-in seats and forced bets while only chips move between
+        # hands (posting.chips_posted keeps it; handle forgets it after any other event)
+        self.coming: tuple[set[int], dict[int, list[tuple[str, int]]]] | None = None
         self.presence_posts: set[int] = set()  # of those, seats sensed by presence only (L3)
         self.draw: Draw | None = None
         self.dealer = ""
@@ -123,6 +127,7 @@ class TableCore:
         """Judge by ``profile`` from now on (the daemon switches it between hands)."""
         self.profile = profile
         self.max_seats = profile.max_seats
+        posting.forget_coming(self)
 
     def export(self) -> TableData:
         """The whole state as frozen values (:mod:`controller.rules.tabledata`)."""
@@ -132,6 +137,7 @@ class TableCore:
         """Become ``data`` (from :meth:`export`, possibly changed with
         :func:`dataclasses.replace`, or decoded by :mod:`controller.rules.handlog`)."""
         restore_table(self, data)
+        posting.forget_coming(self)
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
@@ -186,6 +192,8 @@ class TableCore:
             return self._reject(err)
         finally:
             self._allowed = ()
+            if self.coming is not None and kind is not ChipsIn and kind is not ChipsOut:
+                posting.forget_coming(self)  # the table may have changed
         if self.out:
             return Step(self.phase, self.hand_no, tuple(self.out))
         quiet = self._quiet

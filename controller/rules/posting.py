@@ -181,7 +181,9 @@ def _names(items: list[tuple[str, int]]) -> str:
 # The posts (``TableCore.posted``, ``presence_posts``) are this module's record: only the
 # functions below write them (tests/rules/test_state_owners.py); the deal takes them
 # (take_forced, through take_posts), a misdeal or a void gives the chips back as the
-# re-deal's posts (set_posts).
+# re-deal's posts (set_posts). ``TableCore.coming`` is the posts' working: the seats the
+# coming hand deals in and their forced bets, worked out at the first post and kept while
+# only chips move (each post was ruling on them afresh: two or more times a hand).
 
 
 def take_posts(core: TableCore) -> tuple[dict[int, int], set[int]]:
@@ -197,6 +199,13 @@ def set_posts(core: TableCore, posted: dict[int, int]) -> None:
     """The chips in the zones after a misdeal (the forced bets stay for the re-deal) or a
     void (none)."""
     core.posted = posted
+
+
+def forget_coming(core: TableCore) -> None:
+    """The table changed (any event but chips between hands, a restore, a profile switch):
+    the coming hand's seats and forced bets (``core.coming``, kept by :func:`chips_posted`
+    while only chips move between hands, which changes neither) are worked out again."""
+    core.coming = None
 
 
 def chips_in(core: TableCore, e: ChipsIn) -> None:
@@ -224,11 +233,15 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     pos = core.positions
     if pos is None:
         return  # no button yet: nobody is due
-    try:
-        dealt = dealt_in(pos, core.seats, core.profile)
-    except TableError:
-        return  # no hand can start: the chips are not blinds yet
-    due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
+    coming = core.coming
+    if coming is None:
+        try:
+            dealt = dealt_in(pos, core.seats, core.profile)
+        except TableError:
+            return  # no hand can start: the chips are not blinds yet
+        due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
+        core.coming = coming = (dealt, due)
+    dealt, due = coming
     items = due.get(seat)
     if items is None:
         blinds = f"small blind seat {pos.sb}" if pos.sb in due else "no small blind"

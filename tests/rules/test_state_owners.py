@@ -34,7 +34,7 @@ RULES = Path(__file__).resolve().parents[2] / "controller" / "rules"
 #: record -> (its owning module, its fields: of ``TableCore`` for the posts and the
 #: hand-for-hand hold, else of ``Hand``)
 RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "posts": ("posting", ("posted", "presence_posts")),
+    "posts": ("posting", ("posted", "presence_posts", "coming")),
     "hand-for-hand hold": ("handforhand", ("deal_hold",)),
     "hand identity": ("dealing", ("hand_no", "deal_no", "pos", "started_t", "small_blind",
                                   "big_blind", "ante")),
@@ -79,7 +79,7 @@ NOT_YET: dict[tuple[str, str], str] = {
 }
 
 #: the fields of ``TableCore`` (the rest are the working hand's)
-CORE = frozenset({"posted", "presence_posts", "deal_hold"})
+CORE = frozenset({"posted", "presence_posts", "coming", "deal_hold"})
 CREATORS = frozenset({"hand", "tabledata"})
 MUTATORS = frozenset(
     {"clear", "add", "discard", "remove", "pop", "popitem", "update", "setdefault", "append",
