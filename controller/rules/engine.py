@@ -47,6 +47,7 @@ from controller.rules.transitions import CLOCK_ROWS, PHASES, ROWS
 
 # Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
 # ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_IDLE: Final = Phase.IDLE
 _BUSTED: Final = SeatStatus.BUSTED
 
 
@@ -103,11 +104,11 @@ class TableCore:
         # hand-for-hand: the round this table is held for until the venue's release (0:
         # not held; handforhand.py)
         self.deal_hold = 0
-        self.phase = Phase.IDLE
+        self.phase = _IDLE
         self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
         self._allowed: tuple[Phase, ...] = ()  # where the event being handled may lead
         # the Step of an event that decided nothing, reused while phase and hand stay the same
-        self._quiet = Step(Phase.IDLE, hand_no)
+        self._quiet = Step(_IDLE, hand_no)
         self.where: dict[str, tuple[ZoneKind, int]] = {}
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
@@ -141,7 +142,8 @@ class TableCore:
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
-        self.out.clear()  # the decisions of this event (copied into its Step)
+        if self.out:  # the decisions of the last event (copied into its Step)
+            self.out.clear()  # (most events decide nothing: no call then)
         kind = type(event)
         tr = self._row.get(kind)  # keyed by class: no Enum hashing per event
         if tr is None:

@@ -469,7 +469,7 @@ def undoable(core: TableCore, h: Hand) -> Undo | None:
     u = h.wager.undo
     if (
         not isinstance(u, Undo)
-        or core.phase is not Phase.BETTING
+        or core.phase is not _BETTING
         or u.street != street_no(h)
         or len(h.actions) != u.n_actions + u.checks + 1
     ):
