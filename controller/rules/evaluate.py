@@ -135,8 +135,11 @@ def _build_flush_table() -> dict[int, tuple[int, int]]:
 _FLUSH: Final[dict[int, tuple[int, int]]] = _build_flush_table()
 
 # Memo for hands without a flush: prime product of all cards -> treys rank | best-five product
-# << 13, packed in one int (~100 bytes an entry; at most 73,775 entries, ~7 MB fully warm).
+# << 13, packed in one int (~100 bytes an entry). Bounded: unbounded it grew to 73,775 entries,
+# ~7 MB, in a daemon that dealt for hours; full, it starts again (a miss costs ~12,000
+# instructions, a few per showdown; a thousand Pluribus hands fill a tenth of it).
 _UNSUITED_BEST: Final[dict[int, int]] = {}
+_UNSUITED_BEST_MAX: Final = 8192  # entries: ~0.8 MB
 _COMBOS: Final = {n: tuple(combinations(range(n), 5)) for n in (5, 6, 7)}
 
 
@@ -169,6 +172,8 @@ def _unsuited_best(primes: list[int], product: int) -> int:
             if rank < best[0]:
                 best = (rank, p5)
     packed = best[0] | best[1] << 13
+    if len(_UNSUITED_BEST) >= _UNSUITED_BEST_MAX:
+        _UNSUITED_BEST.clear()
     _UNSUITED_BEST[product] = packed
     return packed
 
