@@ -37,6 +37,7 @@ def phase_of(core: TableCore) -> Phase:
 # Enum call is Python code, and this is on the path of every burn and board card
 _AFTER: Final = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
 _BEFORE: Final = (Street.PREFLOP, Street.PREFLOP, Street.FLOP, Street.TURN)
+_BOARD_SIZE: Final = (0, 3, 4, 5)  # Street.board_size, by the street's number
 
 
 def _coming(h: Hand) -> Street:
@@ -311,7 +312,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     if phase_of(core) is not _BOARD:
         return
     coming = _coming(h)
-    size = coming.board_size
+    size = _BOARD_SIZE[coming]  # coming.board_size: a property, a Python-level call
     if h.floor_draw:
         core.alert(
             AlertCode.FOUR_CARD_FLOP,
@@ -351,7 +352,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         needs_burn
         and h.street_burns < 1 + h.burn_debt
         and not h.pending_board
-        and len(h.board) == coming.board_size - (3 if coming is _FLOP else 1)
+        and len(h.board) == size - (3 if coming is _FLOP else 1)
     ):
         _missing_burn(core, h, e)
         return
