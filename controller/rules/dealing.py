@@ -387,8 +387,12 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         _extra_card(core, h, p, e.tag)
         return
     expected = h.deal_seq[h.deal_idx]
-    first_rule = core.profile.wrong_first_seat
-    if s != expected and h.deal_idx == 0 and first_rule is not _FIRST_SEAT_MISDEAL:
+    if (
+        s != expected
+        and h.deal_idx == 0
+        and core.profile.wrong_first_seat is not _FIRST_SEAT_MISDEAL
+    ):
+        first_rule = core.profile.wrong_first_seat
         if first_rule is _FIRST_SEAT_FLOOR:
             floor.call(
                 core,
@@ -477,7 +481,10 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         h.deal_seq.insert(h.deal_idx, s)
     h.deal_idx += 1
     h.dealt.append((e.tag, s))
-    _give_hole(h, p, e.tag)
+    p.hole.append(e.tag)  # _give_hole, inlined (every hole card)
+    q = h.owner.setdefault(e.tag, p)
+    if s < q.seat:
+        h.owner[e.tag] = p
     if h.deal_idx >= len(h.deal_seq):  # (_check_deal_complete's first test: no call per card)
         _check_deal_complete(core, h)
 

@@ -276,9 +276,11 @@ class TableCore:
         return str(card) if card is not None else f"tag {tag}"
 
     def live_seated(self) -> frozenset[int]:
-        return frozenset(
-            [s for s, seat in self.seats.items() if seat.stack > 0 and seat.status is not _BUSTED]
-        )
+        live = []  # (a loop, not a comprehension: no function object made per call)
+        for s, seat in self.seats.items():
+            if seat.stack > 0 and seat.status is not _BUSTED:
+                live.append(s)
+        return frozenset(live)
 
     def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:
         return [

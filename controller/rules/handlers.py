@@ -52,6 +52,7 @@ from controller.rules.events import (
 )
 from controller.rules.hand import Draw, Level
 from controller.rules.phases import Phase
+from controller.rules.profile import MuckedHand
 from controller.rules.seating import Seat, SeatStatus, first_positions
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ _SHOWDOWN: Final = Phase.SHOWDOWN
 _BOARD_ZONE: Final = ZoneKind.BOARD
 _HOLE_ZONE: Final = ZoneKind.HOLE
 _MUCK_ZONE: Final = ZoneKind.MUCK
+_NO_REDRESS: Final = MuckedHand.NO_REDRESS
 
 # A hole card in these phases starts a (re-)deal; chips in them are the coming hand's posts.
 STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
@@ -223,7 +225,7 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)
-    if zone is _MUCK_ZONE:
+    if zone is _MUCK_ZONE and core.profile.mucked_hand is _NO_REDRESS:  # (those it rules in)
         retrieve.killed_uncalled(core)  # 002 [L169]: a hand killed with its bet uncalled
     if dealt is not None and core.deal_hold:
         handforhand.dealt_while_held(core, e)  # a deal began at a table held hand-for-hand
