@@ -71,6 +71,7 @@ CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run")  # fmt: skip
 PASSWORD = "fleet-floor-pw"
+HUMAN_HAND_S = 120.0  # as bench/fleet_tables.py's
 # Installed in the page after login: the first time each alert is in the room's DOM.
 OBSERVER_JS = """
 window.__seen = {};
@@ -260,8 +261,26 @@ def _wait_logs(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
         time.sleep(0.1)
 
 
+def _recording(a: argparse.Namespace, work: Path) -> Path:
+    """bench/fleet_record.py's recording of ``--templates`` real tables, long enough for
+    every replayed table's window (``--seconds`` from one to two hand periods in), made
+    now unless ``--recording`` names one that exists."""
+    if a.recording is not None and a.recording.exists():
+        return Path(a.recording)
+    out = Path(a.recording) if a.recording is not None else work / "recording.pickle"
+    period = HUMAN_HAND_S / a.speed
+    argv = [sys.executable, str(ROOT / "bench" / "fleet_record.py"), "--tables",
+            str(a.templates), "--seconds", str(round(a.seconds + 3 * period, 1)), "--speed",
+            str(a.speed), "--alert-every", str(a.alert_every), "--out", str(out)]  # fmt: skip
+    with (work / "record.log").open("ab") as log:
+        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, check=True,
+                       timeout=a.seconds + 3 * period + 300)  # fmt: skip
+    return out
+
+
 def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
+    recording = _recording(a, work) if a.replay else None
     with contextlib.ExitStack() as stack:
         broker = stack.enter_context(plain_broker())
         pg = stack.enter_context(postgres_server())
@@ -290,11 +309,16 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         share = -(-a.tables // a.table_procs)
         workers = []
         for first in range(0, a.tables, share):
-            argv = [sys.executable, str(ROOT / "bench" / "fleet_tables.py"), "--port",
-                    str(broker.port), "--first", str(first), "--count",
-                    str(min(share, a.tables - first)), "--seconds", str(a.seconds),
-                    "--speed", str(a.speed), "--alert-every", str(a.alert_every),
-                    "--workdir", str(work)]  # fmt: skip
+            count = ["--first", str(first), "--count", str(min(share, a.tables - first))]
+            if recording is not None:
+                argv = [sys.executable, str(ROOT / "bench" / "fleet_replay.py"), "--port",
+                        str(broker.port), *count, "--seconds", str(a.seconds), "--recording",
+                        str(recording), "--workdir", str(work)]  # fmt: skip
+            else:
+                argv = [sys.executable, str(ROOT / "bench" / "fleet_tables.py"), "--port",
+                        str(broker.port), *count, "--seconds", str(a.seconds),
+                        "--speed", str(a.speed), "--alert-every", str(a.alert_every),
+                        "--workdir", str(work)]  # fmt: skip
             workers.append(_spawn(argv, work / f"tables-{first}.log"))
             stack.callback(_end, workers[-1], 120)
         _wait_files(work, "ready", len(workers), 300, workers)
@@ -348,8 +372,12 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     stream_tiles = [sent_tile[k] - t for k, t in published.items() if k in sent_tile]
     brokered = [at_broker[k] - t for k, t in published.items() if k in at_broker]
     consoled = [sent[k] - at_broker[k] for k in published if k in sent and k in at_broker]
+    late = [r for r in results if r.get("late_p99_ms") is not None]
     out: dict[str, Any] = {
-        "tables": a.tables, "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
+        "tables": a.tables, "tables_mode": "replay" if a.replay else "daemon",
+        "replay_late_p50_ms": max(r["late_p50_ms"] for r in late) if late else None,
+        "replay_late_p99_ms": max(r["late_p99_ms"] for r in late) if late else None,
+        "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
         "submitted": len(submitted), "stored": len(rows),
         "lost": len(submitted - {r[0] for r in rows}),
         "pending_at_end": sum(r["pending"] for r in results),
@@ -395,10 +423,21 @@ def main(argv: list[str] | None = None) -> int:
                     help="without the console and the browser")  # fmt: skip
     ap.add_argument("--stream-only", action="store_true",
                     help="the console and a headless client of its stream only")  # fmt: skip
+    ap.add_argument("--replay", action="store_true",
+                    help="the tables as the network sees them: --templates real tables"
+                    " recorded (bench/fleet_record.py), replayed by the --table-procs"
+                    " publisher processes (bench/fleet_replay.py)")  # fmt: skip
+    ap.add_argument("--templates", type=int, default=50,
+                    help="with --replay: real tables recorded (default 50)")  # fmt: skip
+    ap.add_argument(
+        "--recording",
+        type=Path,
+        help="with --replay: use this recording if it exists, else make it there",
+    )
     ap.add_argument("--workdir", type=Path, help="keep the logs here (default: a temp dir)")
     a = ap.parse_args(argv)
-    if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0:
-        ap.error("--tables, --loggers, --table-procs and --seconds must be positive")
+    if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0 or a.templates < 1:
+        ap.error("--tables, --loggers, --table-procs, --templates and --seconds must be positive")
     a.table_procs = min(a.table_procs, a.tables)
     if a.workdir is not None:
         result = festival(a, a.workdir)
