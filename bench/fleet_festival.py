@@ -9,6 +9,16 @@ tests/floor/test_floor_browser.py); and ``--tables`` simulated tables in ``--tab
 worker processes (bench/fleet_tables.py: state, events, alerts and hand records as the
 daemon publishes them) dealing for ``--seconds`` at ``--speed`` times human speed.
 
+``--replay`` (issue 23): the tables as the network sees them instead of 500 simulated links
+computing on this machine: ``--templates`` (50) real tables' links recorded where they hand
+their messages to paho (bench/fleet_record.py, before the venue server starts; or
+``--recording FILE`` reused), then each of the ``--tables`` replayed by one of the
+``--table-procs`` publisher processes (bench/fleet_replay.py: its own client id, will,
+subscriptions, the recorded messages' QoS and retain, at their recorded moments, each
+table from its own point of the recording); each alert's time is the wall time its table
+published it. ``--server-nice N`` renices the venue server's processes (and this one, with
+its clocks) for the dealing, to tell a starved server from a slow one.
+
 Measured:
 - records lost: hand ids submitted that the database does not hold once every outbox has
   drained (target 0), and what was still pending;
@@ -34,7 +44,11 @@ Measured:
 - CPU per process over the dealing window (psutil, user + system; PostgreSQL and chromium
   with all their processes; "bench" is this process: the stream and broker clocks), in
   cores (CPU-s per s), beside the machine's total: the
-  process at or near 1.0 core (or the machine at its core count) is where the limit is.
+  process at or near 1.0 core (or the machine at its core count) is where the limit is;
+- run-queue wait per process (the kernel's schedstat, all threads, over the dealing window;
+  the tables' workers too), in seconds per second: the time a process was ready to run and
+  waited for a core. CPU plus wait near 1.0 for a one-threaded process means it was busy
+  the whole time: with a small CPU share, the machine starved it.
 Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
 """
 
@@ -124,6 +138,30 @@ def _cpu(pids: list[int], tree: bool) -> float:
                 c = p.cpu_times()
                 total += c.user + c.system
     return total
+
+
+def _waited(pids: list[int], tree: bool) -> float:
+    """Seconds the threads of ``pids`` (and, with ``tree``, of all their descendants) were
+    runnable but waited for a core (the kernel's ``/proc/PID/task/TID/schedstat``, second
+    field): a process that waits long for a core is starved by the machine, not slow."""
+    total = 0
+    seen: set[int] = set()
+    for pid in pids:
+        try:
+            procs = [psutil.Process(pid)]
+            if tree:
+                procs += procs[0].children(recursive=True)
+        except psutil.NoSuchProcess:
+            continue
+        for p in procs:
+            if p.pid in seen:
+                continue
+            seen.add(p.pid)
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                for task in Path(f"/proc/{p.pid}/task").iterdir():
+                    with contextlib.suppress(OSError, ValueError, IndexError):
+                        total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
 
 
 def _browser(profile: Path) -> Any:
@@ -334,12 +372,21 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
             groups["console"] = ([console.pid], False)
         if driver is not None:
             groups["chromium"] = ([driver.service.process.pid], True)
+        if a.server_nice:  # the venue server's processes before the rest of the machine
+            for pids, tree in groups.values():
+                for pid in pids:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        proc = psutil.Process(pid)
+                        for p in [proc, *(proc.children(recursive=True) if tree else [])]:
+                            p.nice(a.server_nice)
         start = time.time() + 1.0
         # atomically: a worker polling for the file must not read it half written (one
         # read an empty "go" under load and stopped: "could not convert string to float")
         (work / "go.tmp").write_text(repr(start))
         (work / "go.tmp").rename(work / "go")
         time.sleep(max(0.0, start - time.time()))
+        waits = {**groups, "tables": ([w.pid for w in workers], False)}
+        wait0 = {k: _waited(pids, tree) for k, (pids, tree) in waits.items()}
         cpu0 = {k: _cpu(pids, tree) for k, (pids, tree) in groups.items()}
         sys0, load0 = psutil.cpu_times(), os.getloadavg()
         _wait_files(work, "dealt", len(workers), a.seconds + 120, workers)
@@ -347,6 +394,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         cpu = {k: round((_cpu(pids, tree) - cpu0[k]) / wall, 3) for k, (pids, tree) in
                groups.items()}  # fmt: skip
         cpu["tables"] = round(sum(float(p.read_text()) for p in work.glob("dealt-*")) / wall, 3)
+        waited = {k: round((_waited(pids, tree) - wait0[k]) / wall, 3) for k, (pids, tree) in
+                  waits.items()}  # fmt: skip
         sys1 = psutil.cpu_times()
         busy = sum(sys1) - sum(sys0) - (sys1.idle - sys0.idle) - (sys1.iowait - sys0.iowait)
         for w in workers:
@@ -375,6 +424,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     late = [r for r in results if r.get("late_p99_ms") is not None]
     out: dict[str, Any] = {
         "tables": a.tables, "tables_mode": "replay" if a.replay else "daemon",
+        "server_nice": a.server_nice,
         "replay_late_p50_ms": max(r["late_p50_ms"] for r in late) if late else None,
         "replay_late_p99_ms": max(r["late_p99_ms"] for r in late) if late else None,
         "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
@@ -390,6 +440,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "alert_tile_p99_ms": round(pct(tiles, 0.99) * 1e3, 1) if tiles else None,
         "alert_stream_p50_ms": round(statistics.median(streamed) * 1e3, 1) if streamed else None,
         "alert_stream_p99_ms": round(pct(streamed, 0.99) * 1e3, 1) if streamed else None,
+        "alerts_on_stream": len(streamed), "alerts_at_broker": len(brokered),
         "alerts_tiled_on_stream": len(stream_tiles),
         "alert_stream_tile_p50_ms": round(statistics.median(stream_tiles) * 1e3, 1)
         if stream_tiles else None,
@@ -401,6 +452,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "broker_stream_p99_ms": round(pct(consoled, 0.99) * 1e3, 1) if consoled else None,
         "loggers_alive_at_end": sum(alive),
         "cpu_cores": cpu,
+        "runqueue_wait_s_per_s": waited,
         "machine_busy_cores": round(busy / wall, 2),
         "cores": os.cpu_count(),
         "loadavg_before": [round(x, 2) for x in load0],
@@ -434,6 +486,10 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="with --replay: use this recording if it exists, else make it there",
     )
+    ap.add_argument("--server-nice", type=int, default=0,
+                    help="the niceness of the venue server's processes (broker, PostgreSQL,"
+                    " loggers, console, chromium) and of this one (its clocks) while dealing;"
+                    " negative: before the rest of the machine (needs root)")  # fmt: skip
     ap.add_argument("--workdir", type=Path, help="keep the logs here (default: a temp dir)")
     a = ap.parse_args(argv)
     if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0 or a.templates < 1:

@@ -111,8 +111,10 @@ class Replayed:
             client.subscribe(subs)
         self.connected.set()
 
-    def bytes(self, payload: bytes) -> bytes:
-        """The template's payload as this table's (names, alert ids, wall times)."""
+    def bytes(self, payload: bytes, late: float = 0.0) -> bytes:
+        """The template's payload as this table's (names, alert ids, wall times); ``late``:
+        how far behind its schedule this publish is (a record's ``ended_at`` moves with it,
+        so that the logger's lag counts from the record's send as it would on a table)."""
         out = payload.replace(self.old, self.new)
         if b'"alert_id"' in out:
             for old in _ALERT_ID.findall(out):
@@ -120,8 +122,8 @@ class Replayed:
                 out = out.replace(old, new)
         now = repr(time.time()).encode()
         out = _NOW.sub(lambda m: b'"' + m.group(1) + b'":' + now, out)
-        return _ENDED.sub(lambda m: b'"ended_at":' + repr(float(m.group(1)) + self.delta).encode(),
-                          out)  # fmt: skip
+        shift = self.delta + late
+        return _ENDED.sub(lambda m: b'"ended_at":' + repr(float(m.group(1)) + shift).encode(), out)
 
     def topic(self, topic: str) -> str:
         return topic.replace(self.old.decode(), self.name)
@@ -182,7 +184,7 @@ async def main_async(a: argparse.Namespace) -> None:
         if wait > 0.001:
             await asyncio.sleep(wait)
         t = tables[k]
-        topic, payload = t.topic(m[1]), t.bytes(m[2])
+        topic, payload = t.topic(m[1]), t.bytes(m[2], max(0.0, time.time() - due))
         now = time.time()
         t.client.publish(topic, payload, m[3], m[4])
         late.append(now - due)

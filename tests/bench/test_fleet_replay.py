@@ -44,3 +44,8 @@ def test_replayed_table_rewrites_names_ids_and_times() -> None:
     assert hand["ended_at"] == 1502.25 and hand["hand_id"] == "v1-t123-1"
     assert hand["table"] == "t123" and hand["ohh"]["table_name"] == "t123"
     assert alert["seq"] == 37 and alert["code"] == "MISSING_BURN"
+
+
+def test_a_late_publish_moves_the_records_end_with_it() -> None:
+    t = Replayed("t001", "tpl007", TEMPLATE, shift=15.0, delta=500.0)
+    assert json.loads(t.bytes(HAND, late=2.5))["ended_at"] == 1504.75
