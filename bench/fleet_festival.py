@@ -50,6 +50,7 @@ Measured:
   waited for a core. CPU plus wait near 1.0 for a one-threaded process means it was busy
   the whole time: with a small CPU share, the machine starved it.
 Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
+Each alert's clocks are left in the work directory (``alerts.json``).
 """
 
 from __future__ import annotations
@@ -104,9 +105,31 @@ scan();
 """
 
 
-def _spawn(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+# The console's garbage collections, timed from inside it without changing it: a
+# sitecustomize module on its PYTHONPATH (``--console-gc``) appends one JSON line per
+# collection that took 10 ms or more, or of the oldest generation, to gc.jsonl.
+GC_PROBE = """
+import gc, json, os, time
+_out = open(os.environ["RG_GC_PROBE"], "a", buffering=1)
+_t = [0.0]
+def _cb(phase, info):
+    if phase == "start":
+        _t[0] = time.perf_counter()
+        return
+    d = time.perf_counter() - _t[0]
+    if d >= 0.01 or info["generation"] == 2:
+        _out.write(json.dumps({"wall": time.time(), "gen": info["generation"],
+                               "ms": round(d * 1e3, 2), "collected": info["collected"],
+                               "objects": len(gc.get_objects(info["generation"]))}) + "\\n")
+gc.callbacks.append(_cb)
+"""
+
+
+def _spawn(argv: list[str], log: Path, env: dict[str, str] | None = None
+           ) -> subprocess.Popen[bytes]:  # fmt: skip
     with log.open("ab") as out:
-        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                                env=env)  # fmt: skip
 
 
 def _end(proc: subprocess.Popen[bytes], timeout: float = 15) -> None:
@@ -190,7 +213,8 @@ def _login(driver: Any, url: str) -> None:
 
 
 @contextlib.contextmanager
-def _console(work: Path, port: int, db: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def _console(work: Path, port: int, db: str, gc_probe: bool = False
+             ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:  # fmt: skip
     users = work / "floor-users.toml"
     users.write_text(f'[users.sam]\nrole = "supervisor"\npassword = "{hash_password(PASSWORD)}"\n')
     web = free_port()
@@ -199,7 +223,15 @@ def _console(work: Path, port: int, db: str) -> Iterator[tuple[subprocess.Popen[
         f'[floor]\nlisten = "127.0.0.1"\nport = {web}\nusers_file = "{users}"\ndb = "{db}"\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\ntls = false\nallow_plaintext = true\n'
     )
-    proc = _spawn([*railguard_argv(), "floor", "run", "--config", str(conf)], work / "floor.log")
+    env = None
+    if gc_probe:
+        (work / "gcprobe").mkdir(exist_ok=True)
+        (work / "gcprobe" / "sitecustomize.py").write_text(GC_PROBE)
+        path = os.pathsep.join(x for x in (str(work / "gcprobe"), os.environ.get("PYTHONPATH"))
+                               if x)  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": path, "RG_GC_PROBE": str(work / "gc.jsonl")}
+    proc = _spawn([*railguard_argv(), "floor", "run", "--config", str(conf)], work / "floor.log",
+                  env)  # fmt: skip
     try:
         deadline = time.monotonic() + 30
         while "floor console on" not in (work / "floor.log").read_text():
@@ -336,7 +368,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         alert_clock = BrokerClock(broker.port)
         stack.callback(alert_clock.close)
         if a.browser or a.stream_only:
-            console, url = stack.enter_context(_console(work, broker.port, db))
+            console, url = stack.enter_context(_console(work, broker.port, db, a.console_gc))
             if not a.stream_only:
                 driver = _browser(work / "chromium")
                 stack.callback(driver.quit)
@@ -416,6 +448,11 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     submitted = {h for r in results for h in r["submitted"]}
     published = {k: v for r in results for k, v in r["alerts"].items()}
     lags = [r[1] - r[2] for r in rows]
+    # each alert's clocks (wall time), for a look at the tail: when, and at which stage
+    (work / "alerts.json").write_text(json.dumps({k: {
+        "published": t, "broker": at_broker.get(k), "stream": sent.get(k),
+        "stream_tile": sent_tile.get(k), "page": seen[k] / 1e3 if k in seen else None,
+    } for k, t in published.items()}))  # fmt: skip
     tiles = [seen[k] / 1e3 - t for k, t in published.items() if k in seen]
     streamed = [sent[k] - t for k, t in published.items() if k in sent]
     stream_tiles = [sent_tile[k] - t for k, t in published.items() if k in sent_tile]
@@ -490,6 +527,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the niceness of the venue server's processes (broker, PostgreSQL,"
                     " loggers, console, chromium) and of this one (its clocks) while dealing;"
                     " negative: before the rest of the machine (needs root)")  # fmt: skip
+    ap.add_argument("--console-gc", action="store_true",
+                    help="log the console's slow or oldest-generation garbage collections to"
+                    " gc.jsonl in the work directory")  # fmt: skip
     ap.add_argument("--workdir", type=Path, help="keep the logs here (default: a temp dir)")
     a = ap.parse_args(argv)
     if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0 or a.templates < 1:
