@@ -25,7 +25,9 @@ bench/fleet_festival.py): one venue server with N tables (worker processes,
 bench/fleet_tables.py: live state, events, alerts and hand records as the daemon publishes
 them) into two logger instances sharing the subscription and one PostgreSQL, the floor
 console (``railguard floor run``) open in headless chromium; records lost, logger lag,
-alert-to-tile latency in the browser and CPU per process.
+alert-to-tile latency in the browser and CPU per process. ``--replay`` (issue 23): the
+tables as the network sees them, real tables' traffic recorded (bench/fleet_record.py) and
+replayed by a few publisher processes (bench/fleet_replay.py).
 """
 
 from __future__ import annotations

@@ -9,6 +9,16 @@ tests/floor/test_floor_browser.py); and ``--tables`` simulated tables in ``--tab
 worker processes (bench/fleet_tables.py: state, events, alerts and hand records as the
 daemon publishes them) dealing for ``--seconds`` at ``--speed`` times human speed.
 
+``--replay`` (issue 23): the tables as the network sees them instead of 500 simulated links
+computing on this machine: ``--templates`` (50) real tables' links recorded where they hand
+their messages to paho (bench/fleet_record.py, before the venue server starts; or
+``--recording FILE`` reused), then each of the ``--tables`` replayed by one of the
+``--table-procs`` publisher processes (bench/fleet_replay.py: its own client id, will,
+subscriptions, the recorded messages' QoS and retain, at their recorded moments, each
+table from its own point of the recording); each alert's time is the wall time its table
+published it. ``--server-nice N`` renices the venue server's processes (and this one, with
+its clocks) for the dealing, to tell a starved server from a slow one.
+
 Measured:
 - records lost: hand ids submitted that the database does not hold once every outbox has
   drained (target 0), and what was still pending;
@@ -34,8 +44,13 @@ Measured:
 - CPU per process over the dealing window (psutil, user + system; PostgreSQL and chromium
   with all their processes; "bench" is this process: the stream and broker clocks), in
   cores (CPU-s per s), beside the machine's total: the
-  process at or near 1.0 core (or the machine at its core count) is where the limit is.
+  process at or near 1.0 core (or the machine at its core count) is where the limit is;
+- run-queue wait per process (the kernel's schedstat, all threads, over the dealing window;
+  the tables' workers too), in seconds per second: the time a process was ready to run and
+  waited for a core. CPU plus wait near 1.0 for a one-threaded process means it was busy
+  the whole time: with a small CPU share, the machine starved it.
 Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
+Each alert's clocks are left in the work directory (``alerts.json``).
 """
 
 from __future__ import annotations
@@ -71,6 +86,7 @@ CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run")  # fmt: skip
 PASSWORD = "fleet-floor-pw"
+HUMAN_HAND_S = 120.0  # as bench/fleet_tables.py's
 # Installed in the page after login: the first time each alert is in the room's DOM.
 OBSERVER_JS = """
 window.__seen = {};
@@ -89,9 +105,31 @@ scan();
 """
 
 
-def _spawn(argv: list[str], log: Path) -> subprocess.Popen[bytes]:
+# The console's garbage collections, timed from inside it without changing it: a
+# sitecustomize module on its PYTHONPATH (``--console-gc``) appends one JSON line per
+# collection that took 10 ms or more, or of the oldest generation, to gc.jsonl.
+GC_PROBE = """
+import gc, json, os, time
+_out = open(os.environ["RG_GC_PROBE"], "a", buffering=1)
+_t = [0.0]
+def _cb(phase, info):
+    if phase == "start":
+        _t[0] = time.perf_counter()
+        return
+    d = time.perf_counter() - _t[0]
+    if d >= 0.01 or info["generation"] == 2:
+        _out.write(json.dumps({"wall": time.time(), "gen": info["generation"],
+                               "ms": round(d * 1e3, 2), "collected": info["collected"],
+                               "objects": len(gc.get_objects(info["generation"]))}) + "\\n")
+gc.callbacks.append(_cb)
+"""
+
+
+def _spawn(argv: list[str], log: Path, env: dict[str, str] | None = None
+           ) -> subprocess.Popen[bytes]:  # fmt: skip
     with log.open("ab") as out:
-        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                                env=env)  # fmt: skip
 
 
 def _end(proc: subprocess.Popen[bytes], timeout: float = 15) -> None:
@@ -125,6 +163,30 @@ def _cpu(pids: list[int], tree: bool) -> float:
     return total
 
 
+def _waited(pids: list[int], tree: bool) -> float:
+    """Seconds the threads of ``pids`` (and, with ``tree``, of all their descendants) were
+    runnable but waited for a core (the kernel's ``/proc/PID/task/TID/schedstat``, second
+    field): a process that waits long for a core is starved by the machine, not slow."""
+    total = 0
+    seen: set[int] = set()
+    for pid in pids:
+        try:
+            procs = [psutil.Process(pid)]
+            if tree:
+                procs += procs[0].children(recursive=True)
+        except psutil.NoSuchProcess:
+            continue
+        for p in procs:
+            if p.pid in seen:
+                continue
+            seen.add(p.pid)
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                for task in Path(f"/proc/{p.pid}/task").iterdir():
+                    with contextlib.suppress(OSError, ValueError, IndexError):
+                        total += int((task / "schedstat").read_text().split()[1])
+    return total / 1e9
+
+
 def _browser(profile: Path) -> Any:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -151,7 +213,8 @@ def _login(driver: Any, url: str) -> None:
 
 
 @contextlib.contextmanager
-def _console(work: Path, port: int, db: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+def _console(work: Path, port: int, db: str, gc_probe: bool = False
+             ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:  # fmt: skip
     users = work / "floor-users.toml"
     users.write_text(f'[users.sam]\nrole = "supervisor"\npassword = "{hash_password(PASSWORD)}"\n')
     web = free_port()
@@ -160,7 +223,15 @@ def _console(work: Path, port: int, db: str) -> Iterator[tuple[subprocess.Popen[
         f'[floor]\nlisten = "127.0.0.1"\nport = {web}\nusers_file = "{users}"\ndb = "{db}"\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\ntls = false\nallow_plaintext = true\n'
     )
-    proc = _spawn([*railguard_argv(), "floor", "run", "--config", str(conf)], work / "floor.log")
+    env = None
+    if gc_probe:
+        (work / "gcprobe").mkdir(exist_ok=True)
+        (work / "gcprobe" / "sitecustomize.py").write_text(GC_PROBE)
+        path = os.pathsep.join(x for x in (str(work / "gcprobe"), os.environ.get("PYTHONPATH"))
+                               if x)  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": path, "RG_GC_PROBE": str(work / "gc.jsonl")}
+    proc = _spawn([*railguard_argv(), "floor", "run", "--config", str(conf)], work / "floor.log",
+                  env)  # fmt: skip
     try:
         deadline = time.monotonic() + 30
         while "floor console on" not in (work / "floor.log").read_text():
@@ -260,8 +331,26 @@ def _wait_logs(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
         time.sleep(0.1)
 
 
+def _recording(a: argparse.Namespace, work: Path) -> Path:
+    """bench/fleet_record.py's recording of ``--templates`` real tables, long enough for
+    every replayed table's window (``--seconds`` from one to two hand periods in), made
+    now unless ``--recording`` names one that exists."""
+    if a.recording is not None and a.recording.exists():
+        return Path(a.recording)
+    out = Path(a.recording) if a.recording is not None else work / "recording.pickle"
+    period = HUMAN_HAND_S / a.speed
+    argv = [sys.executable, str(ROOT / "bench" / "fleet_record.py"), "--tables",
+            str(a.templates), "--seconds", str(round(a.seconds + 3 * period, 1)), "--speed",
+            str(a.speed), "--alert-every", str(a.alert_every), "--out", str(out)]  # fmt: skip
+    with (work / "record.log").open("ab") as log:
+        subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, check=True,
+                       timeout=a.seconds + 3 * period + 300)  # fmt: skip
+    return out
+
+
 def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
+    recording = _recording(a, work) if a.replay else None
     with contextlib.ExitStack() as stack:
         broker = stack.enter_context(plain_broker())
         pg = stack.enter_context(postgres_server())
@@ -279,7 +368,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         alert_clock = BrokerClock(broker.port)
         stack.callback(alert_clock.close)
         if a.browser or a.stream_only:
-            console, url = stack.enter_context(_console(work, broker.port, db))
+            console, url = stack.enter_context(_console(work, broker.port, db, a.console_gc))
             if not a.stream_only:
                 driver = _browser(work / "chromium")
                 stack.callback(driver.quit)
@@ -290,11 +379,16 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         share = -(-a.tables // a.table_procs)
         workers = []
         for first in range(0, a.tables, share):
-            argv = [sys.executable, str(ROOT / "bench" / "fleet_tables.py"), "--port",
-                    str(broker.port), "--first", str(first), "--count",
-                    str(min(share, a.tables - first)), "--seconds", str(a.seconds),
-                    "--speed", str(a.speed), "--alert-every", str(a.alert_every),
-                    "--workdir", str(work)]  # fmt: skip
+            count = ["--first", str(first), "--count", str(min(share, a.tables - first))]
+            if recording is not None:
+                argv = [sys.executable, str(ROOT / "bench" / "fleet_replay.py"), "--port",
+                        str(broker.port), *count, "--seconds", str(a.seconds), "--recording",
+                        str(recording), "--workdir", str(work)]  # fmt: skip
+            else:
+                argv = [sys.executable, str(ROOT / "bench" / "fleet_tables.py"), "--port",
+                        str(broker.port), *count, "--seconds", str(a.seconds),
+                        "--speed", str(a.speed), "--alert-every", str(a.alert_every),
+                        "--workdir", str(work)]  # fmt: skip
             workers.append(_spawn(argv, work / f"tables-{first}.log"))
             stack.callback(_end, workers[-1], 120)
         _wait_files(work, "ready", len(workers), 300, workers)
@@ -310,12 +404,21 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
             groups["console"] = ([console.pid], False)
         if driver is not None:
             groups["chromium"] = ([driver.service.process.pid], True)
+        if a.server_nice:  # the venue server's processes before the rest of the machine
+            for pids, tree in groups.values():
+                for pid in pids:
+                    with contextlib.suppress(psutil.NoSuchProcess):
+                        proc = psutil.Process(pid)
+                        for p in [proc, *(proc.children(recursive=True) if tree else [])]:
+                            p.nice(a.server_nice)
         start = time.time() + 1.0
         # atomically: a worker polling for the file must not read it half written (one
         # read an empty "go" under load and stopped: "could not convert string to float")
         (work / "go.tmp").write_text(repr(start))
         (work / "go.tmp").rename(work / "go")
         time.sleep(max(0.0, start - time.time()))
+        waits = {**groups, "tables": ([w.pid for w in workers], False)}
+        wait0 = {k: _waited(pids, tree) for k, (pids, tree) in waits.items()}
         cpu0 = {k: _cpu(pids, tree) for k, (pids, tree) in groups.items()}
         sys0, load0 = psutil.cpu_times(), os.getloadavg()
         _wait_files(work, "dealt", len(workers), a.seconds + 120, workers)
@@ -323,6 +426,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         cpu = {k: round((_cpu(pids, tree) - cpu0[k]) / wall, 3) for k, (pids, tree) in
                groups.items()}  # fmt: skip
         cpu["tables"] = round(sum(float(p.read_text()) for p in work.glob("dealt-*")) / wall, 3)
+        waited = {k: round((_waited(pids, tree) - wait0[k]) / wall, 3) for k, (pids, tree) in
+                  waits.items()}  # fmt: skip
         sys1 = psutil.cpu_times()
         busy = sum(sys1) - sum(sys0) - (sys1.idle - sys0.idle) - (sys1.iowait - sys0.iowait)
         for w in workers:
@@ -343,13 +448,23 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     submitted = {h for r in results for h in r["submitted"]}
     published = {k: v for r in results for k, v in r["alerts"].items()}
     lags = [r[1] - r[2] for r in rows]
+    # each alert's clocks (wall time), for a look at the tail: when, and at which stage
+    (work / "alerts.json").write_text(json.dumps({k: {
+        "published": t, "broker": at_broker.get(k), "stream": sent.get(k),
+        "stream_tile": sent_tile.get(k), "page": seen[k] / 1e3 if k in seen else None,
+    } for k, t in published.items()}))  # fmt: skip
     tiles = [seen[k] / 1e3 - t for k, t in published.items() if k in seen]
     streamed = [sent[k] - t for k, t in published.items() if k in sent]
     stream_tiles = [sent_tile[k] - t for k, t in published.items() if k in sent_tile]
     brokered = [at_broker[k] - t for k, t in published.items() if k in at_broker]
     consoled = [sent[k] - at_broker[k] for k in published if k in sent and k in at_broker]
+    late = [r for r in results if r.get("late_p99_ms") is not None]
     out: dict[str, Any] = {
-        "tables": a.tables, "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
+        "tables": a.tables, "tables_mode": "replay" if a.replay else "daemon",
+        "server_nice": a.server_nice,
+        "replay_late_p50_ms": max(r["late_p50_ms"] for r in late) if late else None,
+        "replay_late_p99_ms": max(r["late_p99_ms"] for r in late) if late else None,
+        "speed": a.speed, "loggers": a.loggers, "seconds": round(wall, 1),
         "submitted": len(submitted), "stored": len(rows),
         "lost": len(submitted - {r[0] for r in rows}),
         "pending_at_end": sum(r["pending"] for r in results),
@@ -362,6 +477,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "alert_tile_p99_ms": round(pct(tiles, 0.99) * 1e3, 1) if tiles else None,
         "alert_stream_p50_ms": round(statistics.median(streamed) * 1e3, 1) if streamed else None,
         "alert_stream_p99_ms": round(pct(streamed, 0.99) * 1e3, 1) if streamed else None,
+        "alerts_on_stream": len(streamed), "alerts_at_broker": len(brokered),
         "alerts_tiled_on_stream": len(stream_tiles),
         "alert_stream_tile_p50_ms": round(statistics.median(stream_tiles) * 1e3, 1)
         if stream_tiles else None,
@@ -373,6 +489,7 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "broker_stream_p99_ms": round(pct(consoled, 0.99) * 1e3, 1) if consoled else None,
         "loggers_alive_at_end": sum(alive),
         "cpu_cores": cpu,
+        "runqueue_wait_s_per_s": waited,
         "machine_busy_cores": round(busy / wall, 2),
         "cores": os.cpu_count(),
         "loadavg_before": [round(x, 2) for x in load0],
@@ -395,10 +512,28 @@ def main(argv: list[str] | None = None) -> int:
                     help="without the console and the browser")  # fmt: skip
     ap.add_argument("--stream-only", action="store_true",
                     help="the console and a headless client of its stream only")  # fmt: skip
+    ap.add_argument("--replay", action="store_true",
+                    help="the tables as the network sees them: --templates real tables"
+                    " recorded (bench/fleet_record.py), replayed by the --table-procs"
+                    " publisher processes (bench/fleet_replay.py)")  # fmt: skip
+    ap.add_argument("--templates", type=int, default=50,
+                    help="with --replay: real tables recorded (default 50)")  # fmt: skip
+    ap.add_argument(
+        "--recording",
+        type=Path,
+        help="with --replay: use this recording if it exists, else make it there",
+    )
+    ap.add_argument("--server-nice", type=int, default=0,
+                    help="the niceness of the venue server's processes (broker, PostgreSQL,"
+                    " loggers, console, chromium) and of this one (its clocks) while dealing;"
+                    " negative: before the rest of the machine (needs root)")  # fmt: skip
+    ap.add_argument("--console-gc", action="store_true",
+                    help="log the console's slow or oldest-generation garbage collections to"
+                    " gc.jsonl in the work directory")  # fmt: skip
     ap.add_argument("--workdir", type=Path, help="keep the logs here (default: a temp dir)")
     a = ap.parse_args(argv)
-    if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0:
-        ap.error("--tables, --loggers, --table-procs and --seconds must be positive")
+    if a.tables < 1 or a.loggers < 1 or a.table_procs < 1 or a.seconds <= 0 or a.templates < 1:
+        ap.error("--tables, --loggers, --table-procs, --templates and --seconds must be positive")
     a.table_procs = min(a.table_procs, a.tables)
     if a.workdir is not None:
         result = festival(a, a.workdir)

@@ -57,3 +57,30 @@ def test_fleet_festival_stream_only_times_alerts_on_the_console_stream(tmp_path:
     assert r["alerts_tiled_on_stream"] == r["alerts"], r
     assert r["alert_stream_tile_p50_ms"] <= r["alert_stream_tile_p99_ms"]
     assert set(r["cpu_cores"]) == {"broker", "postgres", "logger-0", "console", "tables", "bench"}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_fleet_festival_replay_counts_what_the_replayed_tables_published(tmp_path: Path) -> None:
+    """``--replay``: two real tables recorded (bench/fleet_record.py), replayed as five by
+    one publisher process; every record they published is stored, every alert reached the
+    stream in its tile, in order through its clocks, and the schedule's lateness is
+    reported; ``--console-gc`` put its probe into the console."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "5", "--seconds", "20",
+         "--alert-every", "1", "--loggers", "1", "--table-procs", "1", "--stream-only",
+         "--replay", "--templates", "2", "--console-gc", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=400, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["tables_mode"] == "replay" and (tmp_path / "recording.pickle").exists()
+    assert r["submitted"] > 0 and r["stored"] == r["submitted"] and r["lost"] == 0, r
+    assert r["alerts"] > 0 and r["alerts_tiled_on_stream"] == r["alerts"], r
+    assert r["replay_late_p50_ms"] <= r["replay_late_p99_ms"]
+    clocks = json.loads((tmp_path / "alerts.json").read_text())  # each alert's clocks
+    assert len(clocks) == r["alerts"], clocks
+    assert all(c["published"] <= min(c["broker"], c["stream"]) <= c["stream_tile"]
+               for c in clocks.values()), clocks  # fmt: skip
+    assert (tmp_path / "gc.jsonl").exists()  # the console ran with the collector probe
+    assert set(r["cpu_cores"]) == {"broker", "postgres", "logger-0", "console", "tables", "bench"}
