@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -207,3 +209,14 @@ def test_the_simulated_tables_failures_are_in_the_hierarchy() -> None:
     assert isinstance(exc, TableFailure) and isinstance(exc, RailguardError)
     assert (exc.line, exc.reason, str(exc)) == (7, "deal: card Ah is not on the table",
                                                 "deal: card Ah is not on the table")  # fmt: skip
+
+
+def test_the_docs_list_the_same_exceptions_outside_the_hierarchy() -> None:
+    """docs/architecture.md ("Errors") names, in its table of what stays outside, exactly
+    the classes of :data:`ALLOWED`."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## 8. Errors") :]
+    table = section[section.index("| class | why it stays outside |") :]
+    rows = list(itertools.takewhile(lambda line: line.startswith("|"), table.splitlines()[2:]))
+    named = {n for row in rows for n in re.findall(r"`([\w.]+)`", row.split("|")[1])}
+    assert named == set(ALLOWED)
