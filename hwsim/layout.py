@@ -23,6 +23,7 @@ from typing import Any
 from controller.daemon import config
 from controller.link.connect import cancel_if_asked
 from controller.rules.cards import STANDARD_DECK, Card
+from controller.rules.errors import RailguardError
 from controller.rules.events import CardPlaced, ZoneKind
 from firmware_bridge.zones import MAX_SEATS
 from hwsim.inject import FOREIGN_PREFIX, TWIN_DECK
@@ -37,8 +38,13 @@ STEP_TIMEOUT = 15.0  # a wait that should succeed: generous, for a loaded machin
 PUCK_PINS = {1: 4, 2: 17, 3: 27, 4: 22, 5: 10, 6: 9, 7: 3, 8: 14, 9: 15, 10: 2}
 
 
-class TableFailure(Exception):
-    """The simulated table did not do what the dealer expected."""
+class TableFailure(RailguardError, RuntimeError):
+    """The simulated table did not do what the dealer expected.
+
+    In the one hierarchy (docs/architecture.md, "Errors") as a failure of a run, like
+    :class:`firmware_bridge.link_model.ReaderLinkError`: a ``RuntimeError``, not bad input.
+    Also named ``DemoFailure`` (``hwsim.scenario.rig``, ``controller.demo.table``,
+    ``controller.replay_system.table``)."""
 
 
 @dataclass(frozen=True)

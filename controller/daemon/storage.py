@@ -435,10 +435,9 @@ async def outbox_task(d: StorageHost) -> None:
 
 async def live_sent(d: StorageHost, limit: float = 1.0) -> None:
     """Let the link's writer send the live messages queued so far (the hand_completed
-    event) before the record goes out: the venue sees a hand end before its record.
-    (VenueLink has no public drain; its queue is read, never changed.)"""
+    event) before the record goes out: the venue sees a hand end before its record."""
     deadline = d.clock.monotonic() + limit
-    while d.link.connected and d.link._queue and d.clock.monotonic() < deadline:
+    while d.link.connected and d.link.queued_count and d.clock.monotonic() < deadline:
         await d.clock.sleep(0.005)
 
 

@@ -144,6 +144,12 @@ class VenueLink:
         """Hand records the outbox could not store yet (disk full / locked); retried."""
         return self.records.held_count
 
+    @property
+    def queued_count(self) -> int:
+        """Live messages (state, events, alerts, command responses) queued for the link's
+        writer, which takes each off once it has published it; 0: all sent (read-only)."""
+        return len(self._queue)
+
     async def wait_connected(self, timeout: float | None = None) -> None:
         await asyncio.wait_for(self._connected.wait(), timeout)
 

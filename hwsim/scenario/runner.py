@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hwsim.layout import TableFailure
 from hwsim.scenario.checks import Seen, Watch, check, records_add_up
 from hwsim.scenario.core_rig import open_core_rig
 from hwsim.scenario.model import Expect, Scenario, ScenarioError
@@ -51,7 +52,11 @@ __all__ = [
 SCENARIO_TIMEOUT = 90.0
 
 
-class StepFailed(Exception):
+class StepFailed(TableFailure):
+    """A scenario's action could not be done (the table failed at it, or its venue command
+    was refused unexpectedly): ends the scenario, reported at ``line``. A
+    :class:`TableFailure` (``DemoFailure``) located at a line of the scenario."""
+
     def __init__(self, line: int, reason: str) -> None:
         super().__init__(reason)
         self.line, self.reason = line, reason
@@ -189,7 +194,7 @@ async def play(sc: Scenario, host: str, port: int, workdir: Path, *,
         if problem := records_add_up(rig, watch):
             res.fail(_line, problem)
         res.ok = not res.failures
-    except StepFailed as exc:
+    except StepFailed as exc:  # before DemoFailure: a StepFailed is one too
         res.fail(exc.line, exc.reason)
     except DemoFailure as exc:  # settling after setup
         res.fail(1, str(exc))

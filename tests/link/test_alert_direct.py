@@ -45,7 +45,8 @@ def test_direct_alert_goes_out_in_order_and_leaves_no_writer(tmp_path: Path) -> 
                         # direct: nothing queued but the wait for its PUBACK
                         assert [k for k, _ in link._queue] == ["alert_sent"]
                         assert link.publish_event("bet", {"seat": 1, "amount": 500})
-                        await until(lambda: not link._queue, what="the writer drained")
+                        assert link.queued_count == 2  # the writer has not run since
+                        await until(lambda: link.queued_count == 0, what="the writer drained")
                     await until(lambda: len(obs.on("/t1/alerts")) == 5, what="alerts")
                     await until(lambda: len(obs.on("/t1/events")) == 5, what="events")
                     assert [m["alert_id"] for m in obs.on("/t1/alerts")] == ids
