@@ -67,10 +67,9 @@ def ext_modules() -> list[Any]:
         # interposed by another library at load time: no inlining across functions, and every
         # static read through the GOT. Nothing outside the library links to them (the shims
         # reach the modules through a capsule; PyInit_* keeps its default visibility through
-        # PyMODINIT_FUNC), so they are hidden: 5 % fewer instructions an event. -fno-plt
-        # calls libpython's functions through the GOT rather than a PLT stub: 1.6 % fewer
+        # PyMODINIT_FUNC), so they are hidden: 5 % fewer instructions an event
         # (docs/performance.md). gcc and clang take these flags, on aarch64 as on x86_64.
-        ext.extra_compile_args += ["-fvisibility=hidden", "-fno-semantic-interposition", "-fno-plt"]
+        ext.extra_compile_args += ["-fvisibility=hidden", "-fno-semantic-interposition"]
     return exts
 
 
