@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, floor, wagers
+from controller.rules import betting, floor, player, wagers
 from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
@@ -38,6 +38,12 @@ from controller.rules.rounds import owe, set_bets, strike_last_action, turn_to
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
     from controller.rules.hand import Hand, Player
+
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_NO_REDRESS: Final = MuckedHand.NO_REDRESS
+_BETTING: Final = Phase.BETTING
+_BOARD: Final = Phase.BOARD
 
 PREFIX: Final = "retrieve-seat-"  # Hand.floor_hold for this hold: the prefix and the seat
 _MUCK: Final = (ZoneKind.MUCK, 0)
@@ -54,7 +60,7 @@ def seat_held(h: Hand) -> int:
 
 def last_fold(core: TableCore, h: Hand) -> Player | None:
     """The seat whose fold is the last action of the betting round in play, if any."""
-    if core.phase is not Phase.BETTING and core.phase is not Phase.BOARD:
+    if core.phase is not _BETTING and core.phase is not _BOARD:
         return None
     if not h.actions:
         return None
@@ -92,7 +98,7 @@ def killed_uncalled(core: TableCore) -> bool:
     hand is held as after FLOOR, and the director's badge and FLOOR (or ACK) rule the fold
     stands and the uncalled part goes back (:func:`button`). True if held."""
     h = core.hand
-    if h is None or h.floor_hold or core.profile.mucked_hand is not MuckedHand.NO_REDRESS:
+    if h is None or h.floor_hold or core.profile.mucked_hand is not _NO_REDRESS:
         return False
     p = last_fold(core, h)
     if p is None:
@@ -177,8 +183,7 @@ def _cannot_retrieve(core: TableCore, h: Hand, p: Player) -> str:
 def _retrieve(core: TableCore, h: Hand, p: Player, who: str) -> None:
     strike_last_action(h)  # the fold is struck from the record, and from the window
     core.out.append(ActionsStruck(1, int(h.street), core.t))  # the fact (decisions.py)
-    p.folded = False
-    p.acted = False
+    player.retrieved(p)
     turn_to(h, p.seat)
     core.alert(
         AlertCode.FLOOR_DECISION,
@@ -200,10 +205,7 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
     back = p.street_bet - others if no_redress else 0
     text = f"Floor ruling by {who}: the fold stands; seat {p.seat}'s hand is dead, no redress"
     if back > 0:
-        p.street_bet -= back
-        p.total -= back
-        p.stack += back
-        p.all_in = False
+        player.given_back(p, back)
         h.given_back[p.seat] = h.given_back.get(p.seat, 0) + back
         owe(h, p.seat, back)  # the dealer hands it back: no chips taken back (002 [L125])
         top = max(q.street_bet for q in h.players.values())
