@@ -3,7 +3,8 @@
 By default this adds nothing: the package is pure Python, and ``pip install -e .`` (what
 scripts/setup.sh and the tests use) leaves no extension module that could shadow an edited
 source. With ``RAILGUARD_COMPILE_CORE=1`` the modules of ``controller/rules`` found at build
-time, less ``EXCLUDED``, are compiled with mypyc (about twice the speed, docs/performance.md).
+time, less ``EXCLUDED``, are compiled with mypyc (about five times the pure core's speed,
+docs/performance.md).
 The wheel still carries every ``.py`` file and the profiles' TOML files beside the ``.so``.
 
 A compiled build needs mypy (which provides mypyc), a C compiler and the Python headers in
@@ -27,9 +28,12 @@ from setuptools import setup  # type: ignore[import-untyped, unused-ignore]
 ROOT = Path(__file__).resolve().parent
 CORE = ROOT / "controller" / "rules"
 # Left in Python: errors.py (its exceptions also inherit ValueError/RuntimeError, which a
-# native class cannot), profile.py (loaded once per profile, not on the hot path, and it reads
-# its dataclass fields with typing.get_type_hints) and the package's __init__.py.
-EXCLUDED = frozenset({"__init__.py", "errors.py", "profile.py"})
+# native class cannot) and the package's __init__.py. profile.py is compiled: the rule
+# modules read a Profile's fields and compare them with its enums' members on the hot path,
+# which from compiled code costs a generic getattr on a Python object and a dict lookup
+# plus getattr for the member when profile.py stays Python (a field read and a C static
+# once it is compiled; docs/performance.md).
+EXCLUDED = frozenset({"__init__.py", "errors.py"})
 
 
 def core_modules() -> list[str]:
@@ -56,7 +60,17 @@ def ext_modules() -> list[Any]:
     os.chdir(ROOT)  # mypycify takes the paths relative to the project root
     # one shared library, railguard_core__mypyc.*.so at the top of site-packages, plus a small
     # shim .so per module beside its .py
-    return list(mypycify(core_modules(), opt_level="3", group_name="railguard_core"))
+    exts = list(mypycify(core_modules(), opt_level="3", group_name="railguard_core"))
+    for ext in exts:
+        # The core's functions call each other inside that one library. With -fPIC and the
+        # default visibility, gcc must assume any of them (and the runtime's helpers) could be
+        # interposed by another library at load time: no inlining across functions, and every
+        # static read through the GOT. Nothing outside the library links to them (the shims
+        # reach the modules through a capsule; PyInit_* keeps its default visibility through
+        # PyMODINIT_FUNC), so they are hidden: 5 % fewer instructions an event
+        # (docs/performance.md). gcc and clang take these flags, on aarch64 as on x86_64.
+        ext.extra_compile_args += ["-fvisibility=hidden", "-fno-semantic-interposition"]
+    return exts
 
 
 setup(ext_modules=ext_modules())

@@ -34,7 +34,7 @@ from tests.shared import PHH, requires
 ROOT = Path(__file__).resolve().parents[1]
 PROFILES = sorted(p.name for p in (ROOT / "controller" / "rules" / "profiles").glob("*.toml"))
 # Compiled: every module of controller/rules but these (setup.py's EXCLUDED).
-NOT_COMPILED = {"__init__", "errors", "profile"}
+NOT_COMPILED = {"__init__", "errors"}
 
 
 def test_is_extension() -> None:

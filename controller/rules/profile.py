@@ -211,6 +211,13 @@ class Profile:
     def misdeal_on_exposed_first(self) -> bool:
         return self.exposed_misdeal is not ExposedMisdeal.FIRST_TWO_BOTH
 
+    def __reduce__(self) -> tuple[type[Profile], tuple[Any, ...]]:
+        """Copied and pickled as a call of the class with every field. The compiled core
+        (mypyc, setup.py) makes Profile a native class, whose default pickling sets each
+        attribute and so meets the frozen dataclass's ``__setattr__``; this way both builds
+        copy it alike."""
+        return (Profile, tuple(getattr(self, f.name) for f in fields(self)))
+
 
 def _coerce(key: str, kind: Any, value: Any, source: str) -> Any:
     if isinstance(kind, type) and issubclass(kind, Enum):
