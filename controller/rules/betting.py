@@ -109,7 +109,7 @@ def after_change(core: TableCore) -> None:
     # "later cards are those that would have come" - no second burn, no missing-burn alert.
     h.street_burns += h.burn_credit
     h.burn_credit = 0
-    clock.stop(h)
+    clock.stop(core, h)
     can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:
         h.runout = True
@@ -328,7 +328,7 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
             wagers.out_of_turn_chips(core, h, e)
         return
     motion(h, e.seat, n)  # (checks inferred on the way reset it)
-    clock.stop(h, e.seat)
+    clock.stop(core, h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
     elif w.limited and p.seat in w.limited:
@@ -518,7 +518,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if not killed:
         wagers.nonstandard_fold(core, h, p)
     p.folded = True
-    clock.stop(h, seat)
+    clock.stop(core, h, seat)
     drop_oot(h, seat)
     count_window(h, seat, chips=False)
     record(core, h, seat, "fold", 0)
@@ -591,7 +591,7 @@ def ack(core: TableCore) -> None:
         p = h.players[h.pointer]
     wagers.void_wrong(h)  # 004 AR-13: the true position acted; a wrong wager is void
     p.acted = True
-    clock.stop(h, p.seat)
+    clock.stop(core, h, p.seat)
     count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
     after_change(core)

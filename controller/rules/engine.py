@@ -12,7 +12,7 @@ phase changes is :meth:`TableCore.enter`, which refuses a change the table does 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from controller.rules import handlers, records
 from controller.rules.betting import clock_tick
@@ -37,12 +37,15 @@ from controller.rules.events import (
     ZoneKind,
 )
 from controller.rules.hand import Draw, Hand, Level
-from controller.rules.phases import Phase
+from controller.rules.phases import BurnDebt, ClockState, FloorHold, MisdealCall, Phase
 from controller.rules.profile import Profile
 from controller.rules.seating import Positions, Seat, SeatStatus, next_positions
 from controller.rules.state import TableState, snapshot_of
 from controller.rules.tabledata import TableData, export_table, restore_table
-from controller.rules.transitions import CLOCK_ROWS, PHASES, ROWS
+from controller.rules.transitions import CLOCK_ROWS, NO_EVENT, PHASES, ROWS, SUBSTATES, Transition
+
+# a stored sub-state of the hand (TableCore.shift)
+S = TypeVar("S", FloorHold, ClockState, MisdealCall, BurnDebt)
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
@@ -98,7 +101,8 @@ class TableCore:
         self.deal_hold = 0
         self.phase = Phase.IDLE
         self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
-        self._allowed: tuple[Phase, ...] = ()  # where the event being handled may lead
+        # the table's cell of the event being handled (its kind, where it may lead)
+        self._tr: Transition = NO_EVENT
         # the Step of an event that decided nothing, reused while phase and hand stay the same
         self._quiet = Step(Phase.IDLE, hand_no)
         self.where: dict[str, tuple[ZoneKind, int]] = {}
@@ -147,8 +151,8 @@ class TableCore:
             )
         clock: tuple[Decision, ...] = ()
         h = self.hand
-        if h is not None and h.clock_seat:
-            self._allowed = CLOCK_ROWS[PHASES.index(self.phase)]
+        if h is not None and h.clock_state is not ClockState.OFF:
+            self._tr = CLOCK_ROWS[PHASES.index(self.phase)]
             try:
                 clock_tick(self, event.t)
             except TableError as err:
@@ -159,7 +163,7 @@ class TableCore:
                 late = f"{kind.__name__} is not accepted while {self.phase.value}"
                 return Step(self.phase, self.hand_no, clock, TableError("not_now", late))
         saved_t = self.t
-        self._allowed = tr.targets
+        self._tr = tr
         try:
             self.t = event.t
             # the row's handler (transitions.HANDLERS: one per kind, in every phase); the
@@ -184,7 +188,7 @@ class TableCore:
                 return Step(self.phase, self.hand_no, clock, err)
             return self._reject(err)
         finally:
-            self._allowed = ()
+            self._tr = NO_EVENT
         if self.out:
             return Step(self.phase, self.hand_no, tuple(self.out))
         quiet = self._quiet
@@ -211,7 +215,7 @@ class TableCore:
     def enter(self, phase: Phase) -> None:
         """Change the phase, if the transition table lets the event being handled do so."""
         if phase is not self.phase:
-            for allowed in self._allowed:
+            for allowed in self._tr.targets:
                 if allowed is phase:
                     break
             else:
@@ -220,6 +224,24 @@ class TableCore:
                     " for this event"
                 )
         self.set_phase(phase)
+
+    def shift(self, old: S, new: S) -> S:
+        """A hand's sub-state changes from ``old`` to ``new`` (the owner module writes what
+        this returns), if the transition table's sub-state rows (``transitions.SUBSTATES``)
+        let the event being handled (or the clock run before it) do so."""
+        if new is not old:
+            targets = SUBSTATES[old].get(self._tr.kind, ())
+            for allowed in targets:
+                if allowed is new:
+                    break
+            else:
+                kind = self._tr.kind
+                why = kind if isinstance(kind, str) else kind.__name__
+                raise LocalError(
+                    f"the transition table has no change {old.value} -> {new.value} for "
+                    f"{why or 'no event'} ({type(old).__name__})"
+                )
+        return new
 
     def set_phase(self, phase: Phase) -> None:
         """Set the phase without the table's check (:meth:`restore` only)."""

@@ -10,11 +10,12 @@ misdeal returns them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules import misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ConsoleButton
+from controller.rules.phases import FloorHold
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -26,21 +27,28 @@ FOREIGN = "foreign-card"  # the foreign card is taken out and replaced by the ne
 WAITING_DEALT = "waiting-dealt"  # the new player plays the hand dealt to him (entitled.py)
 DEALT_OUT = "dealt-out"  # the seat dealt out has no hand; its blinds stay (entitled.py)
 
+# the sub-states in which the hand is held (Hand.floor_hold is then the kind of hold)
+HOLDS: Final = (FloorHold.HELD, FloorHold.RULING)
 
-def hold(h: Hand, kind: str) -> None:
+
+def hold(core: TableCore, h: Hand, kind: str) -> None:
     """The hand is held for the floor (``kind``: which hold; retrieve.py's too), no badge yet.
-    The hold's state (``floor_hold``, ``floor_badge``) is written here only."""
+    The hold's state (``floor_state``, ``floor_hold``, ``floor_badge``) is written here only
+    (the sub-state through ``TableCore.shift``: the transition table's ``FloorHold`` rows)."""
+    h.floor_state = core.shift(h.floor_state, FloorHold.HELD)
     h.floor_hold = kind
     h.floor_badge = ""
 
 
-def badge_tapped(h: Hand, badge_id: str) -> None:
+def badge_tapped(core: TableCore, h: Hand, badge_id: str) -> None:
+    h.floor_state = core.shift(h.floor_state, FloorHold.RULING)
     h.floor_badge = badge_id
 
 
-def release(h: Hand) -> str:
+def release(core: TableCore, h: Hand) -> str:
     """The hold ends; the badge that ruled it (or "")."""
     who = h.floor_badge
+    h.floor_state = core.shift(h.floor_state, FloorHold.NONE)
     h.floor_hold = h.floor_badge = ""
     return who
 
@@ -50,8 +58,7 @@ def call(
 ) -> None:
     h = core.hand
     assert h is not None
-    h.floor_hold = kind
-    h.floor_badge = ""
+    hold(core, h, kind)
     core.alert(
         code,
         Severity.WARNING,
@@ -65,13 +72,13 @@ def call(
 
 def held(core: TableCore) -> bool:
     h = core.hand
-    return h is not None and h.floor_hold != ""
+    return h is not None and h.floor_state in HOLDS
 
 
 def badge(core: TableCore, badge_id: str) -> None:
     h = core.hand
     assert h is not None
-    h.floor_badge = badge_id
+    badge_tapped(core, h, badge_id)
     core.instruct(f"Floor ({badge_id}): press MISDEAL for a misdeal, ACK to play on")
 
 
@@ -84,8 +91,8 @@ def button(core: TableCore, b: ConsoleButton) -> bool:
     if not h.floor_badge:
         core.instruct("The hand is held for the floor: the supervisor's badge first")
         return True
-    who, kind = h.floor_badge, h.floor_hold
-    h.floor_hold = h.floor_badge = ""
+    kind = h.floor_hold
+    who = release(core, h)
     if b is ConsoleButton.MISDEAL:
         _decision(core, who, "misdeal")
         misdeal.force_misdeal(core)
@@ -129,6 +136,7 @@ def oot_badge(core: TableCore, badge_id: str) -> None:
     "Action out of turn may be binding")."""
     h = core.hand
     assert h is not None
+    h.floor_state = core.shift(h.floor_state, FloorHold.OOT_RULING)
     h.floor_badge = badge_id
     core.instruct(
         f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "

@@ -260,7 +260,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     p = h.players.get(e.seat)
     if p is None:
         raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
-    if h.floor_hold:
+    if h.floor_state in floor.HOLDS:
         floor.chips_held(core, e.seat)
     played = betting.chips_checked(core, h, p, e)
     if played is None or not dealing.begin_action(core, h):
@@ -293,7 +293,7 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
 def button(core: TableCore, e: ButtonPress) -> None:
     b = e.button
     h = core.hand
-    if h is not None and h.floor_hold:
+    if h is not None and h.floor_state in floor.HOLDS:
         if retrieve.seat_held(h):
             if retrieve.button(core, h, b):
                 return  # the director's ruling on a folded hand (retrieve.py)
@@ -405,7 +405,7 @@ def badge(core: TableCore, e: BadgeTap) -> None:
         core.dealer = e.badge
         return
     h = core.hand
-    if h is not None and h.floor_hold:
+    if h is not None and h.floor_state in floor.HOLDS:
         if retrieve.seat_held(h):
             retrieve.badge(core, h, e.badge)
         else:

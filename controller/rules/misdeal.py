@@ -8,7 +8,7 @@ from controller.rules import betting, board, clock, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
-from controller.rules.phases import Phase
+from controller.rules.phases import MisdealCall, Phase
 from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ def misdeal_pressed(core: TableCore) -> None:
     h = core.hand
     if h is None or core.phase not in ACTIVE:
         raise TableError("no_hand", "no hand to call a misdeal on")
-    h.misdeal_called_t = core.t
+    h.misdeal_call = core.shift(h.misdeal_call, MisdealCall.CALLED)
     misdeal_condition(core, AlertCode.MISDEAL, "dealer's console: misdeal", "called by the dealer")
 
 
@@ -278,7 +278,7 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
         p.street_bet += amount
         p.total += amount
     p.dead = True
-    clock.stop(h, seat)
+    clock.stop(core, h, seat)
     rounds.drop_oot(h, seat)
     core.alert(
         AlertCode.DEAD_HAND,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import ActionRecord, ActionTaken
 from controller.rules.hand import Hand, Player, Street
-from controller.rules.phases import Phase
+from controller.rules.phases import BurnDebt, Phase
 from controller.rules.profile import BurnError
 from controller.rules.seating import clockwise
 
@@ -66,7 +66,7 @@ def _board_stands(core: TableCore, h: Hand) -> None:
     """000 IRREGULARITIES 12. [L144]: "Once action has been taken on a board card, the card
     must stand"; later cards are those that would have come: the next street burns two."""
     h.pending_board = ""
-    h.burn_debt = 1
+    h.burn_debt = core.shift(h.burn_debt, BurnDebt.OWED)
     core.instruct(
         "The board stands (action was taken on it): burn two cards before the next board card"
     )

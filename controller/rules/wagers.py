@@ -20,7 +20,7 @@ from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Hand, Player
-from controller.rules.phases import Phase
+from controller.rules.phases import FloorHold, Phase
 from controller.rules.profile import MuckedHand, OutOfTurnRule
 from controller.rules.rounds import (
     GO_ON,
@@ -302,6 +302,9 @@ def oot_ruled(core: TableCore, seat: int, what: str) -> None:
     if not h.floor_badge:
         return
     who, h.floor_badge = h.floor_badge, ""
+    # the badge is taken; a hold the floor was called for meanwhile stays
+    held = h.floor_state is FloorHold.RULING
+    h.floor_state = core.shift(h.floor_state, FloorHold.HELD if held else FloorHold.NONE)
     core.alert(
         AlertCode.FLOOR_DECISION,
         Severity.INFO,

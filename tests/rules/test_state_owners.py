@@ -40,7 +40,7 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
                                   "big_blind", "ante")),
     "deal": ("dealing", ("players", "deal_seq", "deal_idx", "dealt", "jokers", "extra_cards",
                          "seen_codes", "seen", "owner")),
-    "exposed cards": ("misdeal", ("exposed", "boxed", "replace", "misdeal_called_t")),
+    "exposed cards": ("misdeal", ("exposed", "boxed", "replace", "misdeal_call")),
     "board and burns": ("board", ("street", "board", "burns", "street_burns", "need_burn",
                                   "required_burn", "set_aside", "four_flop", "floor_draw",
                                   "burn_credit", "no_burn", "premature", "pending_board",
@@ -54,8 +54,8 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
                                    "wager.motions", "wager.owed", "wager.held")),
     "wager's rulings": ("wagers", ("wager.wrong", "wager.floor_seat", "wager.undo")),
     "out-of-turn limits": ("oot_limits", ("wager.limited",)),
-    "clock": ("clock", ("clock_seat", "clock_deadline", "clock_warned")),
-    "floor hold": ("floor", ("floor_hold", "floor_badge")),
+    "clock": ("clock", ("clock_state", "clock_seat", "clock_deadline")),
+    "floor hold": ("floor", ("floor_state", "floor_hold", "floor_badge")),
     "given back": ("retrieve", ("given_back",)),
     "designation": ("designate", ("mark", "loose_burn")),
     "showdown": ("showdown", ("show_order", "shows", "show_alerted", "odd_chip", "scores")),
@@ -76,6 +76,8 @@ NOT_YET: dict[tuple[str, str], str] = {
     ("rounds", "burn_debt"): "the same ruling: the next street burns two",
     ("wagers", "floor_badge"): "the floor's badge on an action out of turn, taken by the ruling "
     "(wagers.oot_ruled); wagers is below floor",
+    ("wagers", "floor_state"): "the same ruling: the floor's sub-state leaves OOT_RULING (or "
+    "RULING for HELD)",
 }
 
 #: the fields of ``TableCore`` (the rest are the working hand's)
