@@ -6,11 +6,13 @@ here only: the concerns stop it with :func:`stop`; this module imports no concer
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.phases import ClockState, Phase
+
+_OFF: Final = ClockState.OFF  # (an Enum class's attribute is a Python-level lookup)
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -36,7 +38,7 @@ def start_clock(core: TableCore) -> None:
 def stop(core: TableCore, h: Hand, seat: int = 0) -> None:
     """The clock is off: the round closed, or (``seat``) the seat on the clock acted or its
     hand is dead."""
-    if h.clock_state is not ClockState.OFF and (not seat or h.clock_seat == seat):
+    if h.clock_state is not _OFF and (not seat or h.clock_seat == seat):
         h.clock_state = core.shift(h.clock_state, ClockState.OFF)
         h.clock_seat = 0
 

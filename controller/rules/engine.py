@@ -7,6 +7,9 @@ event raises nothing: the step carries a :class:`TableError` and the state is un
 Phases, the events each accepts, their handlers and the phases each may lead to are listed
 once, in the transition table (:mod:`controller.rules.transitions`); the only place the
 phase changes is :meth:`TableCore.enter`, which refuses a change the table does not list.
+The hand's sub-states (the floor's hold, the clock, the misdeal call, the burn debt) are
+rows of the same table; their owners change them through :meth:`TableCore.shift`, which
+refuses the same way.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ from controller.rules.transitions import CLOCK_ROWS, NO_EVENT, PHASES, ROWS, SUB
 
 # a stored sub-state of the hand (TableCore.shift)
 S = TypeVar("S", FloorHold, ClockState, MisdealCall, BurnDebt)
+# (a module constant: an Enum class's attribute is a Python-level lookup in 3.11)
+_CLOCK_OFF: Final = ClockState.OFF
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
@@ -151,7 +156,7 @@ class TableCore:
             )
         clock: tuple[Decision, ...] = ()
         h = self.hand
-        if h is not None and h.clock_state is not ClockState.OFF:
+        if h is not None and h.clock_state is not _CLOCK_OFF:
             self._tr = CLOCK_ROWS[PHASES.index(self.phase)]
             try:
                 clock_tick(self, event.t)

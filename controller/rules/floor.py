@@ -29,6 +29,9 @@ DEALT_OUT = "dealt-out"  # the seat dealt out has no hand; its blinds stay (enti
 
 # the sub-states in which the hand is held (Hand.floor_hold is then the kind of hold)
 HOLDS: Final = (FloorHold.HELD, FloorHold.RULING)
+# no hold, no badge: nearly always (a module constant: an Enum class's attribute is a
+# Python-level lookup; ``in HOLDS`` compares by ``==`` after ``is``)
+NO_HOLD: Final = FloorHold.NONE
 
 
 def hold(core: TableCore, h: Hand, kind: str) -> None:
