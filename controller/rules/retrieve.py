@@ -92,7 +92,7 @@ def killed_uncalled(core: TableCore) -> bool:
     hand is held as after FLOOR, and the director's badge and FLOOR (or ACK) rule the fold
     stands and the uncalled part goes back (:func:`button`). True if held."""
     h = core.hand
-    if h is None or h.floor_state in floor.HOLDS:
+    if h is None or (h.floor_state is not floor.NO_HOLD and h.floor_state in floor.HOLDS):
         return False
     if core.profile.mucked_hand is not MuckedHand.NO_REDRESS:
         return False
