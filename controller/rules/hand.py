@@ -4,7 +4,7 @@ copy it into frozen values)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from controller.rules.decisions import ActionRecord, Alert
 
@@ -13,6 +13,13 @@ from controller.rules.phases import BurnDebt, ClockState, FloorHold, MisdealCall
 from controller.rules.seating import Positions
 
 __all__ = ["Draw", "Hand", "Level", "Phase", "Player", "Street", "Wager"]
+
+# each sub-state machine's first state, for Hand.__init__ (module constants: an Enum class's
+# attribute is a Python-level lookup in 3.11)
+_CLOCK_OFF: Final = ClockState.OFF
+_NO_MISDEAL_CALL: Final = MisdealCall.NONE
+_NO_BURN_DEBT: Final = BurnDebt.NONE
+_NO_HOLD: Final = FloorHold.NONE
 
 # Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the
 # compiled core builds them natively (see decisions.py).
@@ -234,12 +241,12 @@ class Hand:
         self.jokers = set()
         self.extra_cards = 0
         self.runout = False
-        self.clock_state = ClockState.OFF
+        self.clock_state = _CLOCK_OFF
         self.clock_seat = 0
         self.clock_deadline = 0.0
         self.oot = {}
         self.unconfirmed = {}
-        self.misdeal_call = MisdealCall.NONE
+        self.misdeal_call = _NO_MISDEAL_CALL
         self.odd_chip = False
         self.unswept = False
         self.burn_credit = 0
@@ -257,9 +264,9 @@ class Hand:
         self.shows = {}
         self.show_alerted = set()
         self.scores = {}
-        self.burn_debt = BurnDebt.NONE
+        self.burn_debt = _NO_BURN_DEBT
         self.refill = self.floor_ok = self.void_street = False
-        self.floor_state = FloorHold.NONE
+        self.floor_state = _NO_HOLD
         self.floor_hold = self.floor_badge = ""
         self.given_back = {}
         self.mark = ("", "", 0)
