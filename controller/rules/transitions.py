@@ -275,7 +275,8 @@ DIVERTS: Final[dict[SubState, dict[type, _Divert]]] = {
     # retrieve.py) wait for the badge, then rule; chips are flagged FLOOR_PENDING and taken
     HELD: {ButtonPress: (floor.button, retrieve.button), BadgeTap: (floor.badge, retrieve.badge),
            ChipsIn: (floor.chips_held,)},
-    RULING: {ButtonPress: (floor.button, retrieve.button), ChipsIn: (floor.chips_held,)},
+    RULING: {ButtonPress: (floor.button, retrieve.button), BadgeTap: (floor.badge, retrieve.badge),
+             ChipsIn: (floor.chips_held,)},  # (a badge tapped again replaces the first)
     OOT_RULING: {ButtonPress: (wagers.oot_ruled,)},  # ACK: the action out of turn stands
     # a supervisor's badge authorises the disputed misdeal
     MisdealCall.CALLED: {BadgeTap: (misdeal.force_misdeal,)},
