@@ -8,7 +8,7 @@ from controller.rules import betting, board, clock, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
-from controller.rules.phases import MisdealCall, Phase
+from controller.rules.phases import MisdealCall, MisdealWindowState, Phase
 from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 
 if TYPE_CHECKING:
@@ -135,6 +135,14 @@ def window_open(core: TableCore) -> bool:
     if w is MisdealWindow.TWO_PLAYERS_ACT:
         return h.window_actions < 2
     return True  # UNTIL_FLOP
+
+
+def window(core: TableCore) -> MisdealWindowState:
+    """The misdeal window as a sub-state (``transitions.SUBSTATES``; derived, not stored):
+    open while a hand is dealt or bet and :func:`window_open`."""
+    if core.hand is None or core.phase not in ACTIVE or not window_open(core):
+        return MisdealWindowState.CLOSED
+    return MisdealWindowState.OPEN
 
 
 _WINDOW_CLAUSE: Final = {

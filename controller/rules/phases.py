@@ -64,6 +64,15 @@ class MisdealCall(Enum):
     CALLED = "called"
 
 
+class MisdealWindowState(Enum):
+    """Whether the dealer's MISDEAL (or a misdeal's cause) is still a misdeal (misdeal.py;
+    the profile's ``misdeal_window`` says when the window closes). Derived, not stored: open
+    while a hand is dealt or bet and the window's counts allow it (misdeal.window)."""
+
+    CLOSED = "closed"  # no hand in play, or the action went too far: a misdeal is refused
+    OPEN = "open"
+
+
 class BurnDebt(IntEnum):
     """Extra burns the coming street needs (board.py; 000 irreg-12b: a missed burn stood):
     the street burns ``1 + debt`` cards."""
@@ -80,5 +89,5 @@ class BigBlindOption(Enum):
     OPEN = "open"
 
 
-# every sub-state (the stored ones and the big blind's option, derived)
-SubState = FloorHold | ClockState | MisdealCall | BurnDebt | BigBlindOption
+# every sub-state (the stored ones; the misdeal window and the big blind's option, derived)
+SubState = FloorHold | ClockState | MisdealCall | MisdealWindowState | BurnDebt | BigBlindOption

@@ -61,6 +61,7 @@ from controller.rules.phases import (
     ClockState,
     FloorHold,
     MisdealCall,
+    MisdealWindowState,
     Phase,
     SubState,
 )
@@ -243,6 +244,16 @@ SUBSTATES: Final[dict[SubState, SubRow]] = {
     # the hand ends (a supervisor's badge may rule it: DIVERTS)
     MisdealCall.NONE: {ButtonPress: (MisdealCall.CALLED,)},
     MisdealCall.CALLED: {},
+    # the misdeal window (misdeal.window, the profile's misdeal_window): derived, not stored
+    # (tests/rules/test_transitions.py checks the changes seen in real hands). Open from the
+    # deal's first card; closed by the actions it counts (chips, cards on the muck, a check
+    # by ACK or declared, checks inferred by a sweep or a burn), the flop, the hand's end
+    # (a misdeal, a void, the last fold, an interrupted hand); opened again when actions it
+    # counted are struck (a retrieved fold: ACK; "not a check": a declaration)
+    MisdealWindowState.CLOSED: _each((CardPlaced, ButtonPress, Declare),
+                                     (MisdealWindowState.OPEN,)),
+    MisdealWindowState.OPEN: _each((*_ACTING, Interrupted, BadgeTap),
+                                   (MisdealWindowState.CLOSED,)),
     # the burn debt (board.py; rounds.record): a card dealt without a burn stood (000
     # irreg-12b), by the next street's burn or by an action on it; paid when the street is
     # dealt (a board card, or a card taken back that completes it)
@@ -262,6 +273,7 @@ MACHINES: Final[tuple[tuple[str, SubState], ...]] = (
     ("floor hold", FloorHold.NONE),
     ("clock", ClockState.OFF),
     ("misdeal call", MisdealCall.NONE),
+    ("misdeal window", MisdealWindowState.CLOSED),
     ("burn debt", BurnDebt.NONE),
     ("big blind's option", BigBlindOption.CLOSED),
 )
@@ -280,6 +292,10 @@ DIVERTS: Final[dict[SubState, dict[type, _Divert]]] = {
     OOT_RULING: {ButtonPress: (wagers.oot_ruled,)},  # ACK: the action out of turn stands
     # a supervisor's badge authorises the disputed misdeal
     MisdealCall.CALLED: {BadgeTap: (misdeal.force_misdeal,)},
+    # the dealer's MISDEAL, and a misdeal's cause in the deal, are a misdeal (closed: refused,
+    # MISDEAL_REFUSED, and the hand plays on)
+    MisdealWindowState.OPEN: {ButtonPress: (misdeal.misdeal_pressed,),
+                              CardPlaced: (misdeal.misdeal_condition,)},
     # the coming street's burns: 1 + the debt (a second burn is not a double burn)
     BurnDebt.OWED: {CardPlaced: (board.on_burn,)},
     # the sweep keeps the pre-flop round open; a burn is ACTION_PENDING, a flop PREMATURE_FLOP

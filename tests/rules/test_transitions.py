@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from controller.rules import transitions
 from controller.rules.engine import TableCore
-from controller.rules.errors import LocalError
+from controller.rules.errors import BadInput, LocalError
 from controller.rules.events import (
     BadgeTap,
     ButtonPress,
@@ -48,9 +49,11 @@ from controller.rules.phases import (
     ClockState,
     FloorHold,
     MisdealCall,
+    MisdealWindowState,
     Phase,
+    SubState,
 )
-from controller.rules.profile import builtin_profile
+from controller.rules.profile import Profile, builtin_profile
 from controller.rules.transitions import (
     CLOCK,
     DIVERTS,
@@ -63,6 +66,7 @@ from controller.rules.transitions import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+PROFILE_NAMES = sorted(p.stem for p in (ROOT / "controller" / "rules" / "profiles").glob("*.toml"))
 RULES = ROOT / "controller" / "rules"
 
 # engine.py's ACCEPTS before the table (commit b055f69), plus Interrupted and Declare (issue
@@ -238,7 +242,7 @@ def _closure(calls: dict[str, set[str]], start: dict[str, set[str]]) -> dict[str
 
 def test_every_sub_state_has_a_row_and_leads_only_within_its_machine() -> None:
     machines = {type(first) for _, first in MACHINES}
-    assert machines == STORED | {BigBlindOption}
+    assert machines == STORED | {MisdealWindowState, BigBlindOption}
     assert set(SUBSTATES) == {s for m in machines for s in m}
     for state, row in SUBSTATES.items():
         for trigger, targets in row.items():
@@ -321,31 +325,59 @@ def test_the_clock_and_the_floor_hold_run_through_their_rows() -> None:
     assert h.players[seat].folded
 
 
-def test_the_big_blind_option_changes_seen_in_real_hands_are_in_the_table() -> None:
-    """The derived sub-state (bb_option.state) over real hands under club-003 with the ACK
-    press turned on: every change an event makes is one its row lists for that kind."""
-    from dataclasses import replace
-
-    from controller.rules import bb_option
+def _derived_changes(
+    profile: Profile, state: Callable[[TableCore], SubState]
+) -> set[tuple[SubState, SubState, str]]:
+    """Real hands (a sample of the corpus, every folder) dealt under ``profile``: every
+    change of the derived sub-state ``state`` an event makes is one its row lists for that
+    kind; the changes seen."""
     from hwsim.dealer import plan_hand
     from hwsim.phh import iter_phh_paths, load_phh
     from tests.shared import PHH
 
-    profile = replace(builtin_profile("club-003"), bb_option_ack=True)
-    seen: set[tuple[BigBlindOption, BigBlindOption, str]] = set()
-    for path in list(iter_phh_paths([str(PHH / "pluribus")]))[:60]:
+    seen: set[tuple[SubState, SubState, str]] = set()
+    for path in list(iter_phh_paths([str(PHH)]))[::300]:
+        try:
+            events = plan_hand(load_phh(path), profile).events
+        except BadInput:
+            continue  # a hand the simulated table does not deal (a straddle, 10 players...)
         core = TableCore(profile)
-        for ev in plan_hand(load_phh(path), profile).events:
-            before = bb_option.state(core)
+        for ev in events:
+            before = state(core)
             assert core.handle(ev).rejected is None
-            after = bb_option.state(core)
+            after = state(core)
             if after is not before:
                 assert after in SUBSTATES[before].get(type(ev), ()), (before, after, ev)
                 seen.add((before, after, type(ev).__name__))
+    return seen
+
+
+def test_the_big_blind_option_changes_seen_in_real_hands_are_in_the_table() -> None:
+    """bb_option.state under club-003 with the ACK press turned on (test_bb_option.py)."""
+    from dataclasses import replace
+
+    from controller.rules import bb_option
+
+    profile = replace(builtin_profile("club-003"), bb_option_ack=True)
+    seen = _derived_changes(profile, bb_option.state)
     assert (BigBlindOption.CLOSED, BigBlindOption.OPEN, "CardPlaced") in seen
     assert {(b, a) for b, a, _ in seen} == {
         (BigBlindOption.CLOSED, BigBlindOption.OPEN),
         (BigBlindOption.OPEN, BigBlindOption.CLOSED),
+    }
+
+
+@pytest.mark.parametrize("name", PROFILE_NAMES)
+def test_the_misdeal_window_changes_seen_in_real_hands_are_in_the_table(name: str) -> None:
+    """misdeal.window under each profile (each closes the window its own way)."""
+    from controller.rules import misdeal
+
+    seen = _derived_changes(builtin_profile(name), misdeal.window)
+    opened = (MisdealWindowState.CLOSED, MisdealWindowState.OPEN, "CardPlaced")
+    assert opened in seen  # the deal's first card
+    assert {(b, a) for b, a, _ in seen} == {
+        (MisdealWindowState.CLOSED, MisdealWindowState.OPEN),
+        (MisdealWindowState.OPEN, MisdealWindowState.CLOSED),
     }
 
 
