@@ -385,3 +385,31 @@ def test_the_sub_state_diagrams_in_the_architecture_doc_are_the_tables() -> None
     doc = (ROOT / "docs" / "architecture.md").read_text()
     blocks = re.findall(r"```mermaid\n(stateDiagram-v2\n.*?)\n```", doc, re.S)
     assert blocks[1:] == [transitions.sub_mermaid(first) for _, first in MACHINES]
+
+
+def test_the_floor_hold_runs_through_its_rows_and_a_rejected_event_leaves_it() -> None:
+    """A folded hand held for the director (retrieve.py): FLOOR holds it, the badge rules,
+    ACK retrieves it. A rejected event changes no sub-state, and ``can`` answers as
+    ``handle`` does at each step."""
+    from table_builder import Table
+
+    from controller.rules.events import ChipsIn, ConsoleButton
+
+    cards = {2: "2c7d", 3: "3c8d", 4: "4h9s", 1: "AsAd"}  # as test_retrieve.py
+    t = Table("a2c-000", players=4).button(1).post_blinds().deal(cards)
+    t.chips(4, 100).fold(1)
+    h = t.core.hand
+    assert h is not None and h.floor_state is FloorHold.NONE
+    t.press(ConsoleButton.FLOOR)
+    assert h.floor_state is FloorHold.HELD and h.floor_hold == "retrieve-seat-1"
+    before = t.core.export()
+    bad = ChipsIn(t.now(), 9, 50)  # no player at seat 9: rejected
+    assert not t.core.can(bad)
+    assert t.send(bad).rejected is not None and t.core.export() == before
+    t.badge("td-1")
+    assert h.floor_state is FloorHold.RULING and h.floor_badge == "td-1"
+    ack = ButtonPress(t.now(), ConsoleButton.ACK)
+    assert t.core.can(ack)
+    t.send(ack)
+    assert h.floor_state is FloorHold.NONE and h.floor_hold == h.floor_badge == ""
+    assert t.snap.seat(1).in_hand  # retrieved
