@@ -280,7 +280,9 @@ MACHINES: Final[tuple[tuple[str, SubState], ...]] = (
 
 # Per sub-state: the events it takes before (or instead of) the phase's handling, and the
 # functions of its owner that do (the kind's handler calls them: checked in the tests). A
-# player on the clock: every event runs the clock first (betting.clock_tick, TIME).
+# player on the clock: every event runs the clock first (betting.clock_tick, TIME). No
+# sub-state refuses an event kind the phase accepts (the hold makes MISDEAL and ACK wait for
+# the badge, with an instruction, and flags chips; it rejects neither).
 _Divert = tuple[Callable[..., object], ...]
 DIVERTS: Final[dict[SubState, dict[type, _Divert]]] = {
     # MISDEAL and ACK (a hold for a folded hand: ACK retrieves it, FLOOR the fold stands,
