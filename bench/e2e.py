@@ -3,10 +3,12 @@ received by an MQTT subscriber through mosquitto; the floor (the bare pty hop pl
 broker publish-to-receive hop) measured interleaved with it; and where the daemon's own time
 goes, stage by stage.
 
-The daemon runs as its own process (``railguard run --config``, the demo table's config with
-a 10 ms scan, and the board reporting every antenna every scan so that the frame completing
-the debounce is a real frame; the daemon's default, changes-only reporting, confirms on its
-own tick instead). The board (hwsim SimBoard on a pty) and the subscriber live in this process.
+The table is the simulated table (``hwsim.table.SimTable``, six seats) with its daemon as its
+own process (``process=True``: ``railguard run --config``, the table's config with a 10 ms
+scan, and the board reporting every antenna every scan so that the frame completing the
+debounce is a real frame; the daemon's default, changes-only reporting, confirms on its own
+tick instead). The board (a SimBoard on a pty that stamps its frames) and the subscriber live
+in this process.
 Each event: a tag no deck knows is placed on a hole-card antenna of a table without a
 button; the daemon's core rejects the card ("place the button first") and the daemon
 publishes a REJECTED alert. The clock starts when the board writes the frame that completes
@@ -62,16 +64,18 @@ import psutil
 if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.procs import DaemonProcess, Subscriber, daemon_mapping, pct, wait_for
+from bench.procs import Subscriber, pct
 from controller.daemon.trace import ENV as TRACE_ENV
 from controller.daemon.trace import STAMPS
 from controller.demo.table import HOLE
 from controller.link.config import NODELAY
 from controller.link.mqtt_client import Client
-from firmware_bridge.protocol import Message, SetConfig
+from firmware_bridge.protocol import Message
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
 from hwsim.broker import plain_broker
+from hwsim.layout import SIX
+from hwsim.table import DaemonChild, SimTable
 
 SCAN_MS = 10
 DEBOUNCE = 2
@@ -105,9 +109,12 @@ class StampingBoard(SimBoard):
     writes the last mapped antenna's frame of each cycle (``last_antenna``)."""
 
     watch: tuple[int, bytes] | None = None
-    stamps: list[tuple[float, int]]  # (time, cycle)
     last_antenna = 0
-    cycle_end: dict[int, float]
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.stamps: list[tuple[float, int]] = []  # (time, cycle)
+        self.cycle_end: dict[int, float] = {}
 
     def _send(self, message: Message) -> None:
         # stamped just before the write: once written, the daemon may read the frame before
@@ -234,29 +241,35 @@ def check_clocks() -> None:
 
 @dataclass
 class Table:
-    """The daemon process, its board and a subscriber to its alerts."""
+    """The simulated table (its daemon a process, its board stamping), a subscriber to the
+    daemon's alerts."""
 
-    board: StampingBoard
-    daemon: DaemonProcess
+    sim: SimTable
     sub: Subscriber
     placed: asyncio.Queue[tuple[float, str]]
     trace: Path
     prev: tuple[int, bytes] | None = None
     n: int = 0
 
+    @property
+    def board(self) -> StampingBoard:
+        assert isinstance(self.sim.board, StampingBoard)
+        return self.sim.board
+
+    @property
+    def daemon(self) -> DaemonChild:
+        assert self.sim.child is not None
+        return self.sim.child
+
 
 async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None) -> Table:
-    board = StampingBoard(16, config=SetConfig(scan_period_ms=SCAN_MS, heartbeat_interval_ms=200))
-    board.stamps, board.cycle_end = [], {}
-    pty = await board.start_pty()
-    mapping = daemon_mapping(pty, port, workdir / "state")
-    # every antenna every scan: the frame that completes the debounce is then a frame the
-    # board writes at a known moment (with changes-only reporting the confirmation comes from
-    # the daemon's own tick and no frame marks it); the path measured after it is the same
-    mapping["reader"].update(scan_period_ms=SCAN_MS, debounce_cycles=DEBOUNCE, changes_only=False)
-    board.last_antenna = max(_antennas(mapping["zones"]))
+    """The simulated table of six seats (16 antennas) with its daemon a process
+    (:class:`hwsim.table.SimTable`, ``process=True``) and a stamping board: a 10 ms scan,
+    and every antenna every scan, so that the frame that completes the debounce is a frame
+    the board writes at a known moment (with changes-only reporting the confirmation comes
+    from the daemon's own tick and no frame marks it; the path measured after it is the
+    same)."""
     trace = workdir / "stages.jsonl"
-    daemon = DaemonProcess(mapping, workdir, env={TRACE_ENV: str(trace), **(env or {})})
     sub = Subscriber(port, [f"{BASE}/alerts", f"{BASE}/status", f"{BASE}/cmd/response"])
     placed: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
 
@@ -266,18 +279,20 @@ async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None
 
     sub.on_message = on_msg
     await sub.start()
-    daemon.start()
-    table = Table(board, daemon, sub, placed, trace)
     try:
-        online = lambda: any(  # noqa: E731
-            isinstance(b, dict) and b.get("status") == "online" for b in sub.on(f"{BASE}/status")
-        )
-        await wait_for(online, "the daemon", 20)
-        await board.wait_command(SetConfig, timeout=10)
-        await asyncio.sleep(0.3)
+        sim = await SimTable.open(
+            "127.0.0.1", port, profile="tda-2024", workdir=workdir, seats=SIX,
+            transport="pty", process=True, board_type=StampingBoard, scan_period_ms=SCAN_MS,
+            timing={"debounce_cycles": DEBOUNCE},
+            settings={"reader": {"changes_only": False}, "log": {"level": "INFO"}},
+            env={TRACE_ENV: str(trace), **(env or {})}, enrol=False, topics=("status",),
+        )  # fmt: skip
     except BaseException:
-        await close_table(table)
+        await sub.stop()
         raise
+    table = Table(sim, sub, placed, trace)
+    table.board.last_antenna = max(_antennas(sim.layout.zones()))
+    await asyncio.sleep(0.3)
     return table
 
 
@@ -307,9 +322,8 @@ async def one_event(table: Table, timeout: float = 2.0) -> Sample | None:
 
 async def close_table(table: Table) -> dict[str, dict[str, int]]:
     """Stop the daemon (which writes its stage stamps) and the rest; the stamps by alert id."""
-    table.daemon.stop()
+    await table.sim.close()
     await table.sub.stop()
-    await table.board.stop()
     return read_trace(table.trace)
 
 

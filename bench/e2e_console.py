@@ -1,17 +1,17 @@
 """The console stage of the alert's path: the alert published by the daemon -> the floor
 console's room has it -> the table's tile changed in a browser.
 
-The table is bench/e2e.py's (the daemon in its own process with its stage stamps, the
-board on a pty, the same REJECTED alert per event); the floor console (``controller/floor``,
-started as ``railguard demo`` starts it: controller/demo/console.py) runs in this process on
-the same broker, and Debian's chromium (headless, driven by Selenium through Debian's
-chromedriver, as tests/floor/test_floor_browser.py drives it) is logged in to it. A
-``MutationObserver`` put into the page notes, for each alert id, when a tile's
+The table is bench/e2e.py's (the simulated table, its daemon in its own process with its
+stage stamps, the board on a pty, the same REJECTED alert per event); the floor console
+(``controller/floor``, started as ``railguard demo`` starts it: controller/demo/console.py)
+runs in this process on the same broker, and Debian's chromium (headless, driven by Selenium
+through Debian's chromedriver, as tests/floor/test_floor_browser.py drives it) is logged in
+to it. A ``MutationObserver`` put into the page notes, for each alert id, when a tile's
 ``data-alert-ids`` (its open alerts) first names it (``performance.timeOrigin +
-performance.now()``); the browser's
-clock is tied to this process's by the Selenium round trip with the least delay (its half is
-printed as the uncertainty). Each alert is acknowledged once shown (``ack_alert``), so the
-tile shows one alert at a time, as a table's tile does on a calm night.
+performance.now()``); the browser's clock is tied to this process's by the Selenium round
+trip with the least delay (its half is printed as the uncertainty). Each alert is
+acknowledged once shown (``ack_alert``), so the tile shows one alert at a time, as a table's
+tile does on a calm night.
 
     .venv/bin/python bench/e2e.py --events 200 --console 200 --stages
 """
@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import web
 
 from bench import e2e
-from bench.procs import pct
+from bench.procs import pct, wait_for
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -188,7 +188,7 @@ async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
         await asyncio.to_thread(_login, driver, console.url, console.user, console.password)
         await asyncio.to_thread(driver.execute_script, OBSERVE)
         await asyncio.to_thread(floor.get, bare.url)
-        await e2e.wait_for(lambda: bool(bare.clients), "the bare page's stream")
+        await wait_for(lambda: bool(bare.clients), "the bare page's stream")
         offset0, err0 = await asyncio.to_thread(_clock, driver)
         for i in range(events + e2e.WARMUP):
             s = await e2e.one_event(table)

@@ -46,13 +46,14 @@ from typing import Any
 if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.procs import ROOT, pct, railguard_argv, wait_for
+from bench.procs import ROOT, pct, wait_for
 from controller.demo.hands import generated_hands
 from controller.link import BrokerConfig, VenueLink
 from controller.link.outbox import Outbox
 from controller.ohh import to_ohh
 from controller.replay import replay_core
 from controller.rules.profile import get_profile
+from hwsim.table import railguard_argv
 
 HUMAN_HAND_S = 120.0  # a live table: about 30 hands an hour
 SPEED = 10.0

@@ -61,9 +61,10 @@ if str(ROOT) not in sys.path:
 
 import psutil  # noqa: E402
 
-from bench.procs import pct, railguard_argv  # noqa: E402
+from bench.procs import pct  # noqa: E402
 from controller.floor.auth import hash_password  # noqa: E402
 from hwsim.broker import free_port, plain_broker  # noqa: E402
+from hwsim.table import railguard_argv  # noqa: E402
 from tests.pg import postgres_server  # noqa: E402
 
 CHROMIUM, DRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"

@@ -1,8 +1,9 @@
 """Idle CPU and resident memory of the daemon process, beside a bare baseline in the same run.
 
-The daemon (``railguard run --config``, production reader defaults: 50 ms scan, 1 s
-heartbeat, changes-only reporting with a full refresh every 20 scans, MQTT keepalive 15 s)
-is connected to a SimBoard on a pty and to mosquitto, with nothing on the table: the board
+The daemon (the simulated table of ``hwsim.table`` with its daemon as its own process,
+``railguard run --config``, with the production reader defaults: 50 ms scan, 1 s heartbeat,
+changes-only reporting with a full refresh every 20 scans, MQTT keepalive 15 s) is connected
+to the table's SimBoard on a pty and to mosquitto, with nothing on the table: the board
 sends an antenna only when its tags change, so on an idle table only the full refresh
 (every antenna once a second) and the heartbeat reach the daemon. The baseline
 (bench/idle_baseline.py) reads a SimBoard's byte stream at the board's power-on defaults,
@@ -35,10 +36,11 @@ if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import memory
-from bench.procs import DaemonProcess, Subscriber, daemon_mapping, wait_for
-from firmware_bridge.protocol import SetConfig
+from controller.daemon import config
 from hwsim.board import SimBoard
 from hwsim.broker import plain_broker
+from hwsim.layout import SIX
+from hwsim.table import SimTable
 
 HERE = Path(__file__).resolve().parent
 BASE = "railguard/v1/t1"
@@ -49,32 +51,39 @@ def _cpu(p: psutil.Process) -> float:
     return float(t.user + t.system)
 
 
+#: the settings the simulated table's config compresses (hwsim.layout.config_mapping: a 20 ms
+#: scan, a 200 ms heartbeat, a 10 s ready timeout, a pty's baud rate, a 5 s keepalive)
+PRODUCTION = ("reader.scan_period_ms", "reader.heartbeat_ms", "reader.ready_timeout_s",
+              "reader.baudrate", "mqtt.keepalive")  # fmt: skip
+
+
+def production_settings() -> dict[str, dict[str, Any]]:
+    """:data:`PRODUCTION` at the defaults a table runs with
+    (:data:`controller.daemon.config.SETTINGS`), by section."""
+    defaults = {s.key: s.default for s in config.SETTINGS}
+    out: dict[str, dict[str, Any]] = {}
+    for key in PRODUCTION:
+        section, _, name = key.partition(".")
+        out.setdefault(section, {})[name] = defaults[key]
+    return out
+
+
 async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
-    board = SimBoard(16)  # default config: 50 ms scan, 1 s heartbeat
-    base_board = SimBoard(16)
-    pty = await board.start_pty()
+    base_board = SimBoard(16)  # the board's power-on defaults: 50 ms scan, 1 s heartbeat
     base_pty = await base_board.start_pty()
-    mapping = daemon_mapping(pty, port, workdir / "state")
-    mapping["reader"] = {"ports": [pty]}  # production defaults
-    mapping["mqtt"].pop("keepalive", None)
-    daemon = DaemonProcess(mapping, workdir)
-    sub = Subscriber(port, [f"{BASE}/status"])
-    await sub.start()
-    daemon.start()
+    reader = production_settings()
+    table = await SimTable.open(
+        "127.0.0.1", port, profile="tda-2024", workdir=workdir, seats=SIX, transport="pty",
+        process=True, scan_period_ms=reader["reader"]["scan_period_ms"], settings=reader,
+        enrol=False, topics=("status",),
+    )  # fmt: skip
+    daemon = table.child
+    assert daemon is not None
     baseline = subprocess.Popen(
         [sys.executable, str(HERE / "idle_baseline.py"), "--serial", base_pty,
          "--mqtt-port", str(port)], stdout=subprocess.PIPE, cwd=HERE.parent,
     )  # fmt: skip
     try:
-        await wait_for(
-            lambda: any(
-                isinstance(b, dict) and b.get("status") == "online"
-                for b in sub.on(f"{BASE}/status")
-            ),
-            "the daemon",
-            20,
-        )
-        await board.wait_command(SetConfig, timeout=10)
         assert baseline.stdout is not None
         line = await asyncio.wait_for(asyncio.to_thread(baseline.stdout.readline), 10)
         if b"ready" not in line:
@@ -88,15 +97,13 @@ async def run(port: int, seconds: float, workdir: Path) -> dict[str, Any]:
         d_mem, b_mem = memory.rollup(daemon.pid), memory.rollup(baseline.pid)
         alive = daemon.alive()
     finally:
-        daemon.stop()
+        await table.close()
         baseline.terminate()
         try:
             baseline.wait(5)
         except subprocess.TimeoutExpired:
             baseline.kill()
             baseline.wait(5)
-        await sub.stop()
-        await board.stop()
         await base_board.stop()
     per_min = 60.0 / seconds
     return {

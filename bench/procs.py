@@ -1,31 +1,23 @@
-"""Shared by bench/run.py and tests/faults: the daemon as a separate process, its config as a
-TOML file, a timestamping MQTT subscriber, and percentiles.
-
-``DaemonProcess`` runs ``railguard run --config FILE`` (the installed console script of the
-virtualenv) with stdout/stderr going to a log file in its work directory.
-"""
+"""Shared by the benches: a timestamping MQTT subscriber that also sends venue commands,
+a polling wait, and percentiles. The daemon as its own process is the simulated table's
+(``hwsim.table.SimTable`` with ``process=True``; ``hwsim.table.railguard_argv`` is the
+command that runs ``railguard``)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import aiomqtt
 
-from controller.daemon import config
 from controller.demo import table as demo_table
 from controller.link.mqtt_client import Client
-from hwsim.layout import config_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,84 +26,6 @@ def pct(values: list[float], q: float) -> float:
     """The ``q`` quantile (nearest rank) of ``values``."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def daemon_mapping(
-    port_path: str,
-    mqtt_port: int,
-    storage: Path,
-    *,
-    table: str = "t1",
-    chips: dict[bytes, int] | None = None,
-    log_level: str = "INFO",
-) -> dict[str, Any]:
-    """The demo table's daemon config (6 seats, 16 antennas, mock GPIO) as a plain mapping:
-    the simulated table's (``hwsim.layout.config_mapping``) with a log level."""
-    raw = config_mapping(port_path, "127.0.0.1", mqtt_port, table, "tda-2024", storage,
-                         chips or {})  # fmt: skip
-    raw["log"] = {"level": log_level}
-    if not raw.get("chips"):
-        raw.pop("chips", None)
-    return raw
-
-
-def railguard_argv() -> list[str]:
-    exe = Path(sys.executable).parent / "railguard"
-    if exe.exists():
-        return [str(exe)]
-    return [sys.executable, "-c", "import sys; from controller.cli import main; sys.exit(main())"]
-
-
-class DaemonProcess:
-    """``railguard run --config`` in its own process (its own CPU, its own pid)."""
-
-    def __init__(
-        self, mapping: Mapping[str, Any], workdir: Path, env: Mapping[str, str] | None = None
-    ) -> None:
-        self.workdir = workdir
-        self.env = {**os.environ, **(env or {})}  # extra variables for the daemon
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.config = workdir / "railguard.toml"
-        self.config.write_text(config.dumps(mapping))
-        self.logfile = workdir / "daemon.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
-
-    def start(self) -> None:
-        with self.logfile.open("ab") as log:
-            self.proc = subprocess.Popen(
-                [*railguard_argv(), "run", "--config", str(self.config)],
-                stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=self.env,
-            )  # fmt: skip
-
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
-
-    def stop(self, timeout: float = 10.0) -> int | None:
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return None
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
-        return proc.returncode
-
-    def kill9(self) -> None:
-        proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(5)
-
-    def log(self) -> str:
-        return self.logfile.read_text(errors="replace") if self.logfile.exists() else ""
 
 
 class Subscriber:

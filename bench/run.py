@@ -167,9 +167,14 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
          f"{r['baseline_uss_mb']} MB)", f"{r['rss_mb'] / r['baseline_rss_mb']:.1f}×", "< 45 MB"),
         ("the daemon's start-up, resident memory after each stage (bench/startup_rss.py; "
          f"{r['startup_modules']} modules; not for the table: "
-         f"{', '.join(r['run_imports_not_for_the_table']) or 'none'})",
-         "; ".join(f"{k} {v}" for k, v in r["startup_rss_mb"].items()) + " MB (at the end: "
-         + ", ".join(f"{k.removesuffix('_mb')} {v}" for k, v in r["startup_memory_mb"].items())
+         f"{', '.join(r['run_imports_not_for_the_table']) or 'none'}; first hands: "
+         f"{r['startup_hands']} demo hands through the core, the evaluator's memo then "
+         f"{r['startup_memo_entries']} entries; link up: the row above)",
+         "; ".join(f"{k} {v}" for k, v in r["startup_rss_mb"].items()) + " MB (config "
+         "loaded: " + ", ".join(f"{k.removesuffix('_mb')} {v}"
+                                for k, v in r["startup_memory_mb"].items())
+         + " MB; after the hands: " + ", ".join(f"{k.removesuffix('_mb')} {v}" for k, v
+                                                in r["first_hands_memory_mb"].items())
          + " MB)", "", "", ""),
         (f"fleet: {r['fleet_tables']} tables at 10× human speed, one logger, one broker "
          f"({r['fleet_seconds']:.0f} s)", f"{r['fleet_records_per_s']} records/s, lag p50 "

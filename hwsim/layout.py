@@ -1,8 +1,8 @@
 """The simulated table's wiring for one to ten seats: which antenna is under which zone,
 which GPIO pin each button-puck sensor is on, the tag of each card and chip, and the
 daemon's config for it (:func:`config_mapping`, the one builder: the simulated table of
-:mod:`hwsim.table`, the daemon run as its own process in ``bench/procs.py`` and the tests'
-rigs take their config from it).
+:mod:`hwsim.table`, in-process or with its daemon as its own process, and the tests' rigs
+take their config from it).
 
 Antennas, for a table of ``n`` seats: seat ``s``'s hole cards on ``s - 1``; the board on
 ``n``, the burn on ``n + 1``, the muck on ``n + 2``; seat ``s``'s betting zone on ``n + 2 + s``

@@ -1,7 +1,7 @@
 """One simulated table of one to ten seats: the reader board, MockFactory GPIO, the daemon
-in-process and a venue subscriber on a broker. ``railguard demo``, the system replay and the
-scenario runner each open one and play on it; ``railguard sim`` builds its pieces for a
-daemon started by hand (:mod:`hwsim.sim`).
+in-process (or as its own process) and a venue subscriber on a broker. ``railguard demo``, the
+system replay and the scenario runner each open one and play on it; ``railguard sim`` builds
+its pieces for a daemon started by hand (:mod:`hwsim.sim`).
 
     table = await SimTable.open(host, port, profile="tda-2024", workdir=tmp, seats=10)
     await table.move_tags([(card_uid(ace), table.layout.hole[7])])
@@ -9,12 +9,13 @@ daemon started by hand (:mod:`hwsim.sim`).
 
 This is the one simulated table of the project: the demo (:mod:`controller.demo.table`), the
 system replay, the scenario runner (:mod:`hwsim.scenario.rig`), the daemon's and the fault
-tests' rigs open it, each with the options it needs (``transport``, ``seats``, ``clock``,
-``timing``, ``settings`` for the config, ``badge_factory``, ``logger`` for a venue logger
-on the same broker). Its config comes from the one builder,
-:func:`hwsim.layout.config_mapping`, which is also what a daemon run as its own process
-(``bench/procs.py``, ``railguard sim``) is given as TOML. The rules core alone, with no
-daemon, board or broker, is :mod:`hwsim.scenario.core_rig`.
+tests' rigs and the benches that time a daemon process (``bench/e2e.py``, ``bench/idle.py``)
+open it, each with the options it needs (``transport``, ``seats``, ``clock``, ``timing``,
+``settings`` for the config, ``badge_factory``, ``logger`` for a venue logger on the same
+broker, ``process`` for the daemon as a child process). Its config comes from the one
+builder, :func:`hwsim.layout.config_mapping`, written as TOML by :func:`write_config` for a
+daemon that reads it from a file (``process``, ``config_file``, ``railguard sim``). The
+rules core alone, with no daemon, board or broker, is :mod:`hwsim.scenario.core_rig`.
 
 The board is in-process by default (:mod:`hwsim.inprocess`: the daemon takes the board's
 snapshots as objects through its ``board_factory``); ``transport="pty"`` puts it on a pty
@@ -22,13 +23,23 @@ behind a symlink (``workdir/reader``) and the daemon opens it with pyserial, for
 the serial path under test (byte faults, unplugging, a stall). Either way the table drives
 the daemon only through its public inputs (the board, the GPIO pins, venue commands over
 MQTT) and reads it through its published MQTT output and :meth:`Daemon.observe`.
+
+``process=True`` runs the daemon as a child process instead, ``railguard run --config
+workdir/railguard.toml`` (:class:`hwsim.daemon_process.DaemonChild`: its own CPU and pid,
+its output in ``workdir/daemon.log``), the board on the pty in this process: the way a table
+runs it, for the benches that time it and the tests that kill it
+(:meth:`SimTable.kill_daemon`, :meth:`SimTable.start_daemon`). Its GPIO is the child's own
+MockFactory, out of this process's reach (no :attr:`SimTable.gpio`), and there is no
+:class:`Daemon` object to observe: the table reads it through MQTT only
+(:attr:`SimTable.venue`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+import signal
+from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,6 +54,7 @@ from firmware_bridge.pcsc import BadgeFactory
 from firmware_bridge.protocol import SetConfig
 from firmware_bridge.zones import ZoneType
 from hwsim.board import SimBoard
+from hwsim.daemon_process import DaemonChild, railguard_argv, write_config
 from hwsim.gpio import SimGpio, wired_factory
 from hwsim.inprocess import InProcessFactory
 from hwsim.layout import (
@@ -58,21 +70,11 @@ from hwsim.layout import (
 from hwsim.venue import LiveView, Venue
 
 Transport = Literal["inprocess", "pty"]
-CONFIG_HEADER = (
-    "# the simulated table's config for `railguard run --config`\n"
-    "# (written by hwsim.table; the board is the pty behind reader.ports)\n\n"
-)
 
 __all__ = [
-    "SIX", "TEN", "Layout", "OnSimTable", "SimTable", "TableFailure", "Transport",
-    "venue_logger",
+    "SIX", "TEN", "DaemonChild", "Layout", "OnSimTable", "SimTable", "TableFailure",
+    "Transport", "railguard_argv", "venue_logger", "write_config",
 ]  # fmt: skip
-
-
-def write_config(path: Path, mapping: Mapping[str, Any]) -> None:
-    """The simulated table's config (:func:`hwsim.layout.config_mapping`) as the TOML file
-    ``railguard run --config`` reads (``controller.daemon.config.dumps``)."""
-    path.write_text(CONFIG_HEADER + config.dumps(mapping))
 
 
 async def start_logger(host: str, port: int, workdir: Path, **kw: Any) -> VenueLogger:
@@ -122,15 +124,19 @@ def link_detail(daemon: Daemon, venue: Venue) -> str:
 class SimTable:
     """A running simulated table (see the module docstring). Build it with :meth:`open`."""
 
-    def __init__(self, daemon: Daemon, board: SimBoard, gpio: SimGpio, venue: Venue,
-                 factory: Any, layout: Layout, transport: Transport,
-                 symlink: Path | None) -> None:  # fmt: skip
-        self.daemon, self.board, self.gpio, self.venue = daemon, board, gpio, venue
+    def __init__(self, daemon: Daemon | DaemonChild, board: SimBoard, gpio: SimGpio | None,
+                 venue: Venue, factory: Any, layout: Layout, transport: Transport,
+                 symlink: Path | None, cfg: config.DaemonConfig) -> None:  # fmt: skip
+        self._daemon = daemon if isinstance(daemon, Daemon) else None
+        self.child = daemon if isinstance(daemon, DaemonChild) else None  # ``process``
+        self.board, self._gpio, self.venue = board, gpio, venue
         self.factory, self.layout, self.transport = factory, layout, transport
         self.symlink = symlink  # the pty's stable path (transport "pty")
+        self.cfg = cfg  # the daemon's config
         self.logger: VenueLogger | None = None  # the table's own venue logger (``logger``)
         self.where: dict[bytes, int] = {}  # every tag on the board: its antenna
         self.poll = 0.002  # seconds between two looks at the daemon
+        self.births = 0  # "online" statuses the venue subscriber heard (``process``)
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -160,6 +166,9 @@ class SimTable:
         badge_factory: BadgeFactory | None = None,
         logger: bool | Mapping[str, Any] = False,
         config_file: Path | None = None,
+        process: bool = False,
+        env: Mapping[str, str] | None = None,
+        board_type: type[SimBoard] = SimBoard,
     ) -> SimTable:
         """Start the board, the daemon and the venue subscriber; wait until the daemon is
         ready; enrol ``decks`` (deck A: the 52 cards of :func:`hwsim.layout.card_uid`; "B":
@@ -172,11 +181,25 @@ class SimTable:
         logger of the table's own (``workdir``/venue.db; a mapping: its options), online
         before the daemon starts and stopped with the table. ``config_file``: the config
         written there as TOML and the daemon loaded from that file, as ``railguard run
-        --config`` loads it (``railguard sim``)."""
+        --config`` loads it (``railguard sim``). ``board_type``: the board's class (a
+        :class:`SimBoard` that stamps its frames, ``bench/e2e.py``).
+
+        ``process``: the daemon as a child ``railguard run --config`` process (the module
+        docstring; ``transport="pty"``, no ``clock`` nor ``badge_factory``: PC/SC through
+        ``settings``' ``[pcsc]`` and a pcscd), its config in ``config_file`` (default
+        ``workdir``/railguard.toml), its log in ``workdir``/daemon.log, ``env`` set for it;
+        "status" is added to ``topics`` (the table waits for the daemon's "online")."""
+        if process and (transport != "pty" or clock is not None or badge_factory is not None):
+            raise ValueError(
+                "a daemon process reads the board on a pty (transport='pty'), "
+                "on its own clock and PC/SC (no clock nor badge_factory)"
+            )
+        if env is not None and not process:
+            raise ValueError("env is the daemon process's (process=True)")
         layout = seats if isinstance(seats, Layout) else Layout(seats)
         workdir.mkdir(parents=True, exist_ok=True)
-        board = SimBoard(layout.antennas, config=SetConfig(scan_period_ms=scan_period_ms,
-                                                           heartbeat_interval_ms=200))  # fmt: skip
+        board_config = SetConfig(scan_period_ms=scan_period_ms, heartbeat_interval_ms=200)
+        board = board_type(layout.antennas, config=board_config)
         symlink: Path | None = None
         if transport == "pty":
             symlink = workdir / "reader"
@@ -188,34 +211,45 @@ class SimTable:
                                  storage or workdir / "state", chips or {},
                                  scan_period_ms=scan_period_ms, timing=timing, layout=layout,
                                  sections=settings)  # fmt: skip
+        if process:
+            config_file = config_file or workdir / "railguard.toml"
+            if not ("#" in topics or "status" in topics):
+                topics = (*topics, "status")
         if config_file is not None:
             write_config(config_file, mapping)
             cfg = config.load(config_file)
         else:
             cfg = config.from_mapping(mapping)
-        factory = wired_factory()
-        gpio = SimGpio(factory, cfg.gpio)
-        clock = clock or SystemClock()
-        boards = (InProcessFactory(board, cfg.daemon_link, clock=clock.monotonic)
-                  if transport == "inprocess" else None)  # fmt: skip
-        daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock,
-                        badge_factory=badge_factory)  # fmt: skip
+        table: SimTable
         venue = Venue(host, port, f"railguard/{VENUE}/{table_id}", view, topics=topics,
-                      record=record, on_message=on_message)  # fmt: skip
-        table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink)
+                      record=record)  # fmt: skip
+        if process:
+            assert config_file is not None
+            child = DaemonChild(config_file, workdir / "daemon.log", env)
+            table = cls(child, board, None, venue, None, layout, transport, symlink, cfg)
+        else:
+            factory = wired_factory()
+            gpio = SimGpio(factory, cfg.gpio)
+            clock = clock or SystemClock()
+            boards = (InProcessFactory(board, cfg.daemon_link, clock=clock.monotonic)
+                      if transport == "inprocess" else None)  # fmt: skip
+            daemon = Daemon(cfg, pin_factory=factory, board_factory=boards, clock=clock,
+                            badge_factory=badge_factory)  # fmt: skip
+            table = cls(daemon, board, gpio, venue, factory, layout, transport, symlink, cfg)
+        venue.on_message = table._heard(on_message)
         try:
             if logger:
                 options = logger if isinstance(logger, Mapping) else {}
                 table.logger = await start_logger(host, port, workdir, **options)
-            table._task = asyncio.create_task(daemon.run(table._stop))
-            await venue.start()
-            await asyncio.wait_for(daemon.ready.wait(), 15)
-            # ready may come without the venue link (reader.ready_timeout_s): commands need it
-            await wait_until(lambda: daemon.link.connected, "the daemon's venue link", 15)
+            if process:
+                await venue.start()
+                await table._start_child()
+            else:
+                await table._start_inprocess()
             for deck in decks if enrol else ():
                 await venue.do("enrol_deck", deck_id=deck, cards=deck_cards(deck))
         except TableFailure as exc:
-            detail = link_detail(daemon, venue)
+            detail = table._detail()
             await table.close()
             raise TableFailure(f"{exc} ({detail})") from None
         except BaseException:
@@ -223,9 +257,38 @@ class SimTable:
             raise
         return table
 
+    def _heard(self, on_message: Callable[[str, Any], None] | None) -> Callable[[str, Any], None]:
+        """The venue subscriber's callback: counts the daemon's births, then ``on_message``."""
+
+        def heard(suffix: str, body: Any) -> None:
+            if suffix == "status" and isinstance(body, dict) and body.get("status") == "online":
+                self.births += 1
+            if on_message is not None:
+                on_message(suffix, body)
+
+        return heard
+
+    async def _start_inprocess(self) -> None:
+        daemon = self.daemon
+        self._task = asyncio.create_task(daemon.run(self._stop))
+        await self.venue.start()
+        await asyncio.wait_for(daemon.ready.wait(), 15)
+        # ready may come without the venue link (reader.ready_timeout_s): commands need it
+        await wait_until(lambda: daemon.link.connected, "the daemon's venue link", 15)
+
+    def _detail(self) -> str:
+        """Where the daemon stands, for a wait that timed out."""
+        if self._daemon is not None:
+            return link_detail(self._daemon, self.venue)
+        assert self.child is not None
+        state = ("running" if self.child.alive()
+                 else f"exited with code {self.child.returncode}")  # fmt: skip
+        return f"the daemon process {state}{self.child.tail()}"
+
     async def close(self) -> None:
-        """Stop the daemon, the venue subscriber, the board and the table's venue logger;
-        reset the pins."""
+        """Stop the daemon (a daemon process: SIGTERM, SIGKILL after 10 s; its log is
+        kept), the venue subscriber, the board and the table's venue logger; reset the
+        pins."""
         self._stop.set()
         if self._task is not None:
             with contextlib.suppress(Exception):
@@ -234,17 +297,81 @@ class SimTable:
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
                     await self._task
+        if self.child is not None:
+            await self.child.stop()
         await self.venue.stop()
         await self.board.stop()
-        self.factory.reset()
+        if self.factory is not None:
+            self.factory.reset()
         if self.logger is not None:
             await stop_logger(self.logger)
             self.logger = None
 
     @property
     def running(self) -> bool:
-        """The daemon's task is still running (it has not stopped on its own)."""
+        """The daemon is still running (its task, or its process: it has not stopped on
+        its own)."""
+        if self.child is not None:
+            return self.child.alive()
         return self._task is not None and not self._task.done()
+
+    @property
+    def daemon(self) -> Daemon:
+        """The in-process daemon (a daemon process has none here: read its MQTT output)."""
+        if self._daemon is None:
+            raise TableFailure("the daemon runs as its own process (process=True): no Daemon "
+                               "object to observe; read its MQTT output (table.venue)")  # fmt: skip
+        return self._daemon
+
+    @property
+    def gpio(self) -> SimGpio:
+        """The console's and the pucks' pins (MockFactory) of the in-process daemon."""
+        if self._gpio is None:
+            raise TableFailure("the daemon runs as its own process (process=True): its GPIO "
+                               "is its own MockFactory, out of this process's reach")  # fmt: skip
+        return self._gpio
+
+    # ------------------------------------------------------------------ the daemon process
+
+    def _process(self) -> DaemonChild:
+        if self.child is None:
+            raise TableFailure("the daemon runs in this process (open the table with process=True)")
+        return self.child
+
+    async def start_daemon(self, timeout: float = 30.0) -> None:
+        """Start the daemon process (again: after :meth:`kill_daemon` or :meth:`stop_daemon`,
+        on the same config and state) and wait until it is online at the broker and has
+        configured the board; TableFailure with its exit code and the end of its log if it
+        ends first or takes longer than ``timeout`` s."""
+        try:
+            await self._start_child(timeout)
+        except TableFailure as exc:
+            raise TableFailure(f"{exc} ({self._detail()})") from None
+
+    async def _start_child(self, timeout: float = 30.0) -> None:
+        child = self._process()
+        births, configs = self.births, self._set_configs()
+        child.start()
+        await wait_until(lambda: not child.alive() or (self.births > births and
+                                                       self._set_configs() > configs),
+                         "the daemon process online and the board configured", timeout)  # fmt: skip
+        if not child.alive():
+            await child.stop()
+            raise TableFailure("the daemon process ended before it was online")
+
+    async def stop_daemon(self, timeout: float = 10.0) -> int | None:
+        """Stop the daemon process cleanly (SIGTERM; SIGKILL after ``timeout`` s); its exit
+        code. The board, the venue subscriber and the logger stay."""
+        return await self._process().stop(timeout)
+
+    async def kill_daemon(self, sig: int = signal.SIGKILL) -> int:
+        """Send the daemon process ``sig`` (default SIGKILL: a power cut of the daemon alone;
+        the board keeps its tags) and wait until it has exited; its exit code."""
+        return await self._process().kill(sig)
+
+    def _set_configs(self) -> int:
+        """SET_CONFIG commands the board has received (each daemon start sends one)."""
+        return sum(1 for f in self.board.commands if isinstance(f.message, SetConfig))
 
     # ------------------------------------------------------------------ looking
 
@@ -279,7 +406,7 @@ class SimTable:
     async def move_tags(self, moves: list[tuple[bytes, int]], timeout: float = 5.0) -> None:
         """:meth:`lay`, then wait until the daemon's reader holds each tag in its new zone."""
         self.lay(moves)
-        zones = self.daemon.cfg.zones
+        zones = self.cfg.zones
         want = [(u, zones.zone_of(a)) for u, a in moves]
         await self.wait(lambda: _all_in(self.daemon.observe().tags, want),
                         "the tags to be read", timeout)  # fmt: skip

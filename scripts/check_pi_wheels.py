@@ -39,8 +39,8 @@ INSTALL_PI = ROOT / "scripts" / "install-pi.sh"
 RUNTIME_EXTRAS = ("pi", "pcsc", "postgres")
 #: glibc 2.36 (bookworm) runs every manylinux tag up to 2_36. pip expands ``manylinux2014``
 #: to the older tags but not ``manylinux_2_36`` to the tags between, so all are named:
-#: jsonschema-rs ships ``manylinux_2_28_aarch64``, lgpio ``manylinux_2_34_aarch64``, which
-#: ``--platform manylinux2014_aarch64`` alone would miss.
+#: lgpio ships ``manylinux_2_34_aarch64`` (and jsonschema-rs, a dependency until #23,
+#: ``manylinux_2_28_aarch64``), which ``--platform manylinux2014_aarch64`` alone would miss.
 PLATFORMS = ("manylinux2014_aarch64", *(f"manylinux_2_{v}_aarch64" for v in range(36, 16, -1)))
 PI_TARGET = [
     *(arg for p in PLATFORMS for arg in ("--platform", p)),

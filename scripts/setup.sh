@@ -28,8 +28,10 @@ if ((${#missing[@]})); then
       mkdir -p /etc/postgresql-common/createcluster.d
       echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.d/railguard.conf
     fi
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # a fresh Pi's first boot (unattended-upgrades) or another setup may hold apt's lock:
+    # wait for it rather than fail
+    apt-get -o DPkg::Lock::Timeout=900 update -qq
+    apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
     echo "setup: missing OS packages. Run:  sudo apt-get install -y ${missing[*]}" >&2
     exit 1

@@ -136,7 +136,7 @@ def problems(
     both = sorted(set(listed) & set(executed))
     if both:
         out.append(
-            "tested yet listed as not enforced (drop them from scripts/gen_rules_doc.py "
+            "tested yet listed as not enforced (drop them from scripts/rules_text.py "
             "NOT_ENFORCED):\n"
             + "\n".join(f"  {i}: tested by {', '.join(sorted(executed[i]))}" for i in both)
         )
@@ -154,7 +154,7 @@ def problems(
             )
             + "\nmark a test that asserts the ruling with @pytest.mark.clause(ID, profiles=...)"
             " (or name it on a scenario's clause line), or add the id with a reason to "
-            "NOT_ENFORCED in scripts/gen_rules_doc.py and regenerate docs/rules.md"
+            "NOT_ENFORCED in scripts/rules_text.py and regenerate docs/rules.md"
         )
     return out
 

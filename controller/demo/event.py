@@ -44,10 +44,12 @@ from typing import Any, Final
 
 import aiomqtt
 
-from controller.demo.hands import DemoHand, _demo_hand
+from controller.demo.hands import DemoHand, _demo_hand, phh_text
 from controller.demo.table import Table
 from controller.demo.view import View
+from controller.link import schemas
 from controller.link.config import BrokerConfig
+from controller.link.errors import SchemaViolation
 from controller.rules.events import CardPlaced, ChipsIn, Event, SetButton, ZoneKind
 from controller.rules.profile import get_profile
 from controller.tournament.link import EventLink
@@ -110,7 +112,7 @@ def scripted_hand(
     i = ring.index(button)
     order = ring[i + 1 :] + ring[: i + 1]  # small blind first, the button last
     n = len(order)
-    sb, bb = blinds
+    bb = blinds[1]
     stacks = [seats[s][1] for s in order]
     involved = {winner, *victims} if winner else set()
     others = iter(OTHER_CARDS)
@@ -131,17 +133,7 @@ def scripted_hand(
         after = [k for k in live if k > w] + [k for k in live if k < w]
         acts += [f"p{k + 1} {'cc' if order[k] in involved else 'f'}" for k in after]
         acts += [f"d db {BOARD[1]}", f"d db {BOARD[2]}"]
-    text = "\n".join([
-        "variant = 'NT'",
-        "ante_trimming_status = true",
-        f"antes = {[0] * n}",
-        f"blinds_or_straddles = {[sb, bb] + [0] * (n - 2)}",
-        f"min_bet = {bb}",
-        f"starting_stacks = {stacks}",
-        f"actions = {acts!r}",
-        "hand = 1",
-        f"players = {[seats[s][0] for s in order]!r}",
-    ]) + "\n"  # fmt: skip
+    text = phh_text(stacks, acts, [seats[s][0] for s in order], blinds)
     hand = _demo_hand(label, parse_phh(text, label), get_profile(PROFILE), 10)
     to_seat = {k + 1: s for k, s in enumerate(order)}
 
@@ -210,13 +202,17 @@ class EventOutcome:
 
 
 class Floor:
-    """The floor's MQTT side of the event: commands (as the console sends them) and the
-    latest clock, standings and proposal."""
+    """The floor's MQTT side of an event (``event``: its name): commands (as the console
+    sends them) and the latest clock, standings and proposal. ``check``: each message the
+    service publishes is checked against its schema, a violation kept in ``violations``."""
 
-    def __init__(self, client: aiomqtt.Client) -> None:
+    def __init__(self, client: aiomqtt.Client, event: str = EVENT, check: bool = False) -> None:
         self.client = client
+        self.event = event
+        self.check = check
         self.last: dict[str, dict[str, Any]] = {}
         self.answers: dict[str, dict[str, Any]] = {}
+        self.violations: list[str] = []
 
     async def read(self) -> None:
         async for m in self.client.messages:
@@ -224,16 +220,26 @@ class Floor:
             kind = m.topic.value.split("/", 3)[3]
             if kind == "cmd/response":
                 self.answers[body.get("request_id")] = body
-            elif kind != "cmd":
+            elif kind != "cmd":  # not the floor's own commands
+                if self.check:
+                    try:
+                        schemas.validate(f"event_{kind}", body)
+                    except SchemaViolation as exc:
+                        self.violations.append(f"{kind}: {exc}")
                 self.last[kind] = body
 
-    async def do(self, command: str, **args: Any) -> dict[str, Any]:
+    async def ask(self, command: str, **args: Any) -> dict[str, Any]:
+        """The service's answer to ``command``, accepted or refused."""
         rid = f"demo-{uuid.uuid4().hex[:12]}"
         body = {"request_id": rid, "ts": time.time(), "command": command, "args": args,
                 "issuer": "director"}  # fmt: skip
-        await self.client.publish(f"railguard/_event/{EVENT}/cmd", json.dumps(body), qos=1)
+        await self.client.publish(f"railguard/_event/{self.event}/cmd", json.dumps(body), qos=1)
         await wait_until(lambda: rid in self.answers, f"the answer to {command}", 40)
-        answer = self.answers.pop(rid)
+        return self.answers.pop(rid)
+
+    async def do(self, command: str, **args: Any) -> dict[str, Any]:
+        """:meth:`ask`; TableFailure if the service refused it."""
+        answer = await self.ask(command, **args)
         if not answer.get("ok"):
             raise TableFailure(f"event command {command} refused: {answer.get('reason')}")
         return answer

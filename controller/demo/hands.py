@@ -140,16 +140,25 @@ def _generate_phh(rng: random.Random, hand_no: int, players: int) -> str:
                 stacks[p] -= amt
                 bets[p] += amt
                 acts.append(f"p{p + 1} cc")
+    return phh_text(start, acts, list(NAMES[:n]), (sb, bb), hand_no)
+
+
+def phh_text(stacks: list[int], actions: list[str], players: list[str],
+             blinds: tuple[int, int], hand_no: int = 1) -> str:  # fmt: skip
+    """A no-limit hold'em hand as PHH text: no antes, the ``blinds`` posted by the first
+    two players, ``stacks`` and ``actions`` (PHH's own strings) for ``players``."""
+    n = len(stacks)
+    sb, bb = blinds
     return "\n".join([
         "variant = 'NT'",
         "ante_trimming_status = true",
         f"antes = {[0] * n}",
         f"blinds_or_straddles = {[sb, bb] + [0] * (n - 2)}",
         f"min_bet = {bb}",
-        f"starting_stacks = {start}",
-        f"actions = {acts!r}",
+        f"starting_stacks = {stacks}",
+        f"actions = {actions!r}",
         f"hand = {hand_no}",
-        f"players = {list(NAMES[:n])!r}",
+        f"players = {players!r}",
     ]) + "\n"  # fmt: skip
 
 

@@ -11,8 +11,6 @@ the hand records carry dealer names and the console's dealer quality has them.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import io
 import random
 import time
@@ -22,12 +20,11 @@ from pathlib import Path
 
 from controller.daemon.service import Daemon
 from controller.demo.hands import DemoHand
-from controller.demo.table import Outcome, Table, chip_table, layout_for
+from controller.demo.table import Outcome, RoomTable, Table, deal_room, layout_for
 from controller.demo.view import View
 from controller.rules.events import BadgeTap, SetDealer
-from hwsim.layout import Layout, TableFailure, wait_until
-from hwsim.table import SimTable, venue_logger
-from hwsim.venue import Venue
+from hwsim.layout import Layout, wait_until
+from hwsim.table import SimTable
 
 #: the tables' sizes in turn: a room of several table sizes
 SIZES = (6, 9, 8)
@@ -85,10 +82,6 @@ def _on_duty(daemon: Daemon, dealer: str) -> Callable[[], bool]:
     return lambda: daemon.core.dealer == dealer
 
 
-def _sent(venue: Venue, n: int) -> Callable[[], bool]:
-    return lambda: len(venue.on("hands")) >= n
-
-
 async def _deal(sim: SimTable, plan: TablePlan, seed: int, error_rate: float,
                 kinds: tuple[str, ...]) -> None:  # fmt: skip
     rng = random.Random(f"{seed}-errors-{plan.table_id}")
@@ -124,35 +117,16 @@ async def run_room(
     """Deal every table's hands at once on one broker, one venue logger (``workdir``/
     venue.db); each plan gets its outcome and record counts. Returns the hands the logger
     stored."""
-    async with venue_logger(host, port, workdir, instance=logger_instance,
-                            group=logger_group) as logger:  # fmt: skip
-        sims: list[SimTable] = []
-        try:
-            for plan in tables:
-                sims.append(await SimTable.open(
-                    host, port, profile=profile, workdir=workdir / plan.table_id,
-                    table_id=plan.table_id, seats=Layout(plan.seats),
-                    chips=chip_table(plan.hands), transport="pty", view=plan.view,
-                    enrol=False))  # fmt: skip
-            try:
-                async with asyncio.TaskGroup() as tg:
-                    for sim, plan in zip(sims, tables, strict=True):
-                        tg.create_task(
-                            _deal(sim, plan, seed, error_rate, kinds), name=plan.table_id
-                        )
-            except ExceptionGroup as eg:  # the first table that failed says why
-                raise eg.exceptions[0] from None
-            for sim, plan in zip(sims, tables, strict=True):
-                n = sim.observe().records
-                venue = sim.venue
-                with contextlib.suppress(TableFailure):
-                    await wait_until(_sent(venue, n), "hands over MQTT", 10)
-                plan.records, plan.over_mqtt = n, len(venue.on("hands"))
-                plan.outcome.records = n
-            total = sum(p.records for p in tables)
-            with contextlib.suppress(TableFailure):
-                await wait_until(lambda: logger.stats.stored >= total, "the venue logger", 10)
-            return logger.stats.stored
-        finally:
-            for sim in sims:
-                await sim.close()
+    placed = [RoomTable(p.table_id, workdir / p.table_id, Layout(p.seats), p.hands, p.view)
+              for p in tables]  # fmt: skip
+
+    async def deal(i: int, sim: SimTable) -> None:
+        await _deal(sim, tables[i], seed, error_rate, kinds)
+
+    sent, stored = await deal_room(
+        placed, deal, host=host, port=port, profile=profile, workdir=workdir,
+        logger_group=logger_group, logger_instance=logger_instance)  # fmt: skip
+    for plan, d in zip(tables, sent, strict=True):
+        plan.records, plan.over_mqtt = d.records, d.over_mqtt
+        plan.outcome.records = d.records
+    return stored

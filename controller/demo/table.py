@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 import functools
 import random
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.demo.hands import DemoHand
 from controller.demo.view import View
@@ -51,10 +53,35 @@ from hwsim.table import OnSimTable, SimTable, venue_logger
 from hwsim.venue import Venue, command_payload
 
 __all__ = [
-    "BET", "BOARD", "BURN", "DENOMINATIONS", "HOLE", "MUCK", "PUCK", "SEATS", "STEP_TIMEOUT",
-    "VENUE", "DemoFailure", "Outcome", "Table", "Venue", "antenna_of", "card_uid", "chip_table",
-    "chip_uid", "command_payload", "config_mapping", "daemon_config", "ohh_stacks",
-    "run_table", "split_chips", "tag_uid", "wait_until",
+    "BET",
+    "BOARD",
+    "BURN",
+    "DENOMINATIONS",
+    "HOLE",
+    "MUCK",
+    "PUCK",
+    "SEATS",
+    "STEP_TIMEOUT",
+    "VENUE",
+    "Delivered",
+    "DemoFailure",
+    "Outcome",
+    "RoomTable",
+    "Table",
+    "Venue",
+    "antenna_of",
+    "card_uid",
+    "chip_table",
+    "chip_uid",
+    "command_payload",
+    "config_mapping",
+    "daemon_config",
+    "deal_room",
+    "ohh_stacks",
+    "run_table",
+    "split_chips",
+    "tag_uid",
+    "wait_until",
 ]  # fmt: skip
 
 # the six-seat layout (hwsim.layout.SIX) under the names the six-seat tests know
@@ -306,6 +333,75 @@ def layout_for(hands: list[DemoHand]) -> Layout:
     return Layout(max(6, most))
 
 
+@dataclass(frozen=True, slots=True)
+class RoomTable:
+    """A table :func:`deal_room` opens: its id, its folder, its seats, the hands it will
+    deal (the chips' tags registered for them), the view that prints it."""
+
+    table_id: str
+    workdir: Path
+    layout: Layout
+    hands: list[DemoHand]
+    view: View
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    """A table's hand records: written by its daemon, seen over MQTT."""
+
+    records: int
+    over_mqtt: int
+
+
+def _sent(venue: Venue, n: int) -> Callable[[], bool]:
+    return lambda: len(venue.on("hands")) >= n
+
+
+async def deal_room(
+    tables: Sequence[RoomTable],
+    deal: Callable[[int, SimTable], Coroutine[Any, Any, None]],
+    *,
+    host: str,
+    port: int,
+    profile: str,
+    workdir: Path,
+    logger_group: str = "venuelog",
+    logger_instance: str = "main",
+) -> tuple[list[Delivered], int]:
+    """Open ``tables`` on one broker with one venue logger (``workdir``/venue.db), run
+    ``deal`` (the table's index, the table) for every table at once (the first that fails
+    raises), then give each table's records up to 10 s to arrive over MQTT and in the
+    logger; each table's :class:`Delivered` and the hands the logger stored."""
+    async with venue_logger(host, port, workdir, instance=logger_instance,
+                            group=logger_group) as logger:  # fmt: skip
+        sims: list[SimTable] = []
+        try:
+            for t in tables:
+                sims.append(await SimTable.open(
+                    host, port, profile=profile, workdir=t.workdir, table_id=t.table_id,
+                    seats=t.layout, chips=chip_table(t.hands), transport="pty", view=t.view,
+                    enrol=False))  # fmt: skip
+            try:
+                async with asyncio.TaskGroup() as tg:
+                    for i, (sim, t) in enumerate(zip(sims, tables, strict=True)):
+                        tg.create_task(deal(i, sim), name=t.table_id)
+            except ExceptionGroup as eg:  # the first table that failed says why
+                raise eg.exceptions[0] from None
+            out = []
+            for sim in sims:
+                n = sim.observe().records
+                with contextlib.suppress(TableFailure):
+                    await wait_until(_sent(sim.venue, n), "hands over MQTT", 10)
+                out.append(Delivered(n, len(sim.venue.on("hands"))))
+            total = sum(d.records for d in out)
+            with contextlib.suppress(TableFailure):
+                await wait_until(lambda: logger.stats.stored >= total, "the venue logger", 10)
+            return out, logger.stats.stored
+        finally:
+            for sim in sims:
+                await sim.close()
+
+
 async def run_table(
     hands: list[DemoHand],
     *,
@@ -325,28 +421,20 @@ async def run_table(
     ``kinds``: the dealer error of each hand in turn (hwsim.inject's kinds, "" for none),
     instead of ``error_rate``'s random draw."""
     rng = random.Random(f"{seed}-errors")
-    async with venue_logger(host, port, workdir, instance=logger_instance,
-                            group=logger_group) as logger:  # fmt: skip
-        sim: SimTable | None = None
-        try:
-            sim = await SimTable.open(host, port, profile=profile, workdir=workdir,
-                                      table_id=table_id, seats=layout_for(hands),
-                                      chips=chip_table(hands), transport="pty", view=view,
-                                      enrol=False)  # fmt: skip
-            table = Table(sim, view, rng, error_rate)
-            table.kinds = kinds
-            await table.setup()
-            for i, hand in enumerate(hands):
-                await table.play(i, hand)
-            n = sim.observe().records
-            venue = sim.venue
-            with contextlib.suppress(DemoFailure):
-                await wait_until(lambda: len(venue.on("hands")) >= n, "hands over MQTT", 10)
-            with contextlib.suppress(DemoFailure):
-                await wait_until(lambda: logger.stats.stored >= n, "the venue logger", 10)
-            table.outcome.records = n
-            counts = {"daemon": n, "mqtt": len(venue.on("hands")), "logger": logger.stats.stored}
-            return table.outcome, counts
-        finally:
-            if sim is not None:
-                await sim.close()
+    played: list[Table] = []
+
+    async def deal(_: int, sim: SimTable) -> None:
+        table = Table(sim, view, rng, error_rate)
+        table.kinds = kinds
+        played.append(table)
+        await table.setup()
+        for i, hand in enumerate(hands):
+            await table.play(i, hand)
+
+    [sent], stored = await deal_room(
+        [RoomTable(table_id, workdir, layout_for(hands), hands, view)], deal, host=host,
+        port=port, profile=profile, workdir=workdir, logger_group=logger_group,
+        logger_instance=logger_instance)  # fmt: skip
+    outcome = played[0].outcome
+    outcome.records = sent.records
+    return outcome, {"daemon": sent.records, "mqtt": sent.over_mqtt, "logger": stored}

@@ -166,23 +166,15 @@ class FloorLink:
         raw = payload if isinstance(payload, bytes) else str(payload).encode()
         if topic.endswith("/events") and not shown_event(raw):
             return  # 40 % of the messages: no JSON, no schema (bench/console_cost.py)
-        integral: list[bool] = []  # the parser tells whether a float like 3.0 came by
-
-        def parse_float(text: str) -> float:
-            x = float(text)
-            if x.is_integer():
-                integral.append(True)
-            return x
-
         try:
-            body = json.loads(raw, parse_float=parse_float)
+            body = json.loads(raw)
         except (ValueError, RecursionError):
             self.room.refused += 1
             return
         if topic.endswith("/cmd/response"):
             self._requests.settle(body)
             return
-        changes = self.room.apply(topic, body, time.time(), integral_floats=bool(integral))
+        changes = self.room.apply(topic, body, time.time())
         if changes and self.on_change is not None:
             self.on_change(changes)
 

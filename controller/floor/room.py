@@ -127,17 +127,13 @@ class Room:
                 "settings": self.venue.settings(),
                 "now": time.time() if now is None else now}  # fmt: skip
 
-    def apply(
-        self, topic: str, body: object, now: float, *, integral_floats: bool | None = None
-    ) -> list[dict[str, Any]]:
-        """``integral_floats``: whether ``body`` holds a float like 3.0, when the caller's
-        parser saw (None: looked for; see controller/link/schemas.py)."""
+    def apply(self, topic: str, body: object, now: float) -> list[dict[str, Any]]:
         where = parse_topic(topic)
         if where is None:
             return []
         venue, table, kind = where
         try:
-            schemas.validate(KINDS[kind], body, integral_floats=integral_floats)
+            schemas.validate(KINDS[kind], body)
         except SchemaViolation:
             self.refused += 1
             return []

@@ -5,7 +5,9 @@ back-off with jitter, retry. On every connect ("birth") the link advances the pe
 bdseq, registers the will (retained ``offline`` with that bdseq), publishes retained
 ``online`` with the same bdseq, resets the message sequence number and republishes the
 retained redacted state. Hand records go through the SQLite :class:`Outbox` and are sent
-only while a venue logger's retained status says ``online``.
+only while a venue logger's retained status says ``online`` (their delivery:
+:mod:`controller.link.records`); the link itself carries the live messages (state, events,
+alerts) and answers the venue's commands.
 
 The daemon's side::
 
@@ -44,9 +46,10 @@ from controller.link.commands import (
 )
 from controller.link.config import BrokerConfig, set_will
 from controller.link.connect import Reconnector, cancel_if_asked
-from controller.link.errors import CommandRefused, SchemaViolation, StoreError
+from controller.link.errors import CommandRefused
 from controller.link.mqtt_client import Client
 from controller.link.outbox import Outbox, OutboxRecord
+from controller.link.records import HandRecords
 from controller.link.redact import NO_SECRETS, HoleSecrets, check_no_hole_cards, redact_state
 from controller.link.schemas import validate
 from controller.link.topics import TableTopics
@@ -75,14 +78,6 @@ class LinkStats:
     acks: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class _HeldRecord:
-    hand_id: str
-    hand_no: int
-    ohh: dict[str, Any]
-    ended_at: float
-
-
 def _dumps(obj: Mapping[str, Any]) -> bytes:
     return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
 
@@ -109,7 +104,6 @@ class VenueLink:
     ) -> None:
         self.broker = broker
         self.topics = TableTopics(venue, table)
-        self.outbox = outbox if isinstance(outbox, Outbox) else Outbox(outbox)
         self.on_command = on_command
         self.client_id = client_id or f"railguard-{venue}-{table}"
         self.guard = CommandGuard(key=command_key, max_age=command_max_age)
@@ -120,23 +114,19 @@ class VenueLink:
         # the writer takes an alert, encodes it and has it acknowledged; None: not traced
         self.trace: Callable[[str, str], None] | None = None
         self.command_timeout = command_timeout
-        self.ack_timeout = ack_timeout
-        self.window = max(1, window)
         self.backoff = backoff
-        self.held_retry = held_retry
         self.stats = LinkStats()
+        self.records = HandRecords(self.topics,
+                                   outbox if isinstance(outbox, Outbox) else Outbox(outbox),
+                                   self.stats, window=window, ack_timeout=ack_timeout,
+                                   held_retry=held_retry)  # fmt: skip
+        self.outbox = self.records.outbox
         self.bdseq: int | None = None
         self._connected = asyncio.Event()
         self._seq = 0
         self._state: dict[str, Any] | None = None
         self._queue: deque[tuple[str, Any]] = deque(maxlen=2000)
         self._queue_wake = asyncio.Event()
-        self._sender_wake = asyncio.Event()
-        self._restart_round = False
-        self._inflight: dict[int, float] = {}
-        self._loggers: dict[str, bool] = {}
-        self._held: list[_HeldRecord] = []
-        self._held_wake = asyncio.Event()  # set when a record is left held: retry it
         self._task: asyncio.Task[None] | None = None
         self._client: aiomqtt.Client | None = None
 
@@ -147,12 +137,12 @@ class VenueLink:
 
     @property
     def logger_online(self) -> bool:
-        return any(self._loggers.values())
+        return self.records.logger_online
 
     @property
     def held_count(self) -> int:
         """Hand records the outbox could not store yet (disk full / locked); retried."""
-        return len(self._held)
+        return self.records.held_count
 
     async def wait_connected(self, timeout: float | None = None) -> None:
         await asyncio.wait_for(self._connected.wait(), timeout)
@@ -251,53 +241,27 @@ class VenueLink:
         same hand again is harmless.
         """
         body = self.check_hand(hand_id, hand_no, ohh)
-        rec = _HeldRecord(hand_id, hand_no, body, time.time() if ended_at is None else ended_at)
-        if all(h.hand_id != hand_id for h in self._held):
-            self._held.append(rec)
-        try:
-            self._flush_held()
-        finally:
-            if self._held:
-                self._held_wake.set()
+        self.records.submit(hand_id, hand_no, body, time.time() if ended_at is None else ended_at)
 
     def check_hand(self, hand_id: str, hand_no: int, ohh: Mapping[str, Any]) -> dict[str, Any]:
         """SchemaViolation unless ``ohh`` and its envelope match the contract; the body."""
-        body = dict(ohh)
-        validate("ohh", body)
-        probe = self._envelope_of(hand_id, hand_no, body, seq=1, sent=0, ended=0.0)
-        validate("hand", probe)
-        return body
+        return self.records.check(hand_id, hand_no, ohh)
 
     def hand_stored(self) -> None:
         """A record was added to the outbox by another connection (the daemon's writer
         thread): send it (call on the loop)."""
-        self._sender_wake.set()
+        self.records.wake.set()
 
-    def _flush_held(self) -> None:
-        while self._held:
-            rec = self._held[0]
-            self.outbox.add(rec.hand_id, rec.hand_no, rec.ohh, rec.ended_at)  # may raise
-            self._held.pop(0)
-            self._sender_wake.set()
+    def envelope(self, rec: OutboxRecord) -> dict[str, Any]:
+        """The hand message of an outbox record."""
+        return self.records.envelope(rec)
 
     # -- connection loop -----------------------------------------------------------------
     async def run(self) -> None:
         """Connect, serve, reconnect with back-off; runs until cancelled."""
         async with asyncio.TaskGroup() as tg:
             tg.create_task(self._connection_loop())
-            tg.create_task(self._held_loop())
-
-    async def _held_loop(self) -> None:
-        while True:
-            while not self._held:  # nothing to retry: no timer, wait for a held record
-                self._held_wake.clear()
-                await self._held_wake.wait()
-            await asyncio.sleep(self.held_retry)
-            if self._held:
-                try:
-                    self._flush_held()
-                except StoreError as exc:
-                    self.stats.last_error = str(exc)
+            tg.create_task(self.records.held_loop())
 
     async def _connection_loop(self) -> None:
         client = self.broker.make_client(self.client_id)
@@ -310,7 +274,7 @@ class VenueLink:
 
         def on_down() -> None:
             self._connected.clear()
-            self._loggers.clear()
+            self.records.down()
             self.stats.connect_failures = loop.failures
             if loop.last_error:
                 self.stats.last_error = loop.last_error
@@ -335,12 +299,12 @@ class VenueLink:
         await client.subscribe([(t.commands, 1), (t.hands_ack, 1), (t.logger_status_filter, 1)])
         await self._birth(client)
         self._connected.set()
-        self._restart_round = True
+        self.records.connected()
         commands: asyncio.Queue[bytes] = asyncio.Queue(maxsize=100)
         async with asyncio.TaskGroup() as tg:
             tg.create_task(self._reader(client, commands))
             tg.create_task(self._writer(client))
-            tg.create_task(self._sender(client))
+            tg.create_task(self.records.sender(client))
             tg.create_task(self._commands(commands))
 
     def _status(self, status: str) -> dict[str, Any]:
@@ -425,114 +389,9 @@ class VenueLink:
                 except asyncio.QueueFull:
                     self._respond(None, None, False, "busy: too many commands queued")
             elif topic == t.hands_ack:
-                self._on_ack(data)
+                self.records.on_ack(data)
             elif topic.endswith("/status") and topic.startswith("railguard/_logger/"):
-                self._on_logger_status(topic, data)
-
-    def _on_ack(self, data: bytes) -> None:
-        try:
-            ack = json.loads(data)
-            validate("hand_ack", ack)
-        except (ValueError, SchemaViolation) as exc:
-            log.warning("venue link: bad hand ack: %s", exc)
-            return
-        try:
-            if self.outbox.ack(ack["hand_id"], ack["status"]):
-                self.stats.records_acked += 1
-                self.stats.acks.append(ack["hand_id"])
-        except StoreError as exc:
-            self.stats.last_error = str(exc)
-            return
-        seq = ack.get("record_seq")
-        if isinstance(seq, int):
-            self._inflight.pop(seq, None)
-        self._sender_wake.set()
-
-    def _on_logger_status(self, topic: str, data: bytes) -> None:
-        parts = topic.split("/")
-        instance = parts[2] if len(parts) == 4 else "?"
-        was = self.logger_online
-        try:
-            status = json.loads(data) if data else {"status": "offline"}
-            online = isinstance(status, dict) and status.get("status") == "online"
-        except ValueError:
-            online = False
-        self._loggers[instance] = online
-        if self.logger_online and not was:
-            self._restart_round = True
-        self._sender_wake.set()
-
-    # -- hand records --------------------------------------------------------------------
-    def _envelope_of(
-        self,
-        hand_id: str,
-        hand_no: int,
-        ohh: dict[str, Any],
-        *,
-        seq: int,
-        sent: int,
-        ended: float,
-        dealer_id: str | None = None,
-    ) -> dict[str, Any]:
-        return {
-            "kind": "hand",
-            "hand_id": hand_id,
-            "venue": self.topics.venue,
-            "table": self.topics.table,
-            "hand_no": hand_no,
-            "record_seq": seq,
-            "replayed": sent > 0,
-            "ended_at": ended,
-            "sent_at": time.time(),
-            "dealer_id": dealer_id,
-            "ohh": ohh,
-        }
-
-    def envelope(self, rec: OutboxRecord) -> dict[str, Any]:
-        return self._envelope_of(
-            rec.hand_id,
-            rec.hand_no,
-            rec.ohh,
-            seq=rec.record_seq,
-            sent=rec.sent_count,
-            ended=rec.ended_at,
-            dealer_id=rec.dealer_id,
-        )
-
-    async def _sender(self, client: aiomqtt.Client) -> None:
-        last = 0
-        task = asyncio.current_task()
-        while True:
-            cancel_if_asked(task)
-            self._sender_wake.clear()
-            if self.logger_online:
-                now = time.monotonic()
-                if self._restart_round:
-                    self._restart_round = False
-                    self._inflight.clear()
-                    last = 0
-                expired = [s for s, at in self._inflight.items() if now - at > self.ack_timeout]
-                if expired:
-                    # Re-send in order from the oldest unacknowledged record.
-                    last = min(expired) - 1
-                    self._inflight.clear()
-                room = self.window - len(self._inflight)
-                if room > 0:
-                    try:
-                        batch = self.outbox.pending(limit=room, after=last)
-                        for rec in batch:
-                            self.outbox.mark_sent(rec.record_seq)
-                            self._inflight[rec.record_seq] = time.monotonic()
-                            last = rec.record_seq
-                            await client.publish(
-                                self.topics.hands, _dumps(self.envelope(rec)), 1, False
-                            )
-                            self.stats.records_sent += 1
-                    except StoreError as exc:
-                        self.stats.last_error = str(exc)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.ack_timeout / 2):
-                    await self._sender_wake.wait()
+                self.records.on_logger_status(topic, data)
 
     # -- commands ------------------------------------------------------------------------
     def _respond(
@@ -589,16 +448,7 @@ class VenueLink:
             self._enqueue(("birth", None))
             return CommandResult.success()
         if isinstance(cmd, Replay):
-            try:
-                held = self.outbox.held_hand_range()
-                if held is None or cmd.from_hand > held[1]:
-                    return CommandResult.error(f"no hand record at or after {cmd.from_hand}")
-                n = self.outbox.requeue_from(cmd.from_hand)
-            except StoreError as exc:
-                return CommandResult.error(f"store: {exc}")
-            self._restart_round = True
-            self._sender_wake.set()
-            return CommandResult.success(requeued=n, oldest_held=held[0])
+            return self.records.replay(cmd.from_hand)
         if self.on_command is None:
             return CommandResult.error("no handler for this command on this table")
         try:

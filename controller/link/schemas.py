@@ -4,14 +4,15 @@ One schema per message kind; ``docs/mqtt.md`` lists the same kinds (a test check
 
 Two validators per kind. ``jsonschema`` (pure Python) is the authority: it counts only true
 ints as integers (not 3.0, not True) and names the most relevant violation. It is also slow:
-about 1.4 ms for a live state of nine seats, on every event of a hand. ``jsonschema-rs``
-(Rust; wheels for x86_64 and aarch64) checks the same payload in about 6 µs, so
-:func:`validate` asks it first and accepts its "valid" when the payload holds no float with
-an integral value (the one place the two differ: for it 3.0 is an integer); anything else
-(invalid, integral floats, a value it cannot read) goes to ``jsonschema``. A property test
-checks that the two agree (tests/link/test_schema_fast_path.py). ``jsonschema`` is imported
-only when first needed (about 8 MB of the daemon's memory): a table whose messages and
-commands are all valid never loads it.
+about 1.4 ms for a live state of nine seats, on every event of a hand. The fast path,
+:mod:`controller.link.schema_check`, compiles each schema (the keywords the contract uses,
+integers counted the same strict way) into Python functions that check the same payload in
+about 4 µs; :func:`validate` asks it first and accepts its "valid". Anything else (invalid,
+or a value that is not plain JSON) goes to ``jsonschema``. A property test checks that the
+two agree (tests/link/test_schema_fast_path.py). ``jsonschema`` is imported only when first
+needed (about 8 MB of the daemon's memory): a table whose messages and commands are all
+valid never loads it. (The fast path was jsonschema-rs, a Rust extension as fast, until
+#23: its code kept 3 to 9 MB of the table daemon resident; docs/performance.md.)
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Final
 
-import jsonschema_rs
-
 from controller.link.errors import SchemaViolation
+from controller.link.schema_check import Check, Unsure, compile_schema
 
 KINDS: Final = (
     "status",
@@ -74,36 +74,17 @@ def _validator(kind: str) -> Any:
 
 
 @cache
-def _fast(kind: str) -> jsonschema_rs.Validator:
-    return jsonschema_rs.validator_for(schema(kind))
+def _fast(kind: str) -> Check:
+    return compile_schema(schema(kind))
 
 
-def integral_float(payload: object) -> bool:
-    """Whether ``payload`` holds a float with an integral value (3.0) anywhere."""
-    stack = [payload]
-    while stack:
-        x = stack.pop()
-        if type(x) is dict:
-            stack.extend(x.values())
-        elif type(x) is list or type(x) is tuple:
-            stack.extend(x)
-        elif type(x) is float and x.is_integer():
-            return True
-    return False
-
-
-def fast_valid(kind: str, payload: object, integral_floats: bool | None = None) -> bool:
+def fast_valid(kind: str, payload: object) -> bool:
     """True only if ``payload`` is certainly valid for ``kind`` (see the module docstring);
-    False means "ask jsonschema", not "invalid". ``integral_floats``: whether the payload
-    holds a float with an integral value, if the caller knows (its JSON parser saw the
-    floats); None: walk the payload to find out."""
+    False means "ask jsonschema", not "invalid"."""
     try:
-        ok = _fast(kind).is_valid(payload)
-    except (ValueError, TypeError, OverflowError, RecursionError):
-        return False  # a value jsonschema-rs cannot read: jsonschema decides
-    if integral_floats is None:
-        integral_floats = integral_float(payload)
-    return ok and not integral_floats
+        return _fast(kind)(payload)
+    except (Unsure, RecursionError):
+        return False  # not plain JSON, or nested too deep: jsonschema decides
 
 
 def errors(kind: str, payload: object) -> list[str]:
@@ -115,15 +96,12 @@ def errors(kind: str, payload: object) -> list[str]:
     return out
 
 
-def validate(
-    kind: str, payload: object, validator: Any = None, integral_floats: bool | None = None
-) -> None:
+def validate(kind: str, payload: object, validator: Any = None) -> None:
     """Raise :class:`SchemaViolation` naming the most relevant violation, if any.
 
     With ``kind``'s own schema (no ``validator``) a payload the fast validator accepts
-    returns at once; everything else is judged by ``jsonschema``. ``integral_floats``: as
-    for :func:`fast_valid`."""
-    if validator is None and fast_valid(kind, payload, integral_floats):
+    returns at once; everything else is judged by ``jsonschema``."""
+    if validator is None and fast_valid(kind, payload):
         return
     v = _validator(kind) if validator is None else validator
     if v.is_valid(payload):

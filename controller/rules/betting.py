@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules import clock, oot_limits, showdown, wagers
+from controller.rules import clock, oot_limits, player, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
@@ -29,7 +29,6 @@ from controller.rules.rounds import (
     order_from,
     owe,
     record,
-    street_no,
     swept,
     take_held,
     turn_to,
@@ -43,8 +42,9 @@ if TYPE_CHECKING:
 def open_preflop(core: TableCore) -> None:
     h = core.hand
     assert h is not None
+    # (the street is the pre-flop already: the deal ends here, in the hand it started, and
+    # only the board changes the street, after the deal: board.py)
     core.enter(Phase.BETTING)
-    h.street = Street.PREFLOP
     live = frozenset(s for s, p in h.players.items() if p.can_act)
     first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
     if first not in live or not needs_action(h, h.players[first]):
@@ -59,11 +59,9 @@ def open_street(core: TableCore) -> None:
     h = core.hand
     assert h is not None
     for p in h.players.values():
-        p.street_bet = 0
         # an all-in run-out: at most one seat has chips, nobody can bet; the street closes
         # as soon as its board is out (000-S1-allin-1, 003-SidePots-allin)
-        p.acted = h.runout
-        p.can_raise = True
+        player.new_street(p, h.runout)
     new_street(h)
     core.enter(Phase.BETTING)
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
@@ -104,11 +102,7 @@ def after_change(core: TableCore) -> None:
         showdown.begin(core)  # two or more hands left: they are shown, then the award
         return
     core.enter(Phase.BOARD)
-    # A burn made while the round was still open (ACTION_PENDING), or a card that must be
-    # the next burn and was burned early, is the coming street's burn: 000-S3-irreg-12b
-    # "later cards are those that would have come" - no second burn, no missing-burn alert.
-    h.street_burns += h.burn_credit
-    h.burn_credit = 0
+    core.round_closed(h)  # the early burns are the coming street's (board.round_closed)
     clock.stop(core, h)
     can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:
@@ -145,7 +139,7 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
     if skipped and ev is not None and not held:
         wagers.keep_undo(h, ev, len(skipped))
     for p in skipped:
-        p.acted = True
+        player.acted(p)
         record(core, h, p.seat, "check", 0)
         count_window(h, p.seat, chips=False)
     if held:
@@ -231,7 +225,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
             e.seat,
         )
         return None
-    if core.phase is Phase.BOARD and closing_motion(core, h, p, e):
+    if core.phase is Phase.BOARD and wagers.closing_motion(core, h, p, e):
         # the seat whose call closed the round puts more chips in before the dealer moves
         # on: a second motion of that call, judged as one (000 [L159], 002 [L133], 003 [L59]
         # [L129]: a string raise is a call; 004 silent: the chips add up, a raise)
@@ -252,57 +246,10 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
     return e
 
 
-def skipped_bets(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
-    """000 [L157], 002 [L129], 003 [L61], 004 AR-13: a bet out of turn on an unbet street
-    leaves the seats it skipped every option. A check leaves no trace (L2), so the bet took
-    them to have checked (:func:`infer_checks`); the first of them putting chips in next,
-    before anyone else acts, says otherwise when its chips are no clean action after a check
-    (out of turn, or short of the call, or short of a full raise) but a clean bet of its own
-    (the big blind or more, or all in): then the checks were never made and the bet was out
-    of turn (``wagers.undo_checks``). True if so. Clean both ways (a call, a full
-    check-raise, an all-in, one oversized chip): the checks stand, and the dealer's NOT A
-    CHECK can still undo them."""
-    if e.amount is None or p.seat != wagers.first_skipped(core, h):
-        return False
-    amount = e.amount
-    if amount >= p.stack or amount < h.big_blind:
-        return False  # all in: clean both ways; below the big blind: no clean bet either
-    if p.seat != h.pointer:
-        return True  # out of turn after the checks, in turn without them
-    to_call = h.current_bet - p.street_bet
-    if len(e.chips) == 1 and amount > to_call and core.profile.oversized_chip_is_call:
-        return False  # one oversized chip: a call after the check (000 [L160])
-    return amount < to_call or to_call < amount < to_call + h.last_raise
-
-
-_BOARD_BEFORE = (0, 3, 4, 5)  # board cards out before the street after each street
-
-
-def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
-    """Chips, in the pause between rounds, from the seat whose call closed the betting round,
-    before anything else happened (no sweep, no burn, no board card): a second motion of
-    that call (e.g. the big blind calling a raise, then reaching back for more)."""
-    w = h.wager
-    if w.last_mover != p.seat or e.amount is None or e.amount > p.stack or h.runout:
-        return False
-    last = h.actions[-1] if h.actions else None
-    return (
-        last is not None
-        and last.seat == p.seat
-        and last.kind == "call"
-        and last.amount > 0
-        and last.street == street_no(h)
-        and h.unswept
-        and h.street_burns == 0
-        and not h.pending_board
-        and len(h.board) == _BOARD_BEFORE[street_no(h)]
-    )
-
-
 def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
     """Chips in a betting round, in turn or not (after :func:`chips_checked`)."""
     w = h.wager
-    if w.undo is not None and skipped_bets(core, h, p, e):
+    if w.undo is not None and wagers.skipped_bets(core, h, p, e):
         wagers.undo_checks(core, h, f"Seat {e.seat} had not checked")
     if w.wrong[0]:
         if e.seat == h.pointer:
@@ -344,10 +291,9 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
 def act_presence(core: TableCore, h: Hand, p: Player) -> None:
     """Presence-only chip sensors (L3): who moved chips is known, not how much."""
     kind = "bet" if h.current_bet == 0 else "call"
-    p.acted = True
     if kind == "bet":
         bet_to(h, p.seat, 1)
-    p.street_bet = h.current_bet
+    player.sensed(p, h.current_bet)
     count_window(h, p.seat, chips=True)
     record(core, h, p.seat, kind, 0)
     after_change(core)
@@ -402,9 +348,7 @@ def act(
             f"Seat {p.seat}: {to_call - amount} short of the call of {h.current_bet}; bring it up",
             p.seat,
         )
-        p.stack -= amount
-        p.street_bet += amount
-        p.total += amount
+        player.put_in(p, amount)
         hold(h, p.seat, amount)
         return
     if new_total > h.current_bet:
@@ -455,17 +399,10 @@ def act(
                 f"{h.current_bet + h.last_raise} in all",
                 p.seat,
             )
-            p.stack -= amount
-            p.street_bet += amount
-            p.total += amount
+            player.put_in(p, amount)
             hold(h, p.seat, amount)
             return
-    p.stack -= amount
-    p.street_bet = new_total
-    p.total += amount
-    p.acted = True
-    if p.stack == 0:
-        p.all_in = True
+    player.acts(p, amount, new_total)
     if new_total > h.current_bet:
         raise_by = new_total - h.current_bet
         kind = "bet" if h.current_bet == 0 else "raise"
@@ -473,13 +410,12 @@ def act(
             full_raise(h, raise_by)
             for q in h.players.values():
                 if q.seat != p.seat:
-                    q.acted = False
-                    q.can_raise = True
+                    player.reopened(q)
         else:
             # 000 SECTION 3 betting 4, 002 Raises: a short all-in does not reopen the betting
             for q in h.players.values():
                 if q.acted and q.seat != p.seat:
-                    q.can_raise = False
+                    player.not_reopened(q)
         bet_to(h, p.seat, new_total)
     elif amount == 0:
         kind = "check"
@@ -497,7 +433,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     assert h is not None
     p = h.players[seat]
     if core.phase is Phase.BOARD or p.folded or p.dead:  # (not p.live, inlined)
-        p.folded = True
+        player.fold(p)
         record(core, h, seat, "fold", 0)
         after_change(core)
         return
@@ -517,7 +453,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         return  # its pending action out of turn was ruled a fold meanwhile
     if not killed:
         wagers.nonstandard_fold(core, h, p)
-    p.folded = True
+    player.fold(p)
     clock.stop(core, h, seat)
     drop_oot(h, seat)
     count_window(h, seat, chips=False)
@@ -564,7 +500,7 @@ def close_unbet_round(core: TableCore) -> None:
     start = clockwise(h.pointer, core.max_seats)[-2] if h.pointer else h.pos.button
     for p in order_from(h, start, core.max_seats):
         if needs_action(h, p):
-            p.acted = True
+            player.acted(p)
             count_window(h, p.seat, chips=False)
             record(core, h, p.seat, "check", 0)
     turn_to(h, 0)
@@ -590,7 +526,7 @@ def ack(core: TableCore) -> None:
         wagers.undo_checks(core, h, f"Seat {wagers.first_skipped(core, h)} had not checked")
         p = h.players[h.pointer]
     wagers.void_wrong(h)  # 004 AR-13: the true position acted; a wrong wager is void
-    p.acted = True
+    player.acted(p)
     clock.stop(core, h, p.seat)
     count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
@@ -605,8 +541,7 @@ def clock_tick(core: TableCore, t: float) -> None:
     if seat:
         h = core.hand
         assert h is not None
-        p = h.players[seat]
-        p.folded = True
+        player.fold(h.players[seat])
         core.alert(
             AlertCode.CLOCK_EXPIRED,
             Severity.WARNING,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import bb_option, betting, rounds
+from controller.rules import bb_option, betting, rounds, showdown
 from controller.rules.decisions import AlertCode, Severity, StreetDealt
 from controller.rules.events import BadgeTap, CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Street
@@ -258,15 +258,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     assert h is not None
     h.read_t[e.tag] = e.t
     if h.street is Street.RIVER and len(h.board) >= 5:
-        # 003 River [L109], 004 HE 3.-9.: five board cards in all; a sixth is no card of the
-        # hand (neither a premature card nor the end of the river betting)
-        core.alert(
-            AlertCode.TOO_MANY_BOARD_CARDS,
-            Severity.WARNING,
-            "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
-            f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
-            tag=e.tag,
-        )
+        showdown.sixth_board_card(core, e.tag)  # five board cards in all (003 [L109])
         return
     if h.refill:
         # 004 AR-16: the card restored to the burn is replaced by the proper board card; the
@@ -606,8 +598,30 @@ def _restore(core: TableCore, h: Hand, tag: str) -> None:
     core.enter(Phase.BOARD)
 
 
-# Writers for the concerns below the board's rulings (misdeal.py, dealing.py): the board
-# and burns are written in this module only (tests/rules/test_state_owners.py).
+# Writers for the concerns that need the board and burns changed (misdeal.py, dealing.py;
+# the betting round below this module through the table: ``TableCore.round_closed`` and
+# ``board_stands``): they are written in this module only (tests/rules/test_state_owners.py).
+
+
+def round_closed(h: Hand) -> None:
+    """The betting round closed (``betting.after_change``). A burn made while the round was
+    still open (ACTION_PENDING), or a card that must be the next burn and was burned early,
+    is the coming street's burn: 000-S3-irreg-12b "later cards are those that would have
+    come" - no second burn, no missing-burn alert."""
+    h.street_burns += h.burn_credit
+    h.burn_credit = 0
+
+
+def stands(core: TableCore, h: Hand) -> None:
+    """An action on the board card dealt without a burn (``rounds.record``, under
+    ``burn_error = "correct-before-action"``). 000 IRREGULARITIES 12. [L144]: "Once action has
+    been taken on a board card, the card must stand"; later cards are those that would have
+    come: the next street burns two."""
+    h.pending_board = ""
+    h.burn_debt = core.shift(h.burn_debt, BurnDebt.OWED)
+    core.instruct(
+        "The board stands (action was taken on it): burn two cards before the next board card"
+    )
 
 
 def burned_off_table(h: Hand, tag: str) -> None:

@@ -56,6 +56,7 @@ class AlertCode(Enum):
     BLINDS_OUT_OF_POSITION = "blinds_out_of_position"
     BLIND_OVERPOSTED = "blind_overposted"
     DEALT_WHILE_HELD = "dealt_while_held"  # hand-for-hand (issue 25, handforhand.py)
+    HOLD_AFTER_DEAL = "hold_after_deal"  # a hold reached a table already dealing (handforhand.py)
     # the board
     MISSING_BURN = "missing_burn"
     DOUBLE_BURN = "double_burn"
@@ -253,6 +254,12 @@ _ENTRIES: Final[dict[AlertCode, tuple[tuple[Severity, ...], Category, tuple[str,
         ("hand-for-hand (docs/tournament.md): no table deals its next hand until every table"
          " has completed its hand", "000 SECTION 1 2. [L53]", "004 TG 27 [L139]"),
         "A hand was dealt at a table held hand-for-hand, before the floor's release",
+    ),
+    A.HOLD_AFTER_DEAL: (
+        (_W,), _F,
+        ("hand-for-hand (docs/tournament.md): no table deals its next hand until every table"
+         " has completed its hand", "000 SECTION 1 2. [L53]", "004 TG 27 [L139]"),
+        "The hand-for-hand hold reached a table already dealing: the floor places its bust-outs",
     ),
     A.MISSING_BURN: (
         (_W,), _D,

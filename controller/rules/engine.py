@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from controller.rules import handlers, records
+from controller.rules import board, handlers, records
 from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
 from controller.rules.decisions import (
@@ -266,6 +266,20 @@ class TableCore:
         if redeal:
             h.alerts.extend(self.misdealt_alerts)
         self.misdealt_alerts = ()
+
+    # The board's part of what happens in the betting round. ``betting.py`` and ``rounds.py``
+    # lie below ``board.py`` (it imports them), so they cannot call its named functions; the
+    # table they are given does (the board's state is written in board.py only:
+    # tests/rules/test_state_owners.py).
+
+    def round_closed(self, h: Hand) -> None:
+        """The betting round closed (``betting.after_change``): ``board.round_closed``."""
+        board.round_closed(h)
+
+    def board_stands(self, h: Hand) -> None:
+        """An action on a board card dealt without a burn (``rounds.record``):
+        ``board.stands``."""
+        board.stands(self, h)
 
     def alert(
         self,

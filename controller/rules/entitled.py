@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import floor
+from controller.rules import floor, player
 from controller.rules.decisions import AlertCode
 from controller.rules.hand import Player
 from controller.rules.profile import EntitlementError
@@ -65,7 +65,7 @@ def dealt_out(core: TableCore, p: Player) -> bool:
     restores everything). Returns True if the floor took it."""
     if not floor_rules(core):
         return False
-    p.dead = True
+    player.dead(p)
     floor.call(
         core,
         floor.DEALT_OUT,

@@ -135,8 +135,12 @@ def _build_flush_table() -> dict[int, tuple[int, int]]:
 _FLUSH: Final[dict[int, tuple[int, int]]] = _build_flush_table()
 
 # Memo for hands without a flush: prime product of all cards -> treys rank | best-five product
-# << 13, packed in one int (~100 bytes an entry; at most 73,775 entries, ~7 MB fully warm).
+# << 13, packed in one int (~100 bytes an entry; 73,775 products in all, ~7 MB fully warm).
+# It keeps at most _MEMO_LIMIT entries (~1.6 MB): a table adds about three a hand (200 demo
+# hands: 618), so it fills only after thousands of hands, and a product not kept costs one
+# search of its 21 five-card combinations (a few µs) at each showdown that meets it.
 _UNSUITED_BEST: Final[dict[int, int]] = {}
+_MEMO_LIMIT: Final = 16_384
 _COMBOS: Final = {n: tuple(combinations(range(n), 5)) for n in (5, 6, 7)}
 
 
@@ -169,7 +173,8 @@ def _unsuited_best(primes: list[int], product: int) -> int:
             if rank < best[0]:
                 best = (rank, p5)
     packed = best[0] | best[1] << 13
-    _UNSUITED_BEST[product] = packed
+    if len(_UNSUITED_BEST) < _MEMO_LIMIT:
+        _UNSUITED_BEST[product] = packed
     return packed
 
 

@@ -6,13 +6,17 @@ badge), so it is on the venue's alert topic and in the hand record's alerts.
 
 While the hand is held the dealer's MISDEAL and ACK wait for the badge; chips put in are
 flagged (FLOOR_PENDING) and taken as they come, so that "play on" loses nothing, and a
-misdeal returns them."""
+misdeal returns them.
+
+This module calls no concern: a ruling that needs one returns it (:class:`Ruled`: the
+handler calls ``misdeal.force_misdeal``), so every concern can call the floor's named
+functions (``wagers`` does: :func:`oot_ruled`)."""
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import misdeal
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ConsoleButton
 from controller.rules.phases import FloorHold
@@ -32,6 +36,16 @@ HOLDS: Final = (FloorHold.HELD, FloorHold.RULING)
 # no hold, no badge: nearly always (a module constant: an Enum class's attribute is a
 # Python-level lookup; ``in HOLDS`` compares by ``==`` after ``is``)
 NO_HOLD: Final = FloorHold.NONE
+
+
+class Ruled(Enum):
+    """What the floor made of a console button (:func:`button`), for the handler: not the
+    floor's (the button does what it always does), taken by the ruling, or a misdeal the
+    floor ruled (the handler has ``misdeal.force_misdeal`` do it)."""
+
+    NOT_TAKEN = "not taken"
+    TAKEN = "taken"
+    MISDEAL = "misdeal"
 
 
 def hold(core: TableCore, h: Hand, kind: str) -> None:
@@ -85,23 +99,21 @@ def badge(core: TableCore, badge_id: str) -> None:
     core.instruct(f"Floor ({badge_id}): press MISDEAL for a misdeal, ACK to play on")
 
 
-def button(core: TableCore, b: ConsoleButton) -> bool:
-    """A console button while the hand is held; True if the floor ruling took it."""
+def button(core: TableCore, b: ConsoleButton) -> Ruled:
+    """A console button while the hand is held: whether the floor ruling took it, and a
+    misdeal it ruled (the handler calls ``misdeal.force_misdeal``)."""
     h = core.hand
     assert h is not None
     if b is not ConsoleButton.MISDEAL and b is not ConsoleButton.ACK:
-        return False
+        return Ruled.NOT_TAKEN
     if not h.floor_badge:
         core.instruct("The hand is held for the floor: the supervisor's badge first")
-        return True
+        return Ruled.TAKEN
     kind = h.floor_hold
     who = release(core, h)
     if b is ConsoleButton.MISDEAL:
         _decision(core, who, "misdeal")
-        misdeal.force_misdeal(core)
-        if core.table_clear():
-            core.void_or_misdeal_cleared()
-        return True
+        return Ruled.MISDEAL
     _decision(core, who, "play on")
     if kind == FIRST_SEAT:
         core.instruct("Play on: deal on clockwise from the seat that got the first card")
@@ -111,7 +123,7 @@ def button(core: TableCore, b: ConsoleButton) -> bool:
         core.instruct("Play on: the new player plays the hand dealt to him")
     elif kind == DEALT_OUT:
         core.instruct("Play on: the seat dealt out has no hand; its blinds stay in the pot")
-    return True
+    return Ruled.TAKEN
 
 
 def chips_held(core: TableCore, seat: int) -> None:
@@ -144,4 +156,25 @@ def oot_badge(core: TableCore, badge_id: str) -> None:
     core.instruct(
         f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "
         "stands, or take the chips back (all options)"
+    )
+
+
+def oot_ruled(core: TableCore, seat: int, what: str) -> None:
+    """The action out of turn stood by ACK (the floor was called: :func:`oot_badge`; the
+    ruling: ``wagers.floor_stands``): with the supervisor's badge it is the floor's ruling,
+    a FLOOR_DECISION on the venue's alert topic and in the hand record (003 [L61])."""
+    h = core.hand
+    assert h is not None
+    if not h.floor_badge:
+        return
+    who, h.floor_badge = h.floor_badge, ""
+    # the badge is taken; a hold the floor was called for meanwhile stays
+    held = h.floor_state is FloorHold.RULING
+    h.floor_state = core.shift(h.floor_state, FloorHold.HELD if held else FloorHold.NONE)
+    core.alert(
+        AlertCode.FLOOR_DECISION,
+        Severity.INFO,
+        "floor ruling (supervisor's badge); 003 [L61]",
+        f"Floor ruling by {who}: {what}",
+        seat,
     )

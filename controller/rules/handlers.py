@@ -299,8 +299,14 @@ def button(core: TableCore, e: ButtonPress) -> None:
         if retrieve.seat_held(h):
             if retrieve.button(core, h, b):
                 return  # the director's ruling on a folded hand (retrieve.py)
-        elif floor.button(core, b):
-            return  # the floor's decision (floor.py)
+        else:
+            ruled = floor.button(core, b)  # the floor's decision (floor.py)
+            if ruled is floor.Ruled.MISDEAL:
+                misdeal.force_misdeal(core)
+                if core.table_clear():
+                    core.void_or_misdeal_cleared()
+            if ruled is not floor.Ruled.NOT_TAKEN:
+                return
     if b is ConsoleButton.EXPOSED or b is ConsoleButton.BOXED:
         designate.exposed_or_boxed(core, boxed=b is ConsoleButton.BOXED)
     elif b is ConsoleButton.MISDEAL:

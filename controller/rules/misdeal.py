@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, board, clock, posting, rounds
+from controller.rules import betting, board, clock, player, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
@@ -186,7 +186,7 @@ def misdeal_condition(
     if code in (AlertCode.EXTRA_HOLE_CARD, AlertCode.MISSING_HOLE_CARD, AlertCode.SEAT_DEALT_OUT):
         p = h.players.get(seat)
         if p is not None and p.live:
-            p.dead = True
+            player.dead(p)
             core.alert(
                 AlertCode.DEAD_HAND,
                 Severity.WARNING,
@@ -259,9 +259,12 @@ def _restore_stacks(h: Hand, keep_forced: bool) -> None:
         blinds = sum(
             a.amount for a in h.actions if a.seat == p.seat and a.kind in ("post_sb", "post_bb")
         )
-        p.stack = p.start_stack - (forced if keep_forced else 0)
-        p.total = forced if keep_forced else 0
-        p.street_bet = blinds if keep_forced else 0  # bets other than the blinds went back
+        player.chips_are(  # bets other than the blinds went back
+            p,
+            p.start_stack - (forced if keep_forced else 0),
+            blinds if keep_forced else 0,
+            forced if keep_forced else 0,
+        )
 
 
 # ---------------------------------------------------------------------------- fouled hands
@@ -282,10 +285,8 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
         return False
     if amount is not None:
         amount = min(amount, p.stack)
-        p.stack -= amount
-        p.street_bet += amount
-        p.total += amount
-    p.dead = True
+        player.put_in(p, amount)
+    player.dead(p)
     clock.stop(core, h, seat)
     rounds.drop_oot(h, seat)
     core.alert(

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, rounds
+from controller.rules import betting, player, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
@@ -340,12 +340,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
             amt = min(amount, p.stack)
             if amt <= 0:
                 continue
-            p.stack -= amt
-            p.total += amt
-            if kind != "post_ante":
-                p.street_bet += amt
-            if p.stack == 0:
-                p.all_in = True
+            player.posts(p, amt, kind != "post_ante")
             rounds.record(core, h, p.seat, kind, amt)
     rounds.set_bets(h, h.big_blind, h.big_blind)
     for s, amount in posted.items():

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, floor, wagers
+from controller.rules import betting, floor, player, wagers
 from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.events import ConsoleButton, ZoneKind
 from controller.rules.phases import Phase, Street
@@ -179,8 +179,7 @@ def _cannot_retrieve(core: TableCore, h: Hand, p: Player) -> str:
 def _retrieve(core: TableCore, h: Hand, p: Player, who: str) -> None:
     strike_last_action(h)  # the fold is struck from the record, and from the window
     core.out.append(ActionsStruck(1, int(h.street), core.t))  # the fact (decisions.py)
-    p.folded = False
-    p.acted = False
+    player.retrieved(p)
     turn_to(h, p.seat)
     core.alert(
         AlertCode.FLOOR_DECISION,
@@ -202,10 +201,7 @@ def _fold_stands(core: TableCore, h: Hand, p: Player, who: str) -> None:
     back = p.street_bet - others if no_redress else 0
     text = f"Floor ruling by {who}: the fold stands; seat {p.seat}'s hand is dead, no redress"
     if back > 0:
-        p.street_bet -= back
-        p.total -= back
-        p.stack += back
-        p.all_in = False
+        player.given_back(p, back)
         h.given_back[p.seat] = h.given_back.get(p.seat, 0) + back
         owe(h, p.seat, back)  # the dealer hands it back: no chips taken back (002 [L125])
         top = max(q.street_bet for q in h.players.values())

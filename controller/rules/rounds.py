@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import ActionRecord, ActionTaken
 from controller.rules.hand import Hand, Player, Street
-from controller.rules.phases import BurnDebt, Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import BurnError
 from controller.rules.seating import clockwise
 
@@ -59,17 +59,7 @@ def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     if amount > 0:
         h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
     if h.pending_board and core.profile.burn_error is BurnError.CORRECT_BEFORE_ACTION:
-        _board_stands(core, h)
-
-
-def _board_stands(core: TableCore, h: Hand) -> None:
-    """000 IRREGULARITIES 12. [L144]: "Once action has been taken on a board card, the card
-    must stand"; later cards are those that would have come: the next street burns two."""
-    h.pending_board = ""
-    h.burn_debt = core.shift(h.burn_debt, BurnDebt.OWED)
-    core.instruct(
-        "The board stands (action was taken on it): burn two cards before the next board card"
-    )
+        core.board_stands(h)  # 000 [L144]: the board's ruling (board.stands)
 
 
 def order_from(h: Hand, seat: int, n: int) -> list[Player]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from controller.rules import player
 from controller.rules.cards import Card, known_cards
 from controller.rules.decisions import AlertCode, PotRecord, Severity
 from controller.rules.errors import TableError
@@ -32,6 +33,20 @@ from controller.rules.seating import clockwise
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
+
+
+def sixth_board_card(core: TableCore, tag: str) -> None:
+    """A card on the board antenna when the board has its five cards (at the showdown; or
+    ``board.on_board`` on the river). 003 River [L109] (the river "is the last card dealt
+    for the players"), 004 HE 3.-9.: five board cards in all; a sixth is no card of the hand
+    (neither a premature card nor the end of the river betting)."""
+    core.alert(
+        AlertCode.TOO_MANY_BOARD_CARDS,
+        Severity.WARNING,
+        "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
+        f"A sixth board card: take {core.card_name(tag)} back; the board is complete",
+        tag=tag,
+    )
 
 
 def showdown_first(core: TableCore, h: Hand) -> int:
@@ -167,14 +182,7 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
         return
     assert h is not None
     if e.zone is ZoneKind.BOARD and len(h.board) >= 5 and e.tag not in h.board:
-        # 003 River [L109]: the river "is the last card dealt for the players"
-        core.alert(
-            AlertCode.TOO_MANY_BOARD_CARDS,
-            Severity.WARNING,
-            "003 River [L109]; 004 HE 3.-9. [L17-29]; 000 SECTION 2 THE RIVER [L93]",
-            f"A sixth board card: take {core.card_name(e.tag)} back; the board is complete",
-            tag=e.tag,
-        )
+        sixth_board_card(core, e.tag)
         return
     if e.zone is not ZoneKind.MUCK:
         return
@@ -405,7 +413,7 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
     given = dict(h.given_back)  # returned by a floor ruling during the hand (retrieve.py)
     if excess:
         contrib[back] -= excess
-        h.players[back].stack += excess
+        player.paid(h.players[back], excess)
         given[back] = given.get(back, 0) + excess
         if len(live) > 1 and not h.show_order:  # a fold-out's winner takes it all anyway;
             # at a showdown it was said before the show (begin)
@@ -442,6 +450,6 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
         shares, odd = split(pot.amount, winners, ring.index, core.profile.smallest_chip)
         h.odd_chip = h.odd_chip or odd
         for s, chips in shares:
-            h.players[s].stack += chips
+            player.paid(h.players[s], chips)
         out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
     return out, tuple(sorted(given.items()))

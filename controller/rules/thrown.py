@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import betting, clock, misdeal, rounds
+from controller.rules import betting, clock, misdeal, player, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ZoneKind
 
@@ -61,7 +61,7 @@ def card_at_other_seat(core: TableCore, h: Hand, m: Player, n: Player, tag: str)
 
 
 def _dead(core: TableCore, h: Hand, m: Player, n: Player, at_n: list[str]) -> None:
-    m.dead = True
+    player.dead(m)
     clock.stop(core, h, m.seat)
     rounds.drop_oot(h, m.seat)
     misdeal.no_replacement(h, m.seat)

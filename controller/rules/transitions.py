@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from controller.rules import bb_option, board, floor, misdeal, retrieve, wagers
+from controller.rules import bb_option, board, floor, misdeal, retrieve
 from controller.rules import handlers as h
 from controller.rules.betting import clock_tick
 from controller.rules.events import (
@@ -229,7 +229,7 @@ SUBSTATES: Final[dict[SubState, SubRow]] = {
     # CardPlaced; a deal ended by chips or a declaration), FLOOR after a fold or a hand killed
     # with its bet uncalled (retrieve.py); a supervisor's badge; the ruling (MISDEAL, ACK,
     # FLOOR) releases it. The badge tapped for an action out of turn (floor.oot_badge) is
-    # taken by its ruling (wagers.oot_ruled: ACK, or a check declared) or by a new hold.
+    # taken by its ruling (floor.oot_ruled: ACK, or a check declared) or by a new hold.
     NO_HOLD: {CardPlaced: (HELD,), ChipsIn: (HELD,), ButtonPress: (HELD,), Declare: (HELD,),
               BadgeTap: (OOT_RULING,)},
     HELD: {BadgeTap: (RULING,), ButtonPress: (NO_HOLD,)},
@@ -291,7 +291,7 @@ DIVERTS: Final[dict[SubState, dict[type, _Divert]]] = {
            ChipsIn: (floor.chips_held,)},
     RULING: {ButtonPress: (floor.button, retrieve.button), BadgeTap: (floor.badge, retrieve.badge),
              ChipsIn: (floor.chips_held,)},  # (a badge tapped again replaces the first)
-    OOT_RULING: {ButtonPress: (wagers.oot_ruled,)},  # ACK: the action out of turn stands
+    OOT_RULING: {ButtonPress: (floor.oot_ruled,)},  # ACK: the action out of turn stands
     # a supervisor's badge authorises the disputed misdeal
     MisdealCall.CALLED: {BadgeTap: (misdeal.force_misdeal,)},
     # the dealer's MISDEAL, and a misdeal's cause in the deal, are a misdeal (closed: refused,

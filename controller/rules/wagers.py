@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from controller.rules import oot_limits
+from controller.rules import floor, oot_limits, player
 from controller.rules.decisions import ActionsStruck, AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut
 from controller.rules.hand import Hand, Player
-from controller.rules.phases import FloorHold, Phase
+from controller.rules.phases import Phase
 from controller.rules.profile import MuckedHand, OutOfTurnRule
 from controller.rules.rounds import (
     GO_ON,
@@ -99,9 +99,7 @@ def accumulates(core: TableCore, h: Hand, p: Player, amount: int, n: int) -> boo
     total = p.street_bet + amount
     if word == "raise" and total >= h.current_bet + max(h.last_raise, 1):
         return False
-    p.stack -= amount
-    p.street_bet = total
-    p.total += amount
+    player.put_in(p, amount)
     hold(h, p.seat, amount)
     core.instruct(f"Seat {p.seat}: {word} declared; {total} in so far", p.seat)
     return True
@@ -170,6 +168,30 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
     return True
 
 
+_BOARD_BEFORE: Final = (0, 3, 4, 5)  # board cards out before the street after each street
+
+
+def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
+    """Chips, in the pause between rounds, from the seat whose call closed the betting round,
+    before anything else happened (no sweep, no burn, no board card): a second motion of
+    that call (e.g. the big blind calling a raise, then reaching back for more)."""
+    w = h.wager
+    if w.last_mover != p.seat or e.amount is None or e.amount > p.stack or h.runout:
+        return False
+    last = h.actions[-1] if h.actions else None
+    return (
+        last is not None
+        and last.seat == p.seat
+        and last.kind == "call"
+        and last.amount > 0
+        and last.street == street_no(h)
+        and h.unswept
+        and h.street_burns == 0
+        and not h.pending_board
+        and len(h.board) == _BOARD_BEFORE[street_no(h)]
+    )
+
+
 def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     """More chips from a seat that has acted: after a check or call they are a raise; after
     its own bet or raise they make it bigger (not another raise of the round)."""
@@ -179,10 +201,7 @@ def extend(core: TableCore, h: Hand, p: Player, amount: int) -> Then:
     if amount > p.stack:
         raise TableError("over_stack", f"seat {p.seat} put in {amount} but has {p.stack}")
     before = h.current_bet
-    p.stack -= amount
-    p.street_bet += amount
-    p.total += amount
-    p.all_in = p.stack == 0
+    player.bet_more(p, amount)
     set_bets(h, p.street_bet, h.last_raise + p.street_bet - before)
     last = h.actions[-1] if h.actions else None
     kind = last.kind if last is not None and last.seat == p.seat else "raise"
@@ -293,27 +312,6 @@ def apply_pending(core: TableCore, h: Hand, seat: int) -> Then | None:
     return Then("act", seat, amount)
 
 
-def oot_ruled(core: TableCore, seat: int, what: str) -> None:
-    """The action out of turn stood by ACK (the floor was called: ``floor.oot_badge``):
-    with the supervisor's badge it is the floor's ruling, a FLOOR_DECISION on the venue's
-    alert topic and in the hand record (003 [L61])."""
-    h = core.hand
-    assert h is not None
-    if not h.floor_badge:
-        return
-    who, h.floor_badge = h.floor_badge, ""
-    # the badge is taken; a hold the floor was called for meanwhile stays
-    held = h.floor_state is FloorHold.RULING
-    h.floor_state = core.shift(h.floor_state, FloorHold.HELD if held else FloorHold.NONE)
-    core.alert(
-        AlertCode.FLOOR_DECISION,
-        Severity.INFO,
-        "floor ruling (supervisor's badge); 003 [L61]",
-        f"Floor ruling by {who}: {what}",
-        seat,
-    )
-
-
 def floor_stands(core: TableCore, h: Hand) -> Then | None:
     """ACK while the floor rules on an action out of turn: it stands; what the round is to
     play then (None: no such action)."""
@@ -326,7 +324,7 @@ def floor_stands(core: TableCore, h: Hand) -> Then | None:
     amount, _ = pending
     p = h.players[seat]
     sensed = "amount not sensed" if amount is None else str(amount)
-    oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
+    floor.oot_ruled(core, seat, f"seat {seat}'s action out of turn is binding ({sensed})")
     core.instruct(
         f"Seat {seat}: the action out of turn stands ({sensed}; the floor's ruling)", seat
     )
@@ -483,6 +481,29 @@ def first_skipped(core: TableCore, h: Hand) -> int:
     return 0 if u is None else u.bets[4]
 
 
+def skipped_bets(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
+    """000 [L157], 002 [L129], 003 [L61], 004 AR-13: a bet out of turn on an unbet street
+    leaves the seats it skipped every option. A check leaves no trace (L2), so the bet took
+    them to have checked (``betting.infer_checks``); the first of them putting chips in next,
+    before anyone else acts, says otherwise when its chips are no clean action after a check
+    (out of turn, or short of the call, or short of a full raise) but a clean bet of its own
+    (the big blind or more, or all in): then the checks were never made and the bet was out
+    of turn (:func:`undo_checks`). True if so. Clean both ways (a call, a full
+    check-raise, an all-in, one oversized chip): the checks stand, and the dealer's NOT A
+    CHECK can still undo them."""
+    if e.amount is None or p.seat != first_skipped(core, h):
+        return False
+    amount = e.amount
+    if amount >= p.stack or amount < h.big_blind:
+        return False  # all in: clean both ways; below the big blind: no clean bet either
+    if p.seat != h.pointer:
+        return True  # out of turn after the checks, in turn without them
+    to_call = h.current_bet - p.street_bet
+    if len(e.chips) == 1 and amount > to_call and core.profile.oversized_chip_is_call:
+        return False  # one oversized chip: a call after the check (000 [L160])
+    return amount < to_call or to_call < amount < to_call + h.last_raise
+
+
 def not_a_check(core: TableCore, h: Hand) -> None:
     """The dealer says the last inferred check(s) were not checks: the chips that made
     them are judged again as action out of turn."""
@@ -496,15 +517,13 @@ def not_a_check(core: TableCore, h: Hand) -> None:
 
 def undo_checks(core: TableCore, h: Hand, why: str) -> None:
     """The checks the last chips inferred were never made (the dealer's "not a check", or
-    the first skipped seat acting: ``betting.skipped_acts``): the betting state goes back
+    the first skipped seat acting: :func:`skipped_bets`): the betting state goes back
     to before those chips and they are judged as action out of turn."""
     u = h.wager.undo
     assert isinstance(u, Undo)
     restore_bets(h, u.bets)
     for s, stack, street_bet, total, acted, can_raise, all_in in u.players:
-        p = h.players[s]
-        p.stack, p.street_bet, p.total = stack, street_bet, total
-        p.acted, p.can_raise, p.all_in = acted, can_raise, all_in
+        player.restore(h.players[s], stack, street_bet, total, acted, can_raise, all_in)
     struck = restore_round(h, u.window, u.unswept, u.oot, u.n_actions)
     if struck > 0:
         core.out.append(ActionsStruck(struck, int(h.street), core.t))  # the fact

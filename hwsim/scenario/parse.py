@@ -31,7 +31,8 @@ FAULTS = ("garbage", "bitflip", "reboot", "unplug", "replug", "stall", "heartbea
 CARD_VERBS = ("hole", "board", "burn", "muck", "take")
 MAX_SEAT = 10  # the simulated table seats one to ten
 #: actions that are venue commands over MQTT: only their step may ``expect refused``
-VENUE_VERBS = ("seat", "unseat", "move", "level", "draw", "set-profile")
+VENUE_VERBS = ("seat", "unseat", "move", "level", "draw", "set-profile", "hold-deal",
+               "release-deal")  # fmt: skip
 _CLAUSE_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+-]*$")
 _HEX = re.compile(r"^(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{14}|[0-9A-Fa-f]{16}|[0-9A-Fa-f]{20})$")
 
@@ -125,7 +126,10 @@ def _action(ln: _Line) -> Action:
         if nums[1] <= 0 or nums[0] > nums[1]:
             raise ln.error(f"level {' '.join(args)}: needs 0 <= SB <= BB and BB > 0")
         return Action(no, verb, numbers=nums if len(nums) == 3 else (*nums, 0))
-    if verb in ("draw", "next-hand", "sweep"):
+    if verb == "hold-deal":
+        ln.arity(1, 1, "hold-deal ROUND (the hand-for-hand round, 1 or more)")
+        return Action(no, verb, amount=ln.int_(args[0], "hold-deal round", low=1))
+    if verb in ("draw", "next-hand", "sweep", "release-deal"):
         ln.arity(0, 0, verb + " (no arguments)")
         return Action(no, verb)
     if verb in CARD_VERBS:

@@ -232,6 +232,10 @@ async def _command(rig: ScenarioTable, a: Action) -> str:
                                   "big_blind": bb, "ante": ante}  # fmt: skip
     elif a.verb == "set-profile":
         cmd, args = "set_profile", {"profile": a.text}
+    elif a.verb == "hold-deal":
+        cmd, args = "hold_deal", {"round": a.amount}
+    elif a.verb == "release-deal":
+        cmd, args = "release_deal", {}
     else:
         cmd, args = "button_draw", {}
     try:

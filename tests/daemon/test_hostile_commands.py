@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import sqlite3
 import time
 import uuid
@@ -17,14 +18,12 @@ from typing import Any
 
 import pytest
 
-from controller.demo.table import HOLE, Venue, card_uid
+from controller.demo.table import HOLE, card_uid
 from controller.demo.table import command_payload as command
 from controller.rules.cards import STANDARD_DECK, Card
-from firmware_bridge.protocol import SetConfig
-from hwsim.board import SimBoard
 from tests.brokers import plain_broker
 from tests.daemon import test_restart as restart
-from tests.daemon.daemon_rig import BASE, Rig, running, wait_for
+from tests.daemon.daemon_rig import Rig, running, wait_for
 
 
 def _run(tmp: Path, scenario: Callable[[Path, int], Awaitable[None]]) -> None:
@@ -125,34 +124,19 @@ def test_defect_8_replay_after_kill_9_is_refused(tmp_path: Path) -> None:
 
 
 async def _replay_after_kill9(tmp: Path, port: int) -> None:
-    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
-    pty = await board.start_pty()
-    cfg = tmp / "railguard.toml"
-    cfg.write_text(restart._toml(pty, port, tmp / "state", "tda-2024", {}))
-    proc = restart.Proc(cfg, tmp / "daemon.log")
-    venue = Venue("127.0.0.1", port, BASE)
-    await venue.start()
-
-    async def online(n: int) -> None:
-        await wait_for(lambda: sum(1 for s in venue.on("status") if s.get("status") == "online")
-                       >= n, f"birth {n}", 20)  # fmt: skip
-
+    table = await restart.open_table(tmp, port, "tda-2024", {}, process=True)
+    venue = table.venue
     try:
-        proc.start()
-        await online(1)
         rid, payload = command("seat", seat=4, player_id="p4", name="Dee", stack=500)
         assert (await venue.send(payload, rid))["ok"] is True
-        proc.kill9()
-        proc.start()
-        await online(2)
+        assert await table.kill_daemon() == -signal.SIGKILL
+        await table.start_daemon()
         resp = await venue.send(payload, rid)
         assert resp["ok"] is False and resp["reason"].startswith("replayed"), resp
         # a fresh command still works
         await venue.do("unseat", seat=4)
     finally:
-        proc.stop()
-        await venue.stop()
-        await board.stop()
+        await table.close()
 
 
 # ---------------------------------------------------------------- defect 9

@@ -1,54 +1,46 @@
-"""kill -9 mid-hand: ``railguard run --config`` as a real subprocess against the simulated
-reader board on a pty (in this process) and a private mosquitto. The table is set up once
-with an in-process daemon (deck, level, seats, the button puck), stopped cleanly; the
-subprocess must then know the button without a puck. A hand is dealt to the first
-action, the daemon is killed with SIGKILL and started again on the same storage: the
-table, the HAND_INTERRUPTED alert and the profile's outcome (misdeal or resume) are
-checked through MQTT, then the hand goes on (re-deal or the next action)."""
+"""kill -9 mid-hand: ``railguard run --config`` as a real subprocess (the simulated table,
+:class:`hwsim.table.SimTable`, with ``process=True``: the reader board on a pty in this
+process, a private mosquitto). The table is set up once with an in-process daemon (deck,
+level, seats, the button puck), stopped cleanly; the subprocess must then know the button
+without a puck. A hand is dealt to the first action, the daemon is killed with SIGKILL and
+started again on the same storage: the table, the HAND_INTERRUPTED alert and the profile's
+outcome (misdeal or resume) are checked through MQTT, then the hand goes on (re-deal or the
+next action)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.daemon import config
-from controller.daemon.service import Daemon
 from controller.demo import table as demo_table
 from controller.demo.hands import generated_hands
 from controller.demo.table import BET as BET_ANT
 from controller.demo.table import HOLE, MUCK, Venue, card_uid, chip_uid
-from controller.rules.cards import STANDARD_DECK
 from controller.rules.events import CardPlaced, ChipsIn, SeatPlayer, SetButton, SetLevel, ZoneKind
 from controller.rules.profile import get_profile
-from firmware_bridge.protocol import SetConfig
 from hwsim.board import SimBoard
-from hwsim.gpio import SimGpio, wired_factory
-from hwsim.layout import SIX, config_mapping
+from hwsim.layout import SIX
+from hwsim.table import SimTable
 from tests.brokers import plain_broker
 
-BASE = "railguard/v1/t1"
-RAILGUARD = Path(sys.executable).with_name("railguard")
 PROFILES = Path(__file__).resolve().parents[2] / "controller" / "rules" / "profiles"
 # chips for the action after the restart: 20 tags of each denomination
 EXTRA = {chip_uid(1, j * 20 + k): d for j, d in enumerate(demo_table.DENOMINATIONS)
          for k in range(20)}  # fmt: skip
 
 
-def _toml(port_path: str, mqtt_port: int, storage: Path, profile: str,
-          chips: dict[bytes, int]) -> str:  # fmt: skip
-    """The subprocess daemon's config file: the simulated six-seat table's
-    (``hwsim.layout.config_mapping``), written by ``controller.daemon.config.dumps``."""
-    mapping = config_mapping(port_path, "127.0.0.1", mqtt_port, "t1", profile, storage, chips,
-                             layout=SIX)  # fmt: skip
-    return config.dumps({**mapping, "log": {"level": "INFO"}})
+async def open_table(tmp: Path, mqtt_port: int, profile: str, chips: dict[bytes, int],
+                     *, process: bool, enrol: bool = False) -> SimTable:  # fmt: skip
+    """The six-seat simulated table on ``tmp`` (its state in ``tmp``/state), the board on a
+    pty; the daemon in-process, or (``process``) ``railguard run --config`` as a child."""
+    return await SimTable.open("127.0.0.1", mqtt_port, profile=profile, workdir=tmp,
+                               seats=SIX, chips=chips, transport="pty", process=process,
+                               enrol=enrol)  # fmt: skip
 
 
 async def wait_for(cond: Any, what: str, timeout: float = 10.0) -> None:
@@ -58,32 +50,15 @@ async def wait_for(cond: Any, what: str, timeout: float = 10.0) -> None:
         raise AssertionError(str(exc)) from None
 
 
-class Proc:
-    def __init__(self, config: Path, log: Path) -> None:
-        self.config, self.log = config, log
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.log, "ab") as out:
-            self.proc = subprocess.Popen([str(RAILGUARD), "run", "--config", str(self.config)],
-                                         stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-        assert self.proc.returncode == -signal.SIGKILL
-        self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self.proc = None
+def since_birth(venue: Venue, suffix: str) -> list[Any]:
+    """The messages on ``suffix`` since the daemon's last "online" (not the retained ones
+    of a daemon before it)."""
+    status, births = f"{venue.base}/status", []
+    for i, (topic, body) in enumerate(venue.messages):
+        if topic == status and isinstance(body, dict) and body.get("status") == "online":
+            births.append(i)
+    start = births[-1] if births else len(venue.messages)
+    return [b for t, b in venue.messages[start:] if t == f"{venue.base}/{suffix}"]
 
 
 def last(venue: Venue, suffix: str) -> dict[str, Any]:
@@ -108,23 +83,16 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
     prof = get_profile(str(profile_path))
     hand = generated_hands(random.Random(7), 1, prof, players=4)[0]
     chips = {**demo_table.chip_table([hand]), **EXTRA}
-    board = SimBoard(16, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
-    pty = await board.start_pty()
-    storage = tmp / "state"
-    config = tmp / "railguard.toml"
-    config.write_text(_toml(pty, mqtt_port, storage, str(profile_path), chips))
-    venue = Venue("127.0.0.1", mqtt_port, BASE)
-    proc = Proc(config, tmp / "daemon.log")
-    try:
-        await venue.start()
-        button = await _setup(pty, mqtt_port, storage, str(profile_path), chips, hand, venue)
+    button = await _setup(tmp, mqtt_port, str(profile_path), chips, hand)
 
-        # the subprocess knows the table, and the button without any puck
-        venue.messages.clear()
-        proc.start()
-        await wait_for(lambda: venue.on("state") and last(venue, "state")["button"] == button,
+    # the subprocess knows the table, and the button without any puck
+    table = await open_table(tmp, mqtt_port, str(profile_path), chips, process=True)
+    board, venue = table.board, table.venue
+    try:
+        await wait_for(lambda: since_birth(venue, "state")
+                       and since_birth(venue, "state")[-1]["button"] == button,
                        "the restored button in the state")  # fmt: skip
-        state = last(venue, "state")
+        state = since_birth(venue, "state")[-1]
         assert sorted(s["seat"] for s in state["seats"]) == sorted(hand.plan.seats)
         assert state["level"]["big_blind"] > 0 and state["hand_no"] is None
         # the players' names and the level number, the core's, restored with the seating
@@ -132,8 +100,6 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
         assert {s["seat"]: s["name"] for s in state["seats"]} == names
         assert state["level"]["level"] == 1
 
-        await wait_for(lambda: bool(venue.on("status"))
-                       and last(venue, "status")["status"] == "online", "online")  # fmt: skip
         await asyncio.sleep(0.5)  # the board's first report after a start
         # deal to the first voluntary action
         where = await _deal_to_first_action(board, hand, venue)
@@ -144,10 +110,10 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
         before = last(venue, "state")
         assert before["hand_no"] == 1 and before["to_act"] is not None
 
-        proc.kill9()
+        assert await table.kill_daemon() == -signal.SIGKILL
         await wait_for(lambda: last(venue, "status")["status"] == "offline", "the will")
         venue.messages.clear()
-        proc.start()
+        await table.start_daemon()
         await wait_for(lambda: any(a["code"] == "HAND_INTERRUPTED" for a in venue.on("alerts")),
                        "the HAND_INTERRUPTED alert", 20)  # fmt: skip
         alert = next(a for a in venue.on("alerts") if a["code"] == "HAND_INTERRUPTED")
@@ -187,27 +153,16 @@ async def _scenario(tmp: Path, mqtt_port: int, policy: str) -> None:
             started = next(e for e in venue.on("events") if e["kind"] == "hand_started")
             assert started["hand_no"] == 1 and started["data"]["deal_no"] == 2
     finally:
-        proc.stop()
-        await venue.stop()
-        await board.stop()
+        await table.close()
 
 
-async def _setup(pty: str, mqtt_port: int, storage: Path, profile: str,
-                 chips: dict[bytes, int], hand: Any, venue: Venue) -> int:  # fmt: skip
-    cfg = demo_table.daemon_config(pty, "127.0.0.1", mqtt_port, "t1", profile, storage, chips)
-    factory = wired_factory()
-    gpio = SimGpio(factory, cfg.gpio)
-    daemon = Daemon(cfg, pin_factory=factory)
-    stop = asyncio.Event()
-    run = asyncio.create_task(daemon.run(stop))
-    button = 0
+async def _setup(tmp: Path, mqtt_port: int, profile: str, chips: dict[bytes, int],
+                 hand: Any) -> int:  # fmt: skip
+    """Deck, level, seats and the button puck, on the table with its daemon in-process;
+    stopped cleanly. Returns the button's seat."""
+    table = await open_table(tmp, mqtt_port, profile, chips, process=False, enrol=True)
+    daemon, venue, button = table.daemon, table.venue, 0
     try:
-        await asyncio.wait_for(daemon.ready.wait(), 10)
-        await venue.do(
-            "enrol_deck",
-            deck_id="A",
-            cards={str(c): card_uid(c).hex().upper() for c in STANDARD_DECK},
-        )
         for ev in hand.plan.events:
             if isinstance(ev, SetLevel):
                 await venue.do("set_level", level=1, small_blind=ev.small_blind,
@@ -217,13 +172,11 @@ async def _setup(pty: str, mqtt_port: int, storage: Path, profile: str,
                                stack=ev.stack)  # fmt: skip
             elif isinstance(ev, SetButton):
                 button = ev.seat
-                gpio.set_puck(ev.seat, True)
+                table.set_puck(ev.seat, True)
                 await wait_for(lambda: daemon.core.button_set, "the button puck")
         assert daemon.store.get("positions")["button"] == button
     finally:
-        stop.set()
-        await asyncio.wait_for(run, 10)
-        factory.reset()
+        await table.close()
     return button
 
 

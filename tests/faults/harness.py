@@ -13,10 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import os
 import random
 import shutil
+import signal
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +39,8 @@ from hwsim.phh import parse_phh
 from hwsim.table import OnSimTable, SimTable
 
 BASE = f"railguard/{VENUE}/t1"
+ROOT = Path(__file__).resolve().parents[2]
+TABLE_PROC = Path(__file__).with_name("table_proc.py")
 
 
 def plain(port: int) -> BrokerConfig:
@@ -131,3 +136,69 @@ def small_tmpfs(where: Path, size: str) -> Iterator[Path]:
 
 def alerts(rig: Rig) -> list[dict[str, Any]]:
     return [a for a in rig.venue.on("alerts") if isinstance(a, dict)]
+
+
+class TableProcess:
+    """``tests/faults/table_proc.py`` (the whole table, daemon, board and dealer, in one
+    process: :func:`table_rig` and the dealer) as a child: its JSON lines read one at a time,
+    a line written to go on after a pause, its stderr appended to ``log`` (kept: failures
+    quote its end). :meth:`kill` is the power cut (SIGKILL); :meth:`close` ends and reaps it
+    whatever state it is in."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, log: Path) -> None:
+        self.proc, self.log = proc, log
+
+    @classmethod
+    async def start(cls, port: int, workdir: Path, log: Path, *args: str) -> TableProcess:
+        """Start it on the table in ``workdir``; ``args``: table_proc.py's own (``--count``,
+        ``--first``, ``--seed``/``--fold``, ``--pause-before``)."""
+        with log.open("ab") as err:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, str(TABLE_PROC), "--port", str(port), "--workdir", str(workdir),
+                *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=err, cwd=ROOT,
+            )  # fmt: skip
+        return cls(proc, log)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def tail(self, chars: int = 3000) -> str:
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+    async def line(self, timeout: float = 60) -> dict[str, Any] | None:
+        """Its next JSON line; None when its output ended (it exited)."""
+        assert self.proc.stdout is not None
+        raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if not raw:
+            return None
+        msg: dict[str, Any] = json.loads(raw)
+        return msg
+
+    async def until(self, event: str, timeout: float = 60) -> dict[str, Any]:
+        while (msg := await self.line(timeout)) is not None:
+            if msg["event"] == event:
+                return msg
+        raise AssertionError(f"the table process ended before {event!r}:\n{self.tail()}")
+
+    def go_on(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"go\n")
+
+    async def kill(self) -> int:
+        """SIGKILL, and wait for it: a power cut of the table."""
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGKILL)
+        return await asyncio.wait_for(self.proc.wait(), 10)
+
+    async def wait(self, timeout: float = 30) -> int:
+        return await asyncio.wait_for(self.proc.wait(), timeout)
+
+    async def close(self) -> None:
+        """Killed if still running, and reaped."""
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+        await self.proc.wait()

@@ -1,7 +1,7 @@
 """Issue 11, defect 10: a completed hand's record lost after a disk-full crash.
 
 The state directory is a small tmpfs of its own (mounted here; root only, else skipped).
-The table (daemon, pty board, dealer: tests/faults/diskfull_proc.py, its own process)
+The table (daemon, pty board, dealer: tests/faults/table_proc.py, its own process)
 deals a hand; the filesystem is then filled to the last byte; a hand is dealt to the end
 on the full disk; the process is killed with SIGKILL while the record waits for space; the
 space is freed and the table restarts and deals one more hand. Twice: with the daemon's
@@ -18,11 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import json
 import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +27,7 @@ import pytest
 from controller.demo.table import wait_until
 from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.broker import plain_broker
-from tests.faults.harness import plain, small_tmpfs
-
-PROC = Path(__file__).with_name("diskfull_proc.py")
-ROOT = Path(__file__).resolve().parents[2]
+from tests.faults.harness import TableProcess, plain, small_tmpfs
 
 
 def fill(directory: Path) -> int:
@@ -56,43 +49,6 @@ def fill(directory: Path) -> int:
     return size
 
 
-class Table:
-    """The table process: JSON lines out, one line in to go on after a pause."""
-
-    def __init__(self, port: int, work: Path, count: int, first: int,
-                 pause: int | None = None) -> None:  # fmt: skip
-        args = [sys.executable, str(PROC), "--port", str(port), "--workdir", str(work),
-                "--count", str(count), "--first", str(first)]  # fmt: skip
-        if pause is not None:
-            args += ["--pause-before", str(pause)]
-        self.log = (work / "proc.log").open("ab")
-        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.log, cwd=ROOT)  # fmt: skip
-
-    async def line(self, timeout: float = 60) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        raw = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), timeout)
-        assert raw, "the table process ended"
-        msg: dict[str, Any] = json.loads(raw)
-        return msg
-
-    async def until(self, event: str) -> dict[str, Any]:
-        while (msg := await self.line())["event"] != event:
-            pass
-        return msg
-
-    def go_on(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(b"go\n")
-        self.proc.stdin.flush()
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(10)
-        self.log.close()
-
-
 async def _scenario(tmp: Path, reserve: bool) -> dict[str, Any]:
     work = tmp / "table"
     work.mkdir()
@@ -103,7 +59,8 @@ async def _scenario(tmp: Path, reserve: bool) -> dict[str, Any]:
         logger.start()
         try:
             await logger.wait_connected(10)
-            first = Table(broker.port, work, count=2, first=0, pause=1)
+            first = await TableProcess.start(broker.port, work, work / "proc.log", "--fold",
+                                             "--count", "2", "--pause-before", "1")  # fmt: skip
             try:
                 await first.until("ready")
                 done0 = await first.until("done")
@@ -116,18 +73,18 @@ async def _scenario(tmp: Path, reserve: bool) -> dict[str, Any]:
                 await first.until("start")
                 done1 = await first.until("done")  # dealt to the end on the full disk
                 await asyncio.sleep(1.0)  # the record waits for space (retried)
-                os.kill(first.proc.pid, signal.SIGKILL)
-                first.proc.wait(10)
+                await first.kill()
             finally:
-                first.close()
+                await first.close()
             (state / "filler").unlink()
-            second = Table(broker.port, work, count=3, first=2)
+            second = await TableProcess.start(broker.port, work, work / "proc.log", "--fold",
+                                              "--count", "3", "--first", "2")  # fmt: skip
             try:
                 ready = await second.until("ready")
                 done2 = await second.until("done")
                 end = await second.until("finished")
             finally:
-                second.close()
+                await second.close()
             out.update(done=[done0["hand_no"], done1["hand_no"], done2["hand_no"]],
                        counter=ready["hand_counter"], interrupted=ready["interrupted"],
                        alerts=ready["alerts"] + end["alerts"])  # fmt: skip

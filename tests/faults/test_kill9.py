@@ -6,11 +6,8 @@ resumes. A small version runs in the default suite; the 50 kills over 200 hands 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import random
 import signal
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,10 +17,7 @@ from controller.demo.table import wait_until
 from controller.link import Outbox
 from controller.venuelog import SqliteHandStore, VenueLogger
 from hwsim.broker import plain_broker
-from tests.faults.harness import plain
-
-PROC = Path(__file__).with_name("table_proc.py")
-ROOT = Path(__file__).resolve().parents[2]
+from tests.faults.harness import TableProcess, plain
 
 
 @dataclass
@@ -39,24 +33,19 @@ async def _run_table(port: int, work: Path, seed: int, count: int, first: int,
                      kill_after: float | None, soak: Soak) -> int:  # fmt: skip
     """Start the table at hand ``first``; kill it ``kill_after`` s into that hand (or run
     to the end). Returns the next hand index to deal."""
-    with (work / "table_proc.log").open("ab") as err:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, str(PROC), "--port", str(port), "--workdir", str(work / "table"),
-            "--seed", str(seed), "--count", str(count), "--first", str(first),
-            stdout=asyncio.subprocess.PIPE, stderr=err, cwd=ROOT,
-        )  # fmt: skip
+    table = await TableProcess.start(port, work / "table", work / "table_proc.log",
+                                     "--seed", str(seed), "--count", str(count),
+                                     "--first", str(first))  # fmt: skip
     soak.starts += 1
-    assert proc.stdout is not None
     current = first
-    killer: asyncio.Task[None] | None = None
+    killer: asyncio.Task[int] | None = None
 
-    async def kill_later(delay: float) -> None:
+    async def kill_later(delay: float) -> int:
         await asyncio.sleep(delay)
-        os.kill(proc.pid, signal.SIGKILL)
+        return await table.kill()
 
     try:
-        while line := await asyncio.wait_for(proc.stdout.readline(), 60):
-            msg = json.loads(line)
+        while msg := await table.line(60):
             if msg["event"] == "start":
                 current = msg["index"]
                 if kill_after is not None and killer is None:
@@ -65,17 +54,17 @@ async def _run_table(port: int, work: Path, seed: int, count: int, first: int,
                 soak.done.append(msg["index"])
                 soak.done_ids.append(f"v1-t1-{msg['hand_no']}")
                 assert msg["mismatches"] == 0, msg
-        rc = await asyncio.wait_for(proc.wait(), 30)
+        rc = await table.wait(30)
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        if killer is not None and not killer.done():
+            killer.cancel()
+        await table.close()
     if rc == -signal.SIGKILL:
         soak.kills += 1
         if not soak.done or soak.done[-1] != current:
             soak.interrupted.append(current)
         return current + 1
-    assert rc == 0, (work / "table_proc.log").read_text()[-3000:]
+    assert rc == 0, table.tail()
     return count
 
 

@@ -2,7 +2,7 @@
 
 Which code schedules timers on the event loop: a context manager that counts every
 ``call_at`` (so every ``call_later`` and ``asyncio.sleep``/``wait`` timeout) by who asked for
-it, the coroutine of the current task (``reader_task``, ``VenueLink._held_loop``) or, outside a
+it, the coroutine of the current task (``reader_task``, ``HandRecords.held_loop``) or, outside a
 task, the callback itself (``Settler._fire``, ``SerialReaderLink._on_check``). Idle-wakeup
 tests assert on these counts, not on durations."""
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,10 @@ import pytest
 
 from controller.demo.event import EVENT, EventOutcome, event_room, play_event
 from controller.demo.view import View
-from controller.floor.auth import hash_password
-from controller.floor.cli import FloorConfig, start, stop
-from controller.link.config import BrokerConfig
-from tests.brokers import free_port, plain_broker
+from tests.brokers import plain_broker
 from tests.floor.browser_util import _in_thread, _wait
-from tests.floor.test_floor_browser import CHROMIUM, DRIVER, PASSWORD, _browser, _login
+from tests.floor.director import confirm, console, screenshots
+from tests.floor.test_floor_browser import _login
 from tests.tournament.test_demo_event import check_event
 
 
@@ -41,64 +38,31 @@ def _clock_shot(driver: Any, url: str, shot: Path) -> str:
     return str(driver.find_element(By.ID, "clock-level").text)
 
 
-def _confirm(driver: Any, url: str, proposal: dict[str, Any], shot: Path | None) -> dict[str, str]:
-    """The director confirms ``proposal`` in the event page; what the page showed."""
-    from selenium.webdriver.common.by import By
-
-    driver.get(f"{url}event?event={EVENT}")
-    _wait(driver, lambda d: d.find_elements(By.ID, "confirm"), "the confirm button", 20)
-    seen = {
-        "reason": str(driver.find_element(By.ID, "proposal-reason").text),
-        "moves": str(driver.find_element(By.ID, "proposal-moves").text),
-    }
-    if shot is not None:
-        driver.save_screenshot(str(shot))
-    driver.find_element(By.ID, "confirm").click()
-    _wait(driver, lambda d: d.find_element(By.ID, "response").text not in ("", "…"),
-          "the answer", 40)  # fmt: skip
-    seen["answer"] = str(driver.find_element(By.ID, "response").text)
-    return seen
-
-
 async def _run(tmp: Path, port: int, shots: Path) -> tuple[EventOutcome, list[dict[str, str]]]:
-    users = tmp / "users.toml"
-    hashed = hash_password(PASSWORD["dan"])
-    users.write_text(f'[users.dan]\nrole = "director"\npassword = "{hashed}"\n')
-    broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
-    web_port = free_port()
-    runner, console = await start(FloorConfig(broker=broker, users_file=str(users), port=web_port))
-    url = f"http://127.0.0.1:{web_port}/"
-    driver = await _in_thread(_browser, tmp / "chromium")
     pages: list[dict[str, str]] = []
-    try:
+    async with console(tmp, port, {"dan": "director"}) as (driver, url):
         await _in_thread(driver.set_window_size, 1000, 760)
         await _in_thread(_login, driver, url, "dan")
 
-        async def confirm(p: dict[str, Any]) -> None:
+        async def confirm_in_page(p: dict[str, Any]) -> None:
             if not pages:  # the first proposal: the players' screen and the event page
                 await _in_thread(_clock_shot, driver, url, shots / "clock.png")
             shot = shots / f"event-{p['kind']}.png" if p["kind"] in ("balance", "break") else None
-            seen = await _in_thread(_confirm, driver, url, p, shot)
+            seen = await _in_thread(confirm, driver, url, EVENT, shot)
             pages.append({"kind": p["kind"], **seen,
                           "names": "|".join(m["name"] for m in p["moves"])})  # fmt: skip
 
         view = View(io.StringIO(), colour=False)
-        async with event_room("127.0.0.1", port, tmp / "room", 3, view, 11, confirm) as room:
+        async with event_room("127.0.0.1", port, tmp / "room", 3, view, 11,
+                              confirm_in_page) as room:  # fmt: skip
             out = await play_event(room)
-    finally:
-        await _in_thread(driver.quit)
-        await stop(runner, console)
     return out, pages
 
 
 def test_the_demo_event_with_each_proposal_confirmed_in_the_browser(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for exe in (CHROMIUM, DRIVER):
-        assert os.access(exe, os.X_OK), f"{exe} missing: scripts/setup.sh installs it (apt)"
-    monkeypatch.setenv("SE_OFFLINE", "true")
-    shots = Path(os.environ.get("RAILGUARD_FLOOR_SHOTS", tmp_path))
-    shots.mkdir(parents=True, exist_ok=True)
+    shots = screenshots(tmp_path, monkeypatch)
     with plain_broker() as b:
         out, pages = asyncio.run(asyncio.wait_for(_run(tmp_path, b.port, shots), 170))
     assert out.ok, (out.mismatches, out.alarms, out.standings.get("players_left"))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
 import re
 import time
@@ -22,17 +21,16 @@ from typing import Any
 
 import pytest
 
-from controller.floor.auth import hash_password
-from controller.floor.cli import FloorConfig, start, stop
 from controller.link.config import BrokerConfig
 from controller.tournament.link import EventLink
 from controller.tournament.service import EventService
 from controller.tournament.store import Journal
 from hwsim.layout import Layout, wait_until
 from hwsim.table import SimTable
-from tests.brokers import free_port, plain_broker
+from tests.brokers import plain_broker
 from tests.floor.browser_util import _in_thread, _wait
-from tests.floor.test_floor_browser import CHROMIUM, DRIVER, PASSWORD, _browser, _login
+from tests.floor.director import confirm, console, screenshots
+from tests.floor.test_floor_browser import _login
 
 EVENT = """
 [event]
@@ -100,26 +98,12 @@ def _event_page(driver: Any, url: str) -> dict[str, Any]:
 def _confirm(driver: Any, url: str, shot: Path) -> str:
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{url}event?event=sunday")
-    _wait(driver, lambda d: d.find_elements(By.ID, "confirm"), "the confirm button")
-    driver.save_screenshot(str(shot))
-    driver.find_element(By.ID, "confirm").click()
-    _wait(
-        driver, lambda d: d.find_element(By.ID, "response").text not in ("", "…"), "the answer", 40
-    )
-    answer = str(driver.find_element(By.ID, "response").text)
+    answer = confirm(driver, url, "sunday", shot)["answer"]
     _wait(driver, lambda d: not d.find_elements(By.ID, "proposal-reason"), "no more proposal")
     return answer
 
 
 async def _play(tmp: Path, port: int, shots: Path) -> dict[str, Any]:
-    users = tmp / "users.toml"
-    users.write_text(
-        "".join(
-            f'[users.{u}]\nrole = "{r}"\npassword = "{hash_password(PASSWORD[u])}"\n'
-            for u, r in (("sam", "supervisor"), ("dan", "director"))
-        )
-    )
     broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
     tables = {
         t: await SimTable.open(
@@ -144,37 +128,32 @@ async def _play(tmp: Path, port: int, shots: Path) -> dict[str, Any]:
         link.publish,
     )
     running = asyncio.create_task(link.run(service))
-    web_port = free_port()
-    runner, console = await start(FloorConfig(broker=broker, users_file=str(users), port=web_port))
-    url = f"http://127.0.0.1:{web_port}/"
-    driver = await _in_thread(_browser, tmp / "chromium")
     out: dict[str, Any] = {}
     try:
-        await asyncio.wait_for(link.connected.wait(), 10)
-        await service.command("draw", {}, "test")
-        await service.command("clock", {"op": "start"}, "test")
-        late = await service.command("register", {"player_id": "late", "name": "Late Lou"}, "t")
-        out["late"] = late
-        out["before"] = {t: _seats(s) for t, s in tables.items()}
-        out["clock"] = await _in_thread(_clock_page, driver, url)
-        await _in_thread(driver.save_screenshot, str(shots / "clock.png"))
-        await _in_thread(_login, driver, url, "sam")
-        out["supervisor"] = await _in_thread(_event_page, driver, url)
-        await _in_thread(_login, driver, url, "dan")
-        out["answer"] = await _in_thread(_confirm, driver, url, shots / "event-proposal.png")
-        await wait_until(
-            lambda: (
-                len(_seats(tables["t1"])) + len(_seats(tables["t2"])) == 4
-                and not all(_seats(s) for s in tables.values())
-            ),
-            "the move",
-            15,
-        )
-        out["after"] = {t: _seats(s) for t, s in tables.items()}
-        out["proposal"] = service.state.proposal
+        async with console(tmp, port, {"sam": "supervisor", "dan": "director"}) as (driver, url):
+            await asyncio.wait_for(link.connected.wait(), 10)
+            await service.command("draw", {}, "test")
+            await service.command("clock", {"op": "start"}, "test")
+            late = await service.command("register", {"player_id": "late", "name": "Late Lou"}, "t")
+            out["late"] = late
+            out["before"] = {t: _seats(s) for t, s in tables.items()}
+            out["clock"] = await _in_thread(_clock_page, driver, url)
+            await _in_thread(driver.save_screenshot, str(shots / "clock.png"))
+            await _in_thread(_login, driver, url, "sam")
+            out["supervisor"] = await _in_thread(_event_page, driver, url)
+            await _in_thread(_login, driver, url, "dan")
+            out["answer"] = await _in_thread(_confirm, driver, url, shots / "event-proposal.png")
+            await wait_until(
+                lambda: (
+                    len(_seats(tables["t1"])) + len(_seats(tables["t2"])) == 4
+                    and not all(_seats(s) for s in tables.values())
+                ),
+                "the move",
+                15,
+            )
+            out["after"] = {t: _seats(s) for t, s in tables.items()}
+            out["proposal"] = service.state.proposal
     finally:
-        await _in_thread(driver.quit)
-        await stop(runner, console)
         running.cancel()
         with contextlib.suppress(BaseException):  # cancelled: it stops here
             await running
@@ -187,10 +166,7 @@ async def _play(tmp: Path, port: int, shots: Path) -> dict[str, Any]:
 def test_clock_screen_and_a_director_confirming_a_proposal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for exe in (CHROMIUM, DRIVER):
-        assert os.access(exe, os.X_OK), f"{exe} missing: scripts/setup.sh installs it (apt)"
-    monkeypatch.setenv("SE_OFFLINE", "true")
-    shots = Path(os.environ.get("RAILGUARD_FLOOR_SHOTS", tmp_path))
+    shots = screenshots(tmp_path, monkeypatch)
     with plain_broker() as b:
         out = asyncio.run(asyncio.wait_for(_play(tmp_path, b.port, shots), 120))
     clock = out["clock"]

@@ -186,11 +186,26 @@ def wrong_type(value: Any) -> st.SearchStrategy[Any]:
     return st.one_of(st.none(), st.integers(), st.text(max_size=8), st.lists(json_leaf))
 
 
+#: payload -> the time it was made: the hostile run's guard admits each mutated command at
+#: the time it was made (``harness``), so its ts margins (``old``: 31 s for an age of 30,
+#: ``future``: 6 s for a skew of 5) are exact, whatever the time between the draw and the
+#: admission on a loaded machine (a batch of ten is drawn before the first is admitted)
+MADE_AT: dict[bytes, float] = {}
+
+
 @st.composite
 def mutated_command(draw: st.DrawFn) -> bytes:
     """A valid, signed, fresh command with one hostile change."""
+    made = time.time()
+    payload = draw(_mutated(made))
+    MADE_AT[payload] = made
+    return payload
+
+
+@st.composite
+def _mutated(draw: st.DrawFn, made: float) -> bytes:
     name = draw(st.sampled_from(sorted(VALID)))
-    cmd = samples.command(name, json.loads(json.dumps(VALID[name])), key=KEY)
+    cmd = samples.command(name, json.loads(json.dumps(VALID[name])), key=KEY, ts=made)
     how = draw(
         st.sampled_from(
             [
@@ -230,10 +245,10 @@ def mutated_command(draw: st.DrawFn) -> bytes:
         cmd["hmac"] = draw(st.from_regex(r"\A[0-9a-f]{64}\Z"))
         return dumps(cmd)
     if how == "old":
-        cmd["ts"] = time.time() - draw(st.floats(31, 1e9))
+        cmd["ts"] = made - draw(st.floats(31, 1e9))
         return dumps(samples_sign(cmd))
     if how == "future":
-        cmd["ts"] = time.time() + draw(st.floats(6, 1e12))
+        cmd["ts"] = made + draw(st.floats(6, 1e12))
         return dumps(samples_sign(cmd))
     if how == "name":
         cmd["command"] = draw(st.text(max_size=12).filter(lambda s: s not in VALID))
@@ -277,7 +292,11 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     loop = asyncio.new_event_loop()
     broker = BrokerConfig(host="127.0.0.1", port=9, tls=False, allow_plaintext=True)
     link = VenueLink(broker, "v1", "t1", path, on_command, command_key=KEY)
+    now = [time.time()]
+    link.guard = CommandGuard(key=KEY, max_age=link.guard.max_age, max_skew=link.guard.max_skew,
+                              clock=lambda: now[0])  # fmt: skip
     return {
+        "now": now,
         "store": store,
         "calls": calls,
         "loop": loop,
@@ -295,6 +314,7 @@ def test_hostile_commands_are_refused_and_change_nothing(
     """1,000 examples of 10 payloads: 10,000 hostile commands through the real handler."""
     link: VenueLink = harness["link"]
     for payload in batch:
+        harness["now"][0] = MADE_AT.get(payload, time.time())  # admitted when it was made
         resp = harness["loop"].run_until_complete(link.handle_command(payload))
         harness["count"][0] += 1
         assert resp["ok"] is False, payload

@@ -180,13 +180,13 @@ def test_held_records_are_retried_by_a_timer_only_while_one_is_held(tmp_path: Pa
             link.submit_hand("v1-t1-1", 1, samples.ohh(1))  # stored at once: nothing held
             with recording_timers(loop) as idle:
                 await asyncio.sleep(0.2)
-            assert idle["VenueLink._held_loop"] == 0, idle
+            assert idle["HandRecords.held_loop"] == 0, idle
             outbox.set_size_cap((tmp_path / "table.db").stat().st_size)  # the disk is full
             with pytest.raises(StoreFull):
                 link.submit_hand("v1-t1-2", 2, samples.ohh(2))
             with recording_timers(loop) as held:
                 await asyncio.sleep(0.2)
-            assert held["VenueLink._held_loop"] >= 2, held
+            assert held["HandRecords.held_loop"] >= 2, held
             assert link.held_count == 1
             outbox.set_size_cap(None)
             await until(lambda: link.held_count == 0, what="held flushed")

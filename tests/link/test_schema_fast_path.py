@@ -1,18 +1,21 @@
-"""schemas.validate asks jsonschema-rs first and accepts its "valid" only when the payload
-holds no integral float; jsonschema (pure Python, strict integers) is the authority. These
-properties check that the fast path never accepts what jsonschema refuses, that it is taken
-for the real messages, and that validate() raises exactly when jsonschema says invalid."""
+"""schemas.validate asks the compiled checker (controller/link/schema_check.py) first and
+accepts its "valid"; jsonschema (pure Python, strict integers) is the authority. These
+properties check that on plain JSON the checker says exactly what jsonschema says, that it is
+taken for the real messages, that a value that is not plain JSON goes to jsonschema, and that
+validate() raises exactly when jsonschema says invalid."""
 
 from __future__ import annotations
 
 import copy
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.link import schemas
+from controller.link import schema_check, schemas
 from controller.link.errors import SchemaViolation
 from tests.link import samples
 
@@ -37,7 +40,11 @@ def _command() -> dict[str, Any]:
                                     "stack": 50000}, ts=1764489600.25)  # fmt: skip
 
 
-BASES = {"state": _state, "event": _event, "alert": _alert, "command": _command}
+def _ohh() -> dict[str, Any]:
+    return samples.ohh(3)
+
+
+BASES = {"state": _state, "event": _event, "alert": _alert, "command": _command, "ohh": _ohh}
 
 json_leaf = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**40), 2**40),
@@ -96,12 +103,12 @@ def _python_valid(kind: str, payload: Any) -> bool:
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
-def test_fast_path_never_accepts_what_jsonschema_refuses(case: tuple[str, Any]) -> None:
+def test_fast_path_agrees_with_jsonschema(case: tuple[str, Any]) -> None:
     kind, payload = case
     before = copy.deepcopy(payload)
     fast = schemas.fast_valid(kind, payload)
     python = _python_valid(kind, payload)
-    assert not fast or python, (kind, payload)
+    assert fast == python, (kind, payload)  # exact on plain JSON, not only "never accepts more"
     try:
         schemas.validate(kind, payload)
         raised = False
@@ -127,9 +134,78 @@ def test_strict_integers_still_refused(value: object) -> None:
         schemas.validate("state", payload)
 
 
-def test_a_value_the_fast_validator_cannot_read_goes_to_jsonschema() -> None:
+def test_a_tuple_is_an_array_for_the_fast_path() -> None:
+    # as for jsonschema-rs before it: the payload is sent as JSON, where a tuple is a list
     payload = _state()
-    payload["board"] = ("Jc", "3d")  # a tuple: JSON has only lists
-    assert schemas.fast_valid("state", payload) in (True, False)  # no exception escapes
+    payload["board"] = ("Jc", "3d")
+    assert schemas.fast_valid("state", payload)
+
+
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), b"x", Decimal(1), Fraction(1, 2), object()]
+)
+def test_a_value_that_is_not_plain_json_goes_to_jsonschema(value: object) -> None:
+    payload = _state()
+    payload["pot"] = value
+    assert not schemas.fast_valid("state", payload)  # Unsure: no exception escapes
+    assert schemas.fast_valid("state", _state())
+    payload = _state()
+    payload["storage"] = {**payload.get("storage", {}), 7: "x"}  # a key that is not a string
+    assert not schemas.fast_valid("state", payload)
     with pytest.raises(SchemaViolation):
-        schemas.validate("state", {**payload, "pot": object()})
+        schemas.validate("state", {**_state(), "pot": object()})
+
+
+@pytest.mark.parametrize("kind", schemas.KINDS)
+def test_every_schema_compiles(kind: str) -> None:
+    assert callable(schema_check.compile_schema(schemas.schema(kind)))
+
+
+def test_a_keyword_the_checker_does_not_know_is_refused() -> None:
+    with pytest.raises(ValueError, match="patternProperties"):
+        schema_check.compile_schema({"type": "object", "patternProperties": {"^a": True}})
+    with pytest.raises(ValueError, match="enum"):
+        schema_check.compile_schema({"enum": [[1, 2]]})
+
+
+SMALL: st.SearchStrategy[Any] = st.deferred(
+    lambda: st.one_of(
+        st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, 1.0, 1.5, -2.0]),
+        st.sampled_from(["", "a", "ab", "abc", "A1", "zz9"]),
+        st.lists(SMALL, max_size=3), st.dictionaries(st.sampled_from(["a", "b", "c"]), SMALL,
+                                                     max_size=3),
+    )
+)  # fmt: skip
+KEYWORD_SCHEMAS: list[dict[str, Any]] = [
+    {"type": "integer", "minimum": 0, "maximum": 2},
+    {"type": ["integer", "null"]},
+    {"type": "number", "maximum": 1},
+    {"minimum": 1},
+    {"type": "string", "minLength": 1, "maxLength": 2, "pattern": "^[a-z]+$"},
+    {"maxLength": 1},
+    {"enum": ["a", 1, None, True]},
+    {"enum": ["a", "b"]},
+    {"const": False},
+    {"const": 1},
+    {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 2},
+    {"uniqueItems": True},
+    {"type": "object", "required": ["a"], "properties": {"a": {"type": "boolean"}},
+     "additionalProperties": False},
+    {"additionalProperties": {"type": "string"}, "minProperties": 1, "maxProperties": 2},
+    {"propertyNames": {"pattern": "^[ab]$"}},
+    {"oneOf": [{"type": "integer"}, {"minimum": 0}]},
+    {"allOf": [{"type": "number"}, {"maximum": 0}]},
+    {"if": {"properties": {"a": {"const": 1}}, "required": ["a"]},
+     "then": {"required": ["b"]}, "else": {"maxProperties": 1}},
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(range(len(KEYWORD_SCHEMAS))), SMALL)
+def test_each_keyword_agrees_with_jsonschema(index: int, value: Any) -> None:
+    s = KEYWORD_SCHEMAS[index]
+    try:
+        fast = schema_check.compile_schema(s)(value)
+    except schema_check.Unsure:  # only for what is not plain JSON: never here
+        pytest.fail(f"unsure about {value!r}")
+    assert fast == bool(schemas.validator_for(s).is_valid(value)), (s, value)

@@ -236,14 +236,13 @@ _PK_LABEL = {
 }  # fmt: skip
 
 
-@pytest.mark.timeout(180)
-def test_differential_against_pokerkit_100k_hands() -> None:
-    """50,000 showdowns on a shared board: 100,000 seven-card hands, pair order and category."""
+def _against_pokerkit(deals: int) -> tuple[set[HandCategory], dict[int, int]]:
+    """``deals`` showdowns on a shared board (seeded): each pair of seven-card hands ordered
+    and categorised as pokerkit does; the categories met and the outcomes (-1, 0, 1)."""
     from pokerkit import StandardHighHand
 
     pk = _pokerkit_table()
     rng = random.Random(0xC0FFEE)
-    deals = 50_000
     seen: set[HandCategory] = set()
     outcomes = {-1: 0, 0: 0, 1: 0}
     for _ in range(deals):
@@ -260,8 +259,28 @@ def test_differential_against_pokerkit_100k_hands() -> None:
         assert ours_b.category is _PK_LABEL[pk_b.entry.label.name], (b, board, pk_b)
         seen.add(ours_a.category)
         outcomes[ours] += 1
+    return seen, outcomes
+
+
+# pokerkit's evaluator is the time here (ours does 100,000 hands in ~3 s, treys' test
+# below): at load 8 on the 2-core machine 20,000 hands took 12 s and 100,000 took 55 s,
+# which under the suite's workers at load 10+ ran past its 180 s timeout. The README suite
+# runs 20,000 hands (the first 10,000 deals of the same seeded run), which meet every
+# category (2 straight flushes, 9 quads) and 399 splits; the 100,000 are ``-m slow``.
+def test_differential_against_pokerkit_20k_hands() -> None:
+    """10,000 showdowns on a shared board: 20,000 seven-card hands, pair order and category."""
+    seen, outcomes = _against_pokerkit(10_000)
     assert seen == set(HandCategory)  # every category met at least once
-    assert min(outcomes.values()) > 1000  # wins, losses and splits all exercised
+    assert min(outcomes.values()) > 200  # wins, losses and splits all exercised
+
+
+@pytest.mark.slow  # 100,000 hands of pokerkit: the README suite runs the 20,000 above
+@pytest.mark.timeout(900)
+def test_differential_against_pokerkit_100k_hands() -> None:
+    """50,000 showdowns on a shared board: 100,000 seven-card hands, pair order and category."""
+    seen, outcomes = _against_pokerkit(50_000)
+    assert seen == set(HandCategory)
+    assert min(outcomes.values()) > 1000
 
 
 def test_differential_against_treys_evaluator() -> None:
@@ -297,3 +316,25 @@ def test_handvalue_is_frozen() -> None:
     assert isinstance(value, HandValue)
     with pytest.raises(AttributeError):
         value.score = 1  # type: ignore[misc]
+
+
+def test_the_memo_stops_growing_at_its_limit_and_answers_stay_right() -> None:
+    from treys import Evaluator
+
+    saved = dict(ev._UNSUITED_BEST)
+    try:
+        ev._UNSUITED_BEST.clear()
+        # filled to the limit with keys no hand has (a product of primes is positive)
+        ev._UNSUITED_BEST.update({-k: 0 for k in range(1, ev._MEMO_LIMIT + 1)})
+        rnd = random.Random(23)
+        treys = Evaluator()
+        for _ in range(300):
+            cards = rnd.sample(STANDARD_DECK, 7)
+            want = treys.evaluate([to_treys(c) for c in cards[:2]],
+                                  [to_treys(c) for c in cards[2:]])  # fmt: skip
+            assert score(cards) == score(evaluate(cards).best_five)
+            assert ev._treys_rank([c.rank * 4 + c.suit for c in cards]) == want
+        assert len(ev._UNSUITED_BEST) == ev._MEMO_LIMIT
+    finally:
+        ev._UNSUITED_BEST.clear()
+        ev._UNSUITED_BEST.update(saved)

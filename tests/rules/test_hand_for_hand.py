@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from table_builder import PROFILES, Table
 
+from controller.rules.catalogue import CATALOGUE, Category
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.engine import TableCore
 from controller.rules.events import HoldDeal, ReleaseDeal
@@ -71,6 +72,39 @@ def test_a_hold_mid_hand_holds_the_next_deal_and_survives_a_restart() -> None:
     t.send(HoldDeal(t.now(), 0))
     assert t.last().rejected is not None and t.last().rejected.code == "bad_round"
     assert t.core.deal_hold == 2  # refused: unchanged
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_hold_that_arrives_after_the_next_deal_began_tells_the_floor(profile: str) -> None:
+    """The table completed the round's hand and its dealer dealt the next one before the
+    venue's hold arrived: the hold says so at once to the floor (HOLD_AFTER_DEAL, not the
+    dealer's error DEALT_WHILE_HELD; in that hand's record), and the hand is played out (no
+    rulebook makes it a misdeal: handforhand.py)."""
+    t = _one_hand(Table(profile, 3)).clear()
+    t.post_blinds().deal().mark()
+    t.send(HoldDeal(t.now(), 3))
+    assert t.last().rejected is None and t.core.deal_hold == 3
+    alert = t.alert(AlertCode.HOLD_AFTER_DEAL)
+    assert alert.severity is Severity.WARNING and "before the hold arrived" in alert.remedy
+    assert CATALOGUE[AlertCode.HOLD_AFTER_DEAL].category is Category.FLOOR
+    assert AlertCode.DEALT_WHILE_HELD not in t.codes  # not the dealer's error
+    t.mark().send(HoldDeal(t.now(), 3))  # the same hold again (the service's resync)
+    assert AlertCode.HOLD_AFTER_DEAL not in t.codes
+    t.call_round().flop("3s", "8d", "9h").call_round().turn("Th").call_round()
+    t.river("4s").call_round()
+    assert t.phase is Phase.COMPLETE and t.records[-1].hand_no == 2
+    assert [a.code for a in t.records[-1].alerts] == [AlertCode.HOLD_AFTER_DEAL]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_hold_between_hands_raises_nothing(profile: str) -> None:
+    """The hold as the service sends it: the round's hand complete (its cards still on the
+    table, or cleared and the next blinds posted), no deal begun."""
+    t = _one_hand(Table(profile, 3)).mark()
+    t.send(HoldDeal(t.now(), 1))
+    t.clear().post_blinds()
+    t.send(HoldDeal(t.now(), 2))
+    assert t.codes == []
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -130,6 +130,16 @@ expect eliminated none
 """
 
 
+def test_hand_for_hand_verbs() -> None:
+    """hold-deal ROUND and release-deal: the venue's hold_deal and release_deal commands
+    (issue 25), whose steps may expect refused."""
+    sc = parse_text("profile tda-2024\nhold-deal 3\nexpect refused\nrelease-deal\n"
+                    "expect refused\n", "h4h.scn")  # fmt: skip
+    hold, release = (s.action for s in sc.steps)
+    assert (hold.verb, hold.amount) == ("hold-deal", 3) and release.verb == "release-deal"
+    assert [s.expects[0].what for s in sc.steps] == ["refused", "refused"]
+
+
 def test_issue_16_constructs() -> None:
     sc = parse_text(LANGUAGE, "lang.scn")
     assert sc.clauses == ["000-S3-bet-4", "003-SidePots-sweep"]
@@ -198,6 +208,10 @@ def test_issue_16_constructs() -> None:
         # the language of issue 16: one case per kind of malformed line
         ("profile tda-2024\nmove 1\n", 2, "move FROM TO"),
         ("profile tda-2024\nset-profile nope\n", 2, "set-profile nope"),
+        ("profile tda-2024\nhold-deal\n", 2, "hold-deal ROUND"),
+        ("profile tda-2024\nhold-deal 0\n", 2, "hold-deal round: 0 is below 1"),
+        ("profile tda-2024\nhold-deal two\n", 2, "expected a whole number"),
+        ("profile tda-2024\nrelease-deal 1\n", 2, "release-deal (no arguments)"),
         ("profile tda-2024\nzone 1\n", 2, "zone N TOTAL"),
         ("profile tda-2024\nzone 1 -5\n", 2, "below 0"),
         ("profile tda-2024\nruling\n", 2, "ruling BADGE"),

@@ -11,65 +11,27 @@ a hand shows it pending until its next hand (G11)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
-import json
 import random
 import time
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
 import pytest
 
-from controller.demo.hands import _demo_hand
-from controller.demo.table import Table, chip_table
+from controller.demo.hands import DemoHand
+from controller.demo.table import chip_table
 from controller.demo.view import View
-from controller.link import schemas
-from controller.link.config import BrokerConfig
-from controller.rules.profile import get_profile
 from controller.tournament.draw import draw_seats
 from controller.tournament.event import load_event_text
-from controller.tournament.link import EventLink
 from controller.tournament.service import EventService
 from controller.tournament.state import TournamentState
 from controller.tournament.store import Journal
-from controller.venuelog import SqliteHandStore, VenueLogger
 from controller.venuelog.store import open_for_export
-from hwsim.layout import Layout, wait_until
-from hwsim.phh import parse_phh
+from hwsim.layout import wait_until
 from hwsim.table import SimTable
 from tests.brokers import plain_broker
-
-PROFILE = "shaved-dog-004"
-EVENT = (
-    """
-[event]
-name = "ev1"
-venue = "v1"
-profile = "shaved-dog-004"
-starting_stack = 4500
-bonus = 500
-
-[[levels]]
-minutes = 30
-small_blind = 25
-big_blind = 50
-
-[[levels]]
-minutes = 30
-small_blind = 50
-big_blind = 100
-"""
-    + "".join(f'\n[[tables]]\nid = "t{i}"\nseats = 3\n' for i in (1, 2, 3))
-    + "".join(
-        f'\n[[entrants]]\nid = "e{i}"\nname = "Entrant {i}"\n'
-        f"bonus = {'true' if i % 3 else 'false'}\n"
-        for i in range(1, 10)
-    )
-)
+from tests.tournament.venue import EVENT, PROFILE, Dealer, desk, seats, state, three_handed, venue
 
 
 def _seed_and_table() -> tuple[int, str, dict[int, tuple[str, int]]]:
@@ -85,222 +47,85 @@ def _seed_and_table() -> tuple[int, str, dict[int, tuple[str, int]]]:
     raise AssertionError("no such draw")
 
 
-def _bust_hand(at: dict[int, tuple[str, int]]) -> str:
+def _bust_hand(at: dict[int, tuple[str, int]]) -> DemoHand:
     """Three-handed: seat 3 (the button) all in with aces, both blinds call all in and lose."""
     stacks = [at[1][1], at[2][1], at[3][1]]
-    acts = [
-        "d dh p1 7c2d",
-        "d dh p2 8h3s",
-        "d dh p3 AsAh",
-        f"p3 cbr {stacks[2]}",
-        "p1 cc",
-        "p2 cc",
-        "d db KcQd9h",
-        "d db 4s",
-        "d db 5c",
-    ]
-    return (
-        "\n".join(
-            [
-                "variant = 'NT'",
-                "ante_trimming_status = true",
-                "antes = [0, 0, 0]",
-                "blinds_or_straddles = [25, 50, 0]",
-                "min_bet = 50",
-                f"starting_stacks = {stacks}",
-                f"actions = {acts!r}",
-                "hand = 1",
-                "players = ['A', 'B', 'C']",
-            ]
-        )
-        + "\n"
-    )
-
-
-class Dealer(Table):
-    """The demo's dealer, who leaves the seating and the level to the venue (the event)."""
-
-    async def _table_setup(self, hand: Any) -> None:
-        self.gpio.set_puck(3, True)
-        self.button = 3
-        await wait_until(lambda: self.daemon.observe().button_set, "the button puck")
-
-
-class Floor:
-    """The floor's side of the event topics: commands and what the service publishes."""
-
-    def __init__(self, client: aiomqtt.Client) -> None:
-        self.client = client
-        self.last: dict[str, dict[str, Any]] = {}
-        self.answers: dict[str, dict[str, Any]] = {}
-
-    async def read(self) -> None:
-        async for m in self.client.messages:
-            body = json.loads(m.payload if isinstance(m.payload, bytes) else b"{}")
-            kind = m.topic.value.split("/", 3)[3]
-            if kind == "cmd":
-                continue  # the floor's own commands
-            if kind == "cmd/response":
-                self.answers[body["request_id"]] = body
-            else:
-                schemas.validate(f"event_{kind}", body)  # what is published keeps its schema
-                self.last[kind] = body
-
-    async def do(self, command: str, **args: Any) -> dict[str, Any]:
-        rid = f"t-{uuid.uuid4().hex[:12]}"
-        body = {
-            "request_id": rid,
-            "ts": time.time(),
-            "command": command,
-            "args": args,
-            "issuer": "director",
-        }
-        await self.client.publish("railguard/_event/ev1/cmd", json.dumps(body), qos=1)
-        await wait_until(lambda: rid in self.answers, f"the answer to {command}", 30)
-        return self.answers[rid]
-
-
-@contextlib.asynccontextmanager
-async def _venue(
-    tmp: Path, port: int, chips: dict[bytes, int]
-) -> AsyncIterator[dict[str, SimTable]]:
-    broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
-    logger = VenueLogger(
-        broker, SqliteHandStore(tmp / "venue.db"), instance="main", group="venuelog"
-    )
-    logger.start()
-    tables: dict[str, SimTable] = {}
-    try:
-        await wait_until(lambda: logger.stats.connects > 0, "the venue logger")
-        for t in ("t1", "t2", "t3"):
-            tables[t] = await SimTable.open(
-                "127.0.0.1",
-                port,
-                profile=PROFILE,
-                workdir=tmp / t,
-                table_id=t,
-                seats=Layout(6),
-                chips=chips,
-                transport="pty",
-                enrol=False,
-            )
-        yield tables
-    finally:
-        for table in tables.values():
-            await table.close()
-        with contextlib.suppress(Exception):
-            await logger.stop()
-        logger.store.close()
+    acts = ["d dh p1 7c2d", "d dh p2 8h3s", "d dh p3 AsAh", f"p3 cbr {stacks[2]}", "p1 cc",
+            "p2 cc", "d db KcQd9h", "d db 4s", "d db 5c"]  # fmt: skip
+    return three_handed("bust", stacks, acts)
 
 
 def _shown(sim: SimTable) -> dict[str, Any]:
     """The level a table shows: the one pending (from its next hand), else the one in force."""
-    st = sim.observe(state=True).published_state or {}
+    st = state(sim)
     return dict(st.get("pending_level") or st.get("level") or {})
-
-
-def _seats(sim: SimTable) -> dict[int, tuple[str, int]]:
-    st = sim.observe(state=True).published_state or {}
-    return {
-        s["seat"]: (s["player_id"], s["stack"]) for s in st.get("seats", []) if s.get("player_id")
-    }
 
 
 async def _scenario(tmp: Path, port: int) -> dict[str, Any]:
     seed, table, at = _seed_and_table()
-    hh = parse_phh(_bust_hand(at), "bust")
-    hand = _demo_hand("bust", hh, get_profile(PROFILE), 6)
+    hand = _bust_hand(at)
     out: dict[str, Any] = {"table": table, "at": at}
-    async with _venue(tmp, port, chip_table([hand])) as tables:
-        broker = BrokerConfig(host="127.0.0.1", port=port, tls=False, allow_plaintext=True)
-        journal = Journal(tmp / "ev1.db")
-        link = EventLink(broker)
-        service = EventService(
-            journal.open_event(EVENT, "ev1.toml"),
-            journal,
-            random.Random(seed),
-            time.time,
-            link.send,
-            link.publish,
-        )
-        running = asyncio.create_task(link.run(service))
-        async with aiomqtt.Client("127.0.0.1", port, identifier="floor") as c:
-            await c.subscribe("railguard/_event/ev1/#", qos=1)
-            floor = Floor(c)
-            reading = asyncio.create_task(floor.read())
-            try:
-                await asyncio.wait_for(link.connected.wait(), 10)
-                drawn = await floor.do("draw")
-                out["draw"] = drawn
-                for t, sim in tables.items():  # every seat command reached its table
-                    await wait_until(lambda sim=sim: len(_seats(sim)) == 3, f"{t} seated", 15)
-                out["seated"] = {t: _seats(sim) for t, sim in tables.items()}
-                out["clock"] = await floor.do("clock", op="start")
-                sim = tables[table]
-                await wait_until(
-                    lambda: (
-                        (sim.observe(state=True).published_state or {})
-                        .get("level", {})
-                        .get("big_blind")
-                        == 50
-                    ),
-                    "level 1 pushed",
-                    15,
-                )
-                dealer = Dealer(sim, View(io.StringIO(), colour=False), random.Random(0), 0.0)
-                await dealer.setup()
-                await dealer.play(0, hand)
-                out["outcome"] = dealer.outcome
-                await wait_until(
-                    lambda: floor.last.get("standings", {}).get("players_left") == 7,
-                    "the standings after the bust-outs",
-                    20,
-                )
-                await wait_until(
-                    lambda: (floor.last.get("proposal") or {}).get("proposal"), "a proposal", 10
-                )
-                out["standings"] = floor.last["standings"]
-                out["proposal"] = floor.last["proposal"]["proposal"]
-                out["clock_topic"] = floor.last["clock"]
-                out["stale"] = await floor.do("confirm", proposal=999)
-                out["confirm"] = await floor.do("confirm", proposal=out["proposal"]["id"])
-                out["after"] = {t: _seats(s) for t, s in tables.items()}
-                # a busted player seated again by hand (as the console's seat form would):
-                # the event calls it irregular (004 [L135]: no re-entry)
-                free = next(n for n in (1, 2, 3) if n not in out["after"][table])
-                gone = min(at[1], at[2], key=lambda x: x[1])[0]
-                await tables[table].venue.do(
-                    "seat", seat=free, player_id=gone, name="Back Again", stack=4500
-                )
-                await wait_until(
-                    lambda: floor.last["standings"].get("irregular"),
-                    "the irregular seat in the standings",
-                    15,
-                )
-                out["irregular"] = floor.last["standings"]["irregular"]
-                await tables[table].venue.do("unseat", seat=free)
-                # the director moves the clock on past level 1: level 2 goes to every table
-                out["adjust"] = await floor.do("clock", op="adjust", seconds=30 * 60)
-                for t, s in tables.items():
-                    await wait_until(
-                        lambda s=s: _shown(s).get("big_blind") == 100, f"{t}: level 2", 15
-                    )
-                out["levels"] = {
-                    t: dict(s.observe(state=True).published_state or {}) for t, s in tables.items()
-                }
-                await wait_until(
-                    lambda: (floor.last.get("proposal") or {}).get("proposal") is None,
-                    "no proposal after the move",
-                    10,
-                )
-            finally:
-                reading.cancel()
-                running.cancel()
-                for task in (reading, running):
-                    with contextlib.suppress(BaseException):
-                        await task
-                out["state"] = service.state
-                journal.close()
+    async with venue(tmp, port, chip_table([hand])) as tables, desk(tmp, port, seed) as d:
+        service, floor = d.service, d.floor
+        try:
+            drawn = await floor.ask("draw")
+            out["draw"] = drawn
+            for t, sim in tables.items():  # every seat command reached its table
+                await wait_until(lambda sim=sim: len(seats(sim)) == 3, f"{t} seated", 15)
+            out["seated"] = {t: seats(sim) for t, sim in tables.items()}
+            out["clock"] = await floor.ask("clock", op="start")
+            sim = tables[table]
+            await wait_until(
+                lambda: state(sim).get("level", {}).get("big_blind") == 50,
+                "level 1 pushed",
+                15,
+            )
+            dealer = Dealer(sim, View(io.StringIO(), colour=False), random.Random(0), 0.0)
+            await dealer.setup()
+            await dealer.play(0, hand)
+            out["outcome"] = dealer.outcome
+            await wait_until(
+                lambda: floor.last.get("standings", {}).get("players_left") == 7,
+                "the standings after the bust-outs",
+                20,
+            )
+            await wait_until(
+                lambda: (floor.last.get("proposal") or {}).get("proposal"), "a proposal", 10
+            )
+            out["standings"] = floor.last["standings"]
+            out["proposal"] = floor.last["proposal"]["proposal"]
+            out["clock_topic"] = floor.last["clock"]
+            out["stale"] = await floor.ask("confirm", proposal=999)
+            out["confirm"] = await floor.ask("confirm", proposal=out["proposal"]["id"])
+            out["after"] = {t: seats(s) for t, s in tables.items()}
+            # a busted player seated again by hand (as the console's seat form would):
+            # the event calls it irregular (004 [L135]: no re-entry)
+            free = next(n for n in (1, 2, 3) if n not in out["after"][table])
+            gone = min(at[1], at[2], key=lambda x: x[1])[0]
+            await tables[table].venue.do(
+                "seat", seat=free, player_id=gone, name="Back Again", stack=4500
+            )
+            await wait_until(
+                lambda: floor.last["standings"].get("irregular"),
+                "the irregular seat in the standings",
+                15,
+            )
+            out["irregular"] = floor.last["standings"]["irregular"]
+            await tables[table].venue.do("unseat", seat=free)
+            # the director moves the clock on past level 1: level 2 goes to every table
+            out["adjust"] = await floor.ask("clock", op="adjust", seconds=30 * 60)
+            for t, s in tables.items():
+                await wait_until(lambda s=s: _shown(s).get("big_blind") == 100, f"{t}: level 2", 15)
+            out["levels"] = {t: state(s) for t, s in tables.items()}
+            await wait_until(
+                lambda: (floor.last.get("proposal") or {}).get("proposal") is None,
+                "no proposal after the move",
+                10,
+            )
+        finally:
+            out["state"] = service.state
+            out["violations"] = floor.violations
+    link = d.link
     # the journal brings the event back as it was (a restart)
     again = Journal(tmp / "ev1.db")
     out["replayed"] = again.open_event(EVENT, "ev1.toml")
@@ -330,14 +155,15 @@ def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path
     with plain_broker() as b:
         out = asyncio.run(asyncio.wait_for(_scenario(tmp_path, b.port), 150))
     at, table = out["at"], out["table"]
+    assert out["violations"] == []  # what the service published kept its schema
     assert out["draw"]["ok"], out["draw"]
     # the draw's seats are the tables' seats, each entrant with the event's stack
     drawn = {(r["table"], r["seat"]): r["player_id"] for r in out["draw"]["data"]["seated"]}
-    for t, seats in out["seated"].items():
-        assert {(t, s): p for s, (p, _) in seats.items()} == {
+    for t, at_t in out["seated"].items():
+        assert {(t, s): p for s, (p, _) in at_t.items()} == {
             k: v for k, v in drawn.items() if k[0] == t
         }
-        assert all(stack in (4500, 5000) for _, stack in seats.values())
+        assert all(stack in (4500, 5000) for _, stack in at_t.values())
     assert out["outcome"].mismatches == [] and out["outcome"].hands == 1
     st = out["standings"]
     # 000 [L53]: both blinds busted in one hand; the one who started with more finishes higher
@@ -346,7 +172,7 @@ def test_a_bust_out_at_a_table_makes_standings_and_a_balancing_proposal(tmp_path
     places = {e["player_id"]: e["place"] for e in st["eliminated"]}
     assert places == {small: 9, big: 8}
     assert st["players_left"] == 7 and st["chips"] == sum(s for _, s in at.values()) + sum(
-        stack for t, seats in out["seated"].items() if t != table for _, stack in seats.values()
+        stack for t, at_t in out["seated"].items() if t != table for _, stack in at_t.values()
     )
     winner = next(p for p in st["players"] if p["player_id"] == at[3][0])
     assert winner["stack"] == sum(s for _, s in at.values())  # from the table's own record
