@@ -37,6 +37,7 @@ from controller.rules.decisions import (
     HandComplete,
     HandRecord,
     Instruction,
+    ProfileChanged,
 )
 from controller.rules.engine import Step, TableCore
 from controller.rules.events import (
@@ -90,6 +91,7 @@ class CoreHost(Protocol):
     hand_start: dict[int, datetime]  # hand number -> when it started (the record's start)
     positions_saved: Any  # the button and level state last written (written when changed)
     levels_saved: Any
+    seating_saved: Any  # the seating last written (recovery.seating_data)
     dealer_saved: str  # the dealer on duty last written (written when a badge changed it)
     live: LiveEvents
     tick_interval: float
@@ -115,8 +117,6 @@ class CoreHost(Protocol):
     def publish_alert(self, payload: dict[str, Any]) -> None: ...
 
     def publish_state(self, snap: TableState | None = None) -> None: ...
-
-    def apply_pending_profile(self) -> bool: ...
 
 
 def clock_running(core: TableCore) -> bool:
@@ -245,11 +245,14 @@ def handle(d: CoreHost, item: Item) -> Step:
             rec = x.record
             start = d.hand_start.pop(rec.hand_no, utc(d.clock))
             d.hands.put_nowait((rec, start))
+        elif isinstance(x, ProfileChanged):
+            log.info("hand=%s profile %s -> %s (from the next hand)",
+                     d.hand_id(x.from_hand), x.previous, x.profile)  # fmt: skip
     for kind, data, hand_no in d.live.after(snap, step.decisions):
         d.event(kind, data, hand_no)
+    save_seating(d)
     save_positions(d)
     save_dealer(d)
-    d.apply_pending_profile()
     d.publish_state(snap)
     return step
 
@@ -296,6 +299,26 @@ def log_event(d: CoreHost, hand_no: int, entry: dict[str, Any]) -> None:
     """One entry of the hand's event log (table.db), for a restart to replay."""
     d.table_write(lambda st: st.append_hand_event(hand_no, entry),
                   f"hand={d.hand_id(hand_no)} event log")  # fmt: skip
+
+
+class _SeatingHost(Protocol):
+    seating_saved: Any
+
+    @property
+    def core(self) -> TableCore: ...
+
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
+
+
+def save_seating(d: _SeatingHost) -> None:
+    """The seating as the core holds it (players, names, stacks), when it changed: the
+    table store's one writer of its seats (a seat, unseat or move the core accepted, the
+    stacks and the busted seats of a hand just over), so the store never disagrees with
+    the core."""
+    seating = recovery.seating_data(d.core)
+    if seating != d.seating_saved:
+        d.table_write(lambda st: st.put_seating(seating), "seating")
+        d.seating_saved = seating
 
 
 def save_positions(d: CoreHost) -> None:

@@ -8,7 +8,8 @@ acted and won, the board); completed hand records with hole cards go to the hand
 ``declaration``    seat, declaration (raise, call, check, fold, all_in, play_board), street
 ``actions_undone`` count, street: the dealer's "not a check" withdrew the last actions
 ``hand_completed`` hand_id, deal_no, board, pots (amount, winners with amounts), voided
-(``alert_ack``, ``hand_interrupted`` and ``profile_changed`` come from the daemon itself.)
+``profile_changed`` profile, previous, from_hand: the venue's ``set_profile`` took effect
+(``alert_ack`` and ``hand_interrupted`` come from the daemon itself.)
 
 :func:`hole_secrets` is what the hole-card guard (``controller.link.redact``) checks every
 live payload against: the tag UIDs of the live hand's hole cards and the cards they carry.
@@ -29,6 +30,7 @@ from controller.rules.decisions import (
     Decision,
     HandComplete,
     HandStarted,
+    ProfileChanged,
     StreetDealt,
 )
 from controller.rules.engine import TableCore
@@ -98,7 +100,7 @@ class LiveEvents:
     it is not announced, nor its posts); a street once the table plays on after it. Within a
     step the events go out in this order: ``hand_started``, ``actions_undone``, ``action`` /
     ``declaration`` (in the order taken), ``street`` (the board after the step), then
-    ``hand_completed``."""
+    ``hand_completed`` and ``profile_changed`` (``ProfileChanged``)."""
 
     def __init__(self, venue: str, table: str) -> None:
         self.prefix = f"{venue}-{table}"
@@ -185,4 +187,7 @@ class LiveEvents:
                               "winners": [{"seat": s, "amount": a} for s, a in p.shares]}
                              for p in rec.pots],
                 }, rec.hand_no))  # fmt: skip
+            elif isinstance(d, ProfileChanged):
+                out.append(("profile_changed", {"profile": d.profile, "previous": d.previous,
+                                                "from_hand": d.from_hand}, None))  # fmt: skip
         return out

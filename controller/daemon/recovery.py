@@ -73,6 +73,13 @@ def apply_positions(core: TableCore, data: Any) -> None:
         log.error("restore: %s; the button is placed again", exc)
 
 
+def seating_data(core: TableCore) -> tuple[tuple[int, str, str, int], ...]:
+    """The seats as the core holds them: (seat, player, name, stack), in seat order (the
+    table store's ``seats``; a stack is the one behind the player between hands, the one
+    the hand in play started with during it)."""
+    return tuple(sorted((n, s.player, s.name, s.stack) for n, s in core.seats.items()))
+
+
 def levels_data(core: TableCore) -> dict[str, Any]:
     """The level in force, the pending one and G11's wait (``levels`` between hands)."""
     return handlog.encode_levels(core.level, core.pending_level, core.level_waits)

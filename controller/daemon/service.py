@@ -74,7 +74,6 @@ from controller.rules.decisions import HandRecord
 from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
 from controller.rules.events import Event
-from controller.rules.profile import Profile
 from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import DeckRegistry
@@ -146,7 +145,6 @@ class Daemon:
         self.outbox_writer = storage.Writer("outbox", self.alarm)
         self.unstored = 0  # completed hand records not yet in the outbox
         self.registry: DeckRegistry = DeckRegistry()
-        self.pending_profile: Profile | None = None
         # the hand counter: never below the last hand started, even one whose counter
         # write a full disk refused
         counter = max(self.store.hand_counter(), self.hand_slot.started)
@@ -193,6 +191,7 @@ class Daemon:
         self.tick_interval = 1.0  # seconds between Ticks while a clock runs
         self.positions_saved: Any = None  # button, levels last written (startup, core)
         self.levels_saved: Any = None
+        self.seating_saved: Any = None  # the seating last written (startup, core loop)
         self.interrupted: list[int] = []
         self.interrupt_outcome = ""
         # called with every handled event and its step (hwsim's scenario runner: an alert's
@@ -292,10 +291,6 @@ class Daemon:
 
     def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None:
         storage.table_write(self, fn, what)
-
-    def apply_pending_profile(self) -> bool:
-        """A profile set at runtime takes effect between hands."""
-        return venue_commands.apply_pending_profile(self)
 
     def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None:
         try:

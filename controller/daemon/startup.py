@@ -2,7 +2,8 @@
 
 :func:`stored_profile` picks the house-rule profile the core starts with; :func:`restore`
 rebuilds the table from the table store (decks, chips, the core's level state, seating
-with the players' names, button) and then the hand that was in progress
+with the players' names, button) and then the hand that was in progress, under the
+profile it started with (a profile set during it pending again)
 (:func:`restore_hand`, through :mod:`controller.daemon.recovery`); :func:`flag_interrupted`,
 called once the daemon is ready, tells the dealer and the venue about a hand a restart cut
 and hands a full disk lost. Each is given what it needs through :class:`StartupHost`
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
-from controller.daemon import house_profiles, recovery, storage
+from controller.daemon import core_loop, house_profiles, recovery, storage
 from controller.daemon.clock import Clock, utc
 from controller.daemon.config import DaemonConfig
 from controller.daemon.live import LiveEvents
@@ -47,8 +50,8 @@ class StartupHost(Protocol):
     hand_start: dict[int, datetime]
     positions_saved: Any
     levels_saved: Any
+    seating_saved: Any  # the seating as the table store has it (core_loop.save_seating)
     dealer_saved: str  # the dealer on duty as the table store has it
-    pending_profile: Profile | None
     live: LiveEvents
     lost: list[int]  # hands a full disk and a restart lost (flagged once ready)
     interrupted: list[int]  # the hand a restart cut (flagged once ready)
@@ -61,6 +64,8 @@ class StartupHost(Protocol):
     def indicators(self) -> Indicators: ...
 
     def hand_id(self, hand_no: int) -> str: ...
+
+    def table_write(self, fn: Callable[[TableStore], Any], what: str) -> None: ...
 
     def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None: ...
 
@@ -92,8 +97,10 @@ def restore(d: StartupHost) -> None:
     # the core's level state as the core loop last wrote it (its numbers included)
     d.levels_saved = d.store.get("levels")
     recovery.apply_levels(d.core, _with_old_numbers(d.store, d.levels_saved))
-    for seat, rec in d.store.seating().items():
+    stored = d.store.seating()
+    for seat, rec in stored.items():
         _apply(d.core, SeatPlayer(t, seat, rec.player_id, rec.stack, name=rec.name))
+    d.seating_saved = tuple((n, r.player_id, r.name, r.stack) for n, r in stored.items())
     d.positions_saved = d.store.get("positions")
     recovery.apply_positions(d.core, d.positions_saved)
     dealer = d.store.get("dealer")  # logged in by badge before the restart (health.py)
@@ -101,6 +108,8 @@ def restore(d: StartupHost) -> None:
         _apply(d.core, SetDealer(t, dealer))
         d.dealer_saved = dealer
     restore_hand(d, t)
+    # the store's copy is the restored core's (a seat it refused, a hand replayed to its end)
+    core_loop.save_seating(d)
     log.info(
         "restored table=%s hand_counter=%d seats=%d button=%s decks=%d chips=%d "
         "interrupted=%s",
@@ -138,11 +147,14 @@ def restore_hand(d: StartupHost, now: float) -> None:
     n = hands[-1]
     entries = d.store.hand_events(n)
     if entries and entries[0].get("type") == recovery.START:
+        # the hand is rebuilt under the profile it started with; the runtime profile set
+        # during it is the core's pending profile again (profile_switch.py)
         name = str(entries[0].get("profile", ""))
         current = core.profile
-        core.switch_profile(house_profiles.resolve(d.store, name, current))
-        if core.profile is not current:
-            d.pending_profile = current
+        started = house_profiles.resolve(d.store, name, current, d.cfg.profile)
+        if started != current:
+            core.restore(dataclasses.replace(core.export(), profile=started,
+                                             pending_profile=current))  # fmt: skip
     else:  # a log without its start record (an older version): nothing to rebuild
         log.error("hand=%s: hand log without a start record; not replayed", d.hand_id(n))
         d.store.clear_hand_events(n)

@@ -412,16 +412,17 @@ def table_write(d: StorageHost, fn: Callable[[TableStore], Any], what: str) -> N
 
 
 async def outbox_task(d: StorageHost) -> None:
-    """Completed hands -> OHH -> the outbox lane; stacks and the clearing of the hand's
-    events go to the table lane (the clearing only once the record is in the outbox)."""
+    """Completed hands -> OHH -> the outbox lane; the clearing of the hand's events goes to
+    the table lane once the record is in the outbox."""
     while True:
         rec, start = await d.hands.get()
         hid = d.hand_id(rec.hand_no)
         await live_sent(d)
         ohh = to_ohh(rec, start, table_name=d.cfg.table, table_size=d.cfg.table_size)
         d.records.append(ohh)
+        # the stacks and busted seats: stored by the core loop with the seating, from the
+        # step that completed the hand (core_loop.save_seating)
         stacks = {s: seat.stack for s, seat in d.core.seats.items()}
-        d.table_write(lambda st, v=stacks: _store_stacks(st, v), f"hand={hid} stacks")  # type: ignore[misc]
         d.stats.hands += 1
         log.info("hand=%s complete pots=%d stacks=%s", hid, len(rec.pots), stacks)
         try:
@@ -462,20 +463,13 @@ def queue_record(d: StorageHost, hid: str, hand_no: int, body: dict[str, Any],
     d.outbox_writer.call(add, f"hand={hid} record").add_done_callback(stored)
 
 
-def _store_stacks(store: TableStore, stacks: dict[int, int]) -> None:
-    seated = store.seating()
-    for s in [s for s in seated if s not in stacks]:
-        store.unseat_player(s)  # busted
-    store.set_stacks({s: v for s, v in stacks.items() if s in seated})
-
-
 def stale_record(d: _StaleHost, hand_no: int, entries: list[dict[str, Any]], now: float) -> bool:
     """An older hand's log left by a restart while its record was not stored: replayed in
     a scratch core; its record is queued again. False if the log holds no finished hand."""
     if not entries or entries[0].get("type") != START:
         return False
     scratch = TableCore(resolve_profile(d.store, str(entries[0].get("profile", "")),
-                                        d.core.profile), d.cfg.table)  # fmt: skip
+                                        d.core.profile, d.cfg.profile), d.cfg.table)  # fmt: skip
     try:
         res = replay_hand(scratch, entries, now, hand_id=d.hand_id(hand_no))
     except Exception:  # a log this version cannot replay: dropped like before

@@ -1,6 +1,6 @@
 """``TableStore``: the daemon's small durable state (SQLite, WAL, same file as the outbox
-or its own): hand counter, seating (with the players' names) and stacks, the core's level
-state (``levels``, written by the core loop from the core), profile, deck registry, the
+or its own): hand counter, the core's seating (players, names, stacks) and level state
+(``seats``, ``levels``: written by the core loop from the core), profile, deck registry, the
 request ids of recently accepted venue commands (so a command replayed after a restart is
 still refused), and the events of the hand in progress (so a restart mid-hand can rebuild it).
 
@@ -12,7 +12,7 @@ The in-progress hand events contain hole cards: they stay on the table's own dis
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -124,63 +124,27 @@ class TableStore:
         rows = self.db.query("SELECT seat, player_id, name, stack FROM seats ORDER BY seat")
         return {int(r[0]): SeatRecord(int(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in rows}
 
-    def seat_player(
-        self, seat: int, player_id: str, name: str, stack: int, *, update: bool = False
-    ) -> None:
-        """Seat a player; BadInput if the seat is taken or the player is seated elsewhere,
-        or if ``name`` or ``player_id`` is not encodable text (a lone surrogate). With
-        ``update``, the same player already in ``seat`` gets the new name and stack."""
-        check_text(player_id=player_id, name=name)
-        with self.db.transaction(f"seating {player_id}") as con:
-            taken = con.execute("SELECT player_id FROM seats WHERE seat = ?", (seat,)).fetchone()
-            if taken is not None and update and taken[0] == player_id:
-                con.execute(
-                    "UPDATE seats SET name = ?, stack = ? WHERE seat = ?", (name, stack, seat)
-                )
-                return
-            if taken is not None:
-                raise BadInput(f"seat {seat} is taken by {taken[0]}")
-            other = con.execute(
-                "SELECT seat FROM seats WHERE player_id = ?", (player_id,)
-            ).fetchone()
-            if other is not None:
-                raise BadInput(f"player {player_id} already sits in seat {other[0]}")
-            con.execute(
-                "INSERT INTO seats (seat, player_id, name, stack) VALUES (?, ?, ?, ?)",
-                (seat, player_id, name, stack),
+    def put_seating(self, seats: Iterable[tuple[int, str, str, int]]) -> None:
+        """The whole seating, (seat, player id, name, stack) each, in one transaction: the
+        rules core's seats once it accepted an event (``core_loop.save_seating``, the one
+        writer). BadInput, with nothing written, for a seat or player twice, a negative
+        stack, or a name or player id that is not encodable text (a lone surrogate)."""
+        rows = list(seats)
+        seen: dict[str, int] = {}
+        for seat, player_id, name, stack in rows:
+            check_text(player_id=player_id, name=name)
+            if stack < 0:
+                raise BadInput(f"seat {seat}: negative stack {stack}")
+            if player_id in seen:
+                raise BadInput(f"player {player_id} in seats {seen[player_id]} and {seat}")
+            seen[player_id] = seat
+        if len({r[0] for r in rows}) != len(rows):
+            raise BadInput(f"a seat twice in {sorted(r[0] for r in rows)}")
+        with self.db.transaction("writing the seating") as con:
+            con.execute("DELETE FROM seats")
+            con.executemany(
+                "INSERT INTO seats (seat, player_id, name, stack) VALUES (?, ?, ?, ?)", rows
             )
-
-    def unseat_player(self, seat: int, *, missing_ok: bool = False) -> SeatRecord | None:
-        """Remove the player of ``seat`` and return their record; BadInput if empty (None
-        with ``missing_ok``: a seat the store never had, e.g. seated before a restore)."""
-        with self.db.transaction(f"unseating seat {seat}") as con:
-            row = con.execute(
-                "SELECT seat, player_id, name, stack FROM seats WHERE seat = ?", (seat,)
-            ).fetchone()
-            if row is None and missing_ok:
-                return None
-            if row is None:
-                raise BadInput(f"seat {seat} is empty")
-            con.execute("DELETE FROM seats WHERE seat = ?", (seat,))
-        return SeatRecord(int(row[0]), str(row[1]), str(row[2]), int(row[3]))
-
-    def move_player(self, from_seat: int, to_seat: int) -> None:
-        with self.db.transaction(f"moving seat {from_seat} to {to_seat}") as con:
-            if con.execute("SELECT 1 FROM seats WHERE seat = ?", (from_seat,)).fetchone() is None:
-                raise BadInput(f"seat {from_seat} is empty")
-            if con.execute("SELECT 1 FROM seats WHERE seat = ?", (to_seat,)).fetchone():
-                raise BadInput(f"seat {to_seat} is taken")
-            con.execute("UPDATE seats SET seat = ? WHERE seat = ?", (to_seat, from_seat))
-
-    def set_stacks(self, stacks: Mapping[int, int]) -> None:
-        """Set the stacks of seated players (after a hand), all in one transaction."""
-        with self.db.transaction("updating stacks") as con:
-            for seat, stack in stacks.items():
-                if stack < 0:
-                    raise BadInput(f"seat {seat}: negative stack {stack}")
-                cur = con.execute("UPDATE seats SET stack = ? WHERE seat = ?", (stack, seat))
-                if cur.rowcount != 1:
-                    raise BadInput(f"seat {seat} is empty")
 
     # -- deck registry (the durable copy of the daemon's DeckRegistry: read at start-up; the
     # tag -> card look-up is the registry's, firmware_bridge.decks) --------------------------

@@ -4,24 +4,27 @@ Each command is checked, then becomes one rules-core event on the daemon's one q
 the core sees them in order with the sensors): ``seat`` a ``SeatPlayer`` carrying the
 player's name (the core owns names), ``unseat`` an ``UnseatPlayer``, ``move`` a
 ``MovePlayer``, ``set_level`` a ``SetLevel`` carrying the level number (the core owns the
-level state). Only once the core has accepted the event is the seating written to the table
-store, by the ``accepted`` callback the core loop runs before it publishes the state; the
-level state is written by the core loop itself from the core after every accepted event
-that changed it (``core_loop.save_positions``). A refused command changes nothing, so
-nothing is undone; a store write that fails after the core accepted is the storage lane's to retry
+level state), ``set_profile`` a ``SetProfile`` carrying the loaded profile (the core owns
+the pending one). The table store is written only from what the core holds once it has
+accepted the event: the seating (players, names, stacks) and the level state by the core
+loop after every accepted event that changed them (``core_loop.save_seating``,
+``save_positions``), the runtime profile by the ``accepted`` callback the core loop runs
+before it publishes the state. A refused command changes nothing, so nothing is undone; a
+store write that fails after the core accepted is the storage lane's to retry
 (``storage.table_write``, the STORAGE_FAULT alert meanwhile). The answer is ok or an
 error naming what is wrong; each is logged (accepted at INFO, refused at WARNING with the
 reason). ``ack_alert`` names an open alert; ``enrol_deck`` re-enrols a deck only between
 hands; ``set_level`` takes effect from the next hand once hands are played (G11), and the
 live state shows it as ``pending_level`` until then. ``set_profile`` takes a packaged
-profile name: applied at once between hands, else from the next hand; persisted in the
-table store. After a command that changes the table (seat, unseat, move, level) the redacted
-state is republished. ``button_draw`` starts the button draw (as a long press of the console
-ACK button between hands does). ``hold_deal`` and ``release_deal`` are hand-for-hand's
-(the tournament service's): the core holds the next deal until the release.
-``set_profile`` with a ``document`` instead of a name is a
-venue's own house profile (:mod:`controller.daemon.house_profiles`); ``unseat`` answers
-with the player who left and the stack they took (the console moves them to another table).
+profile name: applied by the core at once between hands, else once the hand in play is over
+(``controller.rules.profile_switch``); persisted in the table store. After a command that
+changes the table (seat, unseat, move, level) the redacted state is republished.
+``button_draw`` starts the button draw (as a long press of the console ACK button between
+hands does). ``hold_deal`` and ``release_deal`` are hand-for-hand's (the tournament
+service's): the core holds the next deal until the release. ``set_profile`` with a
+``document`` instead of a name is a venue's own house profile
+(:mod:`controller.daemon.house_profiles`); ``unseat`` answers with the player who left and
+the stack they took (the console moves them to another table).
 
 Before anything else, ``seat``, ``unseat``, ``move`` and ``set_level`` pass the floor's sense
 checks (:mod:`controller.link.command_checks`, the same the floor console runs before it
@@ -67,7 +70,7 @@ from controller.rules.errors import RailguardError
 from controller.rules.events import Event, SeatPlayer, SetLevel, StartButtonDraw, UnseatPlayer
 from controller.rules.events import MovePlayer as MoveEvent
 from controller.rules.phases import Phase
-from controller.rules.profile import Profile, builtin_profile, builtin_profile_names
+from controller.rules.profile import builtin_profile, builtin_profile_names
 from firmware_bridge.decks import Deck, DeckRegistry, parse_tag
 
 log = logging.getLogger("railguard.daemon")
@@ -87,7 +90,6 @@ class CommandHost(Protocol):
     store: TableStore
     registry: DeckRegistry
     open_alerts: list[str]
-    pending_profile: Profile | None
 
     @property
     def core(self) -> TableCore: ...  # read only
@@ -100,8 +102,6 @@ class CommandHost(Protocol):
     async def submit(self, ev: Event, accepted: Callable[[], None] | None = None) -> Step: ...
 
     def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None: ...
-
-    def apply_pending_profile(self) -> bool: ...
 
     def publish_state(self) -> None: ...
 
@@ -179,9 +179,9 @@ async def _handle(d: CommandHost, cmd: Command) -> CommandResult:
         d.acknowledge([cmd.alert_id], by=cmd.by or "venue", publish=False)
         return CommandResult.success()
     if isinstance(cmd, SetProfile):
-        return set_profile(d, cmd.profile)
+        return await set_profile(d, cmd.profile)
     if isinstance(cmd, SetHouseProfile):
-        return house_profiles.set_house_profile(d, cmd.document)
+        return await house_profiles.set_house_profile(d, cmd.document)
     return CommandResult.error("not handled by this table")
 
 
@@ -202,13 +202,8 @@ async def _hand_for_hand(d: CommandHost, cmd: HoldDeal | ReleaseDeal, t: float) 
 
 
 async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
-    seating = d.store.seating()
-    taken = seating.get(cmd.seat)
-    if taken is not None and taken.player_id != cmd.player_id:
-        return CommandResult.error(f"seat {cmd.seat} is taken by {taken.player_id}")
-    for s, rec in seating.items():
-        if rec.player_id == cmd.player_id and s != cmd.seat:
-            return CommandResult.error(f"player {cmd.player_id} already sits in seat {s}")
+    # the seating is the core's (the store holds its copy, written by the core loop once
+    # the core accepted the event: core_loop.save_seating)
     for s, st in d.core.seats.items():
         if st.player == cmd.player_id and s != cmd.seat:
             return CommandResult.error(f"player {cmd.player_id} already sits in seat {s}")
@@ -216,34 +211,18 @@ async def _seat(d: CommandHost, cmd: SeatCmd, t: float) -> CommandResult:
         check_text(player_id=cmd.player_id, name=cmd.name)
     except RailguardError as exc:
         return CommandResult.error(f"not seated: {exc}")
-
-    def accepted() -> None:
-        d.table_write(
-            lambda st: st.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack, update=True),
-            f"seat {cmd.seat}",
-        )
-
     ev = SeatPlayer(t, cmd.seat, cmd.player_id, cmd.stack, name=cmd.name)
-    step = await d.submit(ev, accepted)
+    step = await d.submit(ev)
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
     d.publish_state()
     return CommandResult.success(seat=cmd.seat)
 
 
-def _forget_seat(d: CommandHost, seat: int) -> Callable[[], None]:
-    """What the core's accepting an ``UnseatPlayer`` writes: the stored seat."""
-
-    def accepted() -> None:
-        d.table_write(lambda st: st.unseat_player(seat, missing_ok=True), f"unseat {seat}")
-
-    return accepted
-
-
 async def _unseat(d: CommandHost, cmd: UnseatCmd, t: float) -> CommandResult:
     if cmd.seat not in d.core.seats:
         return CommandResult.error(f"seat {cmd.seat} is empty")
-    step = await d.submit(UnseatPlayer(t, cmd.seat), _forget_seat(d, cmd.seat))
+    step = await d.submit(UnseatPlayer(t, cmd.seat))
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
     d.publish_state()
@@ -318,40 +297,9 @@ def _enrol(d: CommandHost, cmd: EnrolDeck) -> CommandResult:
                                  jokers=len(cmd.jokers))  # fmt: skip
 
 
-class ProfileSwitchHost(Protocol):
-    """What :func:`apply_pending_profile` needs of the daemon."""
-
-    pending_profile: Profile | None
-
-    @property
-    def core(self) -> TableCore: ...  # switch_profile, between hands
-
-    def hand_id(self, hand_no: int) -> str: ...
-
-    def event(self, kind: str, data: dict[str, Any], hand_no: int | None = None) -> None: ...
-
-    def publish_state(self) -> None: ...
-
-
-def apply_pending_profile(d: ProfileSwitchHost) -> bool:
-    """A profile set at runtime takes effect between hands: True if it did now."""
-    prof = d.pending_profile
-    core = d.core
-    if prof is None or core.phase not in (Phase.IDLE, Phase.COMPLETE) or core.redeal_pending:
-        return False
-    old = core.profile.name
-    core.switch_profile(prof)
-    d.pending_profile = None
-    log.info("hand=%s profile %s -> %s (from the next hand)",
-             d.hand_id(core.hand_no + 1), old, prof.name)  # fmt: skip
-    d.event("profile_changed", {"profile": prof.name, "previous": old,
-                                "from_hand": core.hand_no + 1})  # fmt: skip
-    d.publish_state()
-    return True
-
-
-def set_profile(d: CommandHost, name: str) -> CommandResult:
-    """Validate a packaged profile; apply now between hands, else from the next hand."""
+async def set_profile(d: CommandHost, name: str) -> CommandResult:
+    """A packaged profile, loaded and handed to the core (:func:`house_profiles.submit`):
+    applied at once between hands, else from the next hand."""
     if name not in builtin_profile_names():
         known = ", ".join(builtin_profile_names())
         return CommandResult.error(f"profile {name!r} is not a packaged profile ({known})")
@@ -359,21 +307,7 @@ def set_profile(d: CommandHost, name: str) -> CommandResult:
         prof = builtin_profile(name)
     except RailguardError as exc:
         return CommandResult.error(f"profile {name!r}: {exc}")
-    too_far = [s for s in d.core.seats if s > prof.max_seats]
-    if too_far:
-        return CommandResult.error(
-            f"profile {name!r} has {prof.max_seats} seats; seats {too_far} are occupied"
-        )
-    try:
-        d.store.put("runtime_profile", {"name": name, "config": d.cfg.profile.name}, durable=True)
-    except RailguardError as exc:
-        return CommandResult.error(f"profile not stored: {exc}")
-    if prof.name == d.core.profile.name:
-        d.pending_profile = None
-        return CommandResult.success(profile=name, applies="now")
-    d.pending_profile = prof
-    applied = d.apply_pending_profile()
-    return CommandResult.success(profile=name, applies="now" if applied else "next hand")
+    return await house_profiles.submit(d, prof, {"profile": name})
 
 
 async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
@@ -386,17 +320,8 @@ async def _move(d: CommandHost, cmd: MovePlayer, t: float) -> CommandResult:
         return CommandResult.error(f"seat {cmd.to_seat} is not 1..{d.core.max_seats}")
     if d.core.hand is not None and d.core.phase is not Phase.COMPLETE:
         return CommandResult.error("players move between hands")
-
-    def moved() -> None:
-        # written once the core moved the player (his name, stack and status with him)
-        def store(st: TableStore) -> None:
-            if cmd.from_seat in st.seating():
-                st.move_player(cmd.from_seat, cmd.to_seat)
-
-        d.table_write(store, f"move {cmd.from_seat} to {cmd.to_seat}")
-
     # one core event: refused, the player is still in his seat and nothing was written
-    step = await d.submit(MoveEvent(t, cmd.from_seat, cmd.to_seat), moved)
+    step = await d.submit(MoveEvent(t, cmd.from_seat, cmd.to_seat))
     if step.rejected is not None:
         return CommandResult.error(str(step.rejected))
     d.publish_state()

@@ -371,5 +371,31 @@ class SeatEliminated:
         self.t = t
 
 
-Fact = HandStarted | ActionTaken | ActionsStruck | StreetDealt | PotAwarded | SeatEliminated
+@dataclass(init=False, unsafe_hash=True, slots=True)
+class ProfileChanged:
+    """The table judges by another profile (the venue's ``set_profile``), from hand
+    ``from_hand`` on: at once between hands, else once the hand in play is over
+    (``profile_switch.py``)."""
+
+    profile: Final[str]
+    previous: Final[str]
+    from_hand: Final[int]
+    t: Final[float]
+
+    def __init__(self, profile: str, previous: str, from_hand: int, t: float) -> None:
+        self.profile = profile
+        self.previous = previous
+        self.from_hand = from_hand
+        self.t = t
+
+
+Fact = (
+    HandStarted
+    | ActionTaken
+    | ActionsStruck
+    | StreetDealt
+    | PotAwarded
+    | SeatEliminated
+    | ProfileChanged
+)
 Decision = Alert | Instruction | HandComplete | Fact

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from controller.rules import profile_switch
 from controller.rules.cards import Card
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import CardPlaced, ZoneKind
@@ -70,7 +71,7 @@ def _draw_winner(core: TableCore, seat: int, clause: str) -> None:
     core.instruct(f"Button to seat {seat} ({clause}); collect the draw cards", seat)
     core.draw = None
     if core.table_clear():
-        core.enter(Phase.IDLE)
+        _drawn(core)
 
 
 def draw_removed(core: TableCore, tag: str) -> None:
@@ -81,4 +82,11 @@ def draw_removed(core: TableCore, tag: str) -> None:
                 cards.remove(tag)
         return
     if core.table_clear():
-        core.enter(Phase.IDLE)
+        _drawn(core)
+
+
+def _drawn(core: TableCore) -> None:
+    """The draw is over and its cards collected: between hands (a profile set during the
+    draw takes effect)."""
+    core.enter(Phase.IDLE)
+    profile_switch.apply_due(core)

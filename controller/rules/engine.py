@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from controller.rules import board, handlers, records
+from controller.rules import board, handlers, profile_switch, records
 from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
 from controller.rules.decisions import (
@@ -85,6 +85,8 @@ class TableCore:
     def __init__(self, profile: Profile, table: str = "table", *, hand_no: int = 0) -> None:
         self._profile = profile
         self.max_seats = profile.max_seats  # read on every action: kept with the profile
+        # the venue's profile for the next hand, set during a hand (profile_switch.py)
+        self.pending_profile: Profile | None = None
         self.table = table
         self.seats: dict[int, Seat] = {}
         self.level = Level(0, 0, 0)
@@ -124,11 +126,12 @@ class TableCore:
 
     @property
     def profile(self) -> Profile:
-        """The house-rule profile (the daemon may switch it between hands)."""
+        """The house-rule profile in force (a :class:`~.events.SetProfile` changes it)."""
         return self._profile
 
     def switch_profile(self, profile: Profile) -> None:
-        """Judge by ``profile`` from now on (the daemon switches it between hands)."""
+        """Judge by ``profile`` from now on: the core's own (``profile_switch.py`` between
+        hands, :meth:`restore`); from outside, a :class:`~.events.SetProfile` event."""
         self._profile = profile
         self.max_seats = profile.max_seats
 
@@ -352,6 +355,7 @@ class TableCore:
         out.append(records.complete(rec))
         self.enter(Phase.COMPLETE)
         self._advance_positions()
+        profile_switch.apply_due(self)  # a profile set during the hand: from the next one
 
     def _advance_positions(self) -> None:
         for s in [s for s, seat in self.seats.items() if seat.status is SeatStatus.BUSTED]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from controller.rules.cards import Card
+from controller.rules.profile import Profile
 
 
 class ZoneKind(Enum):
@@ -188,6 +189,16 @@ class SetLevel:
 
 
 @dataclass(frozen=True, slots=True)
+class SetProfile:
+    """The venue's ``set_profile``: judge by ``profile`` from the next hand (at once
+    between hands); refused if a seat beyond its ``max_seats`` is occupied
+    (profile_switch.py)."""
+
+    t: float
+    profile: Profile
+
+
+@dataclass(frozen=True, slots=True)
 class HoldDeal:
     """Hand-for-hand (the venue's ``hold_deal``): this table completed the round's hand; it
     deals no next hand until :class:`ReleaseDeal` (handforhand.py)."""
@@ -248,6 +259,7 @@ Event = (
     | UnseatPlayer
     | SetPresence
     | SetLevel
+    | SetProfile
     | HoldDeal
     | ReleaseDeal
     | SetButton

@@ -18,6 +18,7 @@ from controller.rules import (
     handforhand,
     misdeal,
     posting,
+    profile_switch,
     retrieve,
     rounds,
     showdown,
@@ -44,6 +45,7 @@ from controller.rules.events import (
     SetDealer,
     SetLevel,
     SetPresence,
+    SetProfile,
     StartButtonDraw,
     Sweep,
     Tick,
@@ -428,6 +430,10 @@ def badge(core: TableCore, e: BadgeTap) -> None:
 
 def set_dealer(core: TableCore, e: SetDealer) -> None:
     core.dealer = e.dealer
+
+
+def set_profile(core: TableCore, e: SetProfile) -> None:
+    profile_switch.set_profile(core, e)
 
 
 def hold_deal(core: TableCore, e: HoldDeal) -> None:

@@ -167,6 +167,8 @@ class TableData:
     deal_hold: int = 0  # hand-for-hand: the round the table is held for (handforhand.py)
     level_number: int = 0  # the venue's number of ``level`` (0: not numbered)
     pending_level_number: int = 0  # and of ``pending_level``
+    # the venue's profile for the next hand, set during a hand (profile_switch.py)
+    pending_profile: Profile | None = None
 
 
 # Export and restore of the working hand are derived from the records, not written field by
@@ -281,6 +283,7 @@ def export_table(core: TableCore) -> TableData:
         deal_hold=core.deal_hold,
         level_number=lvl.number,
         pending_level_number=0 if pend is None else pend.number,
+        pending_profile=core.pending_profile,
     )
 
 
@@ -288,6 +291,7 @@ def restore_table(core: TableCore, d: TableData) -> None:
     """:meth:`TableCore.restore`: the core becomes ``d`` (nothing of its state is kept)."""
     core.table = d.table
     core.switch_profile(d.profile)
+    core.pending_profile = d.pending_profile
     core.t = d.t
     core.hand_no = d.hand_no
     core.deal_no = d.deal_no

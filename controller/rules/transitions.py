@@ -50,6 +50,7 @@ from controller.rules.events import (
     SetDealer,
     SetLevel,
     SetPresence,
+    SetProfile,
     StartButtonDraw,
     Sweep,
     Tick,
@@ -103,6 +104,7 @@ HANDLERS: Final[dict[type, Handler]] = {
     UnseatPlayer: h.unseat_player,
     SetPresence: h.set_presence,
     SetLevel: h.set_level,
+    SetProfile: h.set_profile,
     SetDealer: h.set_dealer,
     SetButton: h.set_button,
     StartButtonDraw: h.start_draw,
@@ -117,6 +119,7 @@ HANDLERS: Final[dict[type, Handler]] = {
 _TABLE: Final[dict[type, tuple[Phase, ...]]] = {
     SeatPlayer: (), MovePlayer: (), UnseatPlayer: (), SetPresence: (), SetLevel: (),
     SetDealer: (), Tick: (), HoldDeal: (), ReleaseDeal: (),  # hand-for-hand (handforhand.py)
+    SetProfile: (),  # applied between hands, else held for the next (profile_switch.py)
 }  # fmt: skip
 # A hand being played (dealing, betting, board): what each physical event may lead to.
 _PLAYING: Final[dict[type, tuple[Phase, ...]]] = {

@@ -60,7 +60,6 @@ from controller.rules.events import (
     Event,
     SetButton,
 )
-from controller.rules.profile import Profile
 from controller.rules.state import TableState
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import DeckRegistry
@@ -187,12 +186,12 @@ class CoreRig(ScenarioTable):
         self.store = TableStore(":memory:")
         self.hand_slot: HandSlot = _SlotInMemory()
         self.registry = DeckRegistry()
-        self.pending_profile: Profile | None = None
         self.queue: asyncio.Queue[Item] = asyncio.Queue()  # unused: events are served at once
         self.hands: asyncio.Queue[tuple[HandRecord, datetime]] = asyncio.Queue()
         self.hand_start: dict[int, datetime] = {}
         self.positions_saved: Any = None
         self.levels_saved: Any = None
+        self.seating_saved: Any = None
         self.dealer_saved = ""
         self.live = LiveEvents(self.cfg.venue, self.cfg.table)
         self.tick_interval = 1.0
@@ -372,9 +371,6 @@ class CoreRig(ScenarioTable):
         if not states or states[-1] != clean:
             self.stats.states += 1
             states.append(clean)
-
-    def apply_pending_profile(self) -> bool:
-        return venue_commands.apply_pending_profile(self)
 
     def acknowledge(self, alert_ids: list[str], *, by: str, publish: bool = True) -> None:
         inputs.acknowledge(self, alert_ids, by=by, publish=publish)

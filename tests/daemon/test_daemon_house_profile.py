@@ -52,7 +52,7 @@ async def _house(tmp: Path, port: int) -> None:
         await wait_for(lambda: rig.state()["profile"] == "tda-2024", "the state")
 
         def unchanged() -> tuple[Any, ...]:
-            return (d.core.profile, d.pending_profile, d.store.get("runtime_profile"),
+            return (d.core.profile, d.core.pending_profile, d.store.get("runtime_profile"),
                     stored_documents(d.store), len(rig.venue.on("state")))  # fmt: skip
 
         before = unchanged()
@@ -120,7 +120,7 @@ async def _house(tmp: Path, port: int) -> None:
     # under (found from its stored document), the packaged one still waits for the next hand
     async with running(tmp, port, storage=storage) as rig:
         assert rig.daemon.core.profile == house_profile(SECOND)
-        assert rig.daemon.pending_profile == builtin_profile("club-003")
+        assert rig.daemon.core.pending_profile == builtin_profile("club-003")
         assert rig.daemon.core.hand_no == 2  # the hand cut by the restart
 
     # kept: with no hand in progress a restart finds the house profile it was given
@@ -144,5 +144,12 @@ def test_a_restarted_table_finds_a_profile_by_name(tmp_path: Path) -> None:
         assert resolve(store, "tda-2024", tda) is tda
         assert resolve(store, "forgotten", tda) is tda  # a name this table no longer knows
         assert resolve(store, "broken", tda) is tda  # a stored document no longer valid
+        # the table's configured profile (a venue's file) while another one is in force
+        venue = dataclasses.replace(tda, name="our-venue")
+        club = builtin_profile("club-003")
+        assert resolve(store, "our-venue", club, venue) is venue
+        assert resolve(store, "our-venue", club) is club  # without it: not known by name
+        assert resolve(store, "tda-2024", tda, venue) is tda
+        assert resolve(store, "house-first-ace", club, venue) == house_profile(FIRST_ACE)
     finally:
         store.close()

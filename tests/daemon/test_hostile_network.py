@@ -150,7 +150,7 @@ def table(rig: Rig) -> dict[str, Any]:
         "decks": {k: sorted(v.cards.items()) for k, v in d.registry.decks.items()},
         "level": (d.core.level, d.core.pending_level),  # their numbers included
         "alerts": list(d.open_alerts),
-        "profile": (d.core.profile.name, d.pending_profile),
+        "profile": (d.core.profile.name, d.core.pending_profile),
     }
 
 

@@ -100,5 +100,5 @@ def test_a_lone_surrogate_is_refused_with_its_place(where: str) -> None:
 def test_the_store_refuses_a_name_it_cannot_encode(tmp_path: Path) -> None:
     store = TableStore(tmp_path / "table.db")
     with pytest.raises(ValueError, match="name is not valid Unicode"):
-        store.seat_player(4, "p4", "\ud800", 5)
+        store.put_seating([(4, "p4", "\ud800", 5)])
     assert store.seating() == {}

@@ -280,13 +280,13 @@ hostile = st.one_of(
 def harness(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     path = Path(tmp_path_factory.mktemp("hostile")) / "table.db"
     store = TableStore(path)
-    store.seat_player(3, "p3", "Dwan", 1000)
+    store.put_seating([(3, "p3", "Dwan", 1000)])
     calls: list[Command] = []
 
     async def on_command(cmd: Command) -> CommandResult:  # changes the store when called
         calls.append(cmd)
         if isinstance(cmd, SeatPlayer):
-            store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack)
+            store.put_seating([(cmd.seat, cmd.player_id, cmd.name, cmd.stack)])
         return CommandResult.success()
 
     loop = asyncio.new_event_loop()

@@ -200,12 +200,12 @@ def test_locked_database_is_a_typed_error_and_changes_nothing(tmp_path: Path) ->
     path = tmp_path / "table.db"
     store = TableStore(path, busy_timeout=0.05)
     outbox = Outbox(path, busy_timeout=0.05)
-    store.seat_player(1, "p1", "Ivey", 1000)
+    store.put_seating([(1, "p1", "Ivey", 1000)])
     before = store.snapshot()
     locker = sqlite3.connect(path, isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")
     with pytest.raises(StoreLocked, match="nothing was committed"):
-        store.seat_player(2, "p2", "Dwan", 1000)
+        store.put_seating([(1, "p1", "Ivey", 1000), (2, "p2", "Dwan", 1000)])
     with pytest.raises(StoreLocked):
         store.next_hand_no()
     with pytest.raises(StoreLocked):

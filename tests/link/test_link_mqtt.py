@@ -39,7 +39,7 @@ def test_contract_end_to_end(tmp_path: Path) -> None:
     async def on_command(cmd: Command) -> CommandResult:
         seen.append(cmd)
         if isinstance(cmd, SeatPlayer):
-            store.seat_player(cmd.seat, cmd.player_id, cmd.name, cmd.stack)
+            store.put_seating([(cmd.seat, cmd.player_id, cmd.name, cmd.stack)])
             return CommandResult.success(seat=cmd.seat)
         if isinstance(cmd, AckAlert):
             return CommandResult.success()

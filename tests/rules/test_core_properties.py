@@ -6,6 +6,8 @@ and the table is in exactly one consistent phase."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +27,7 @@ from controller.rules.events import (
     SetButton,
     SetLevel,
     SetPresence,
+    SetProfile,
     StartButtonDraw,
     Sweep,
     Tick,
@@ -46,12 +49,15 @@ small_seats = st.integers(min_value=1, max_value=5)
 amounts = st.one_of(st.none(), st.integers(min_value=-5, max_value=400))
 chip_lists = st.lists(st.sampled_from([25, 100, 500]), max_size=3)
 players = st.sampled_from(["p1", "p2", "new"])
+# the venue's profile changes: every packaged profile, and one too short for most tables
+_SET_PROFILES = [builtin_profile(n) for n in builtin_profile_names()]
+_SET_PROFILES.append(dataclasses.replace(_SET_PROFILES[0], name="three", max_seats=3))
 
 
 @st.composite
 def events(draw: st.DrawFn) -> tuple[float, object]:
     dt = draw(st.one_of(st.just(0.0), st.floats(0.01, 5.0), st.just(-1.0), st.just(80.0)))
-    kind = draw(st.integers(0, 15))
+    kind = draw(st.integers(0, 16))
     tag, card = draw(st.sampled_from(_CARDS))
     zone = draw(st.sampled_from(list(ZoneKind)))
     seat = draw(st.one_of(small_seats, seats))
@@ -74,6 +80,7 @@ def events(draw: st.DrawFn) -> tuple[float, object]:
         13: lambda t: SetButton(t, seat),
         14: StartButtonDraw,
         15: lambda t: CardPlaced(t, ZoneKind.HOLE, tag, card, seat=seat),
+        16: lambda t: SetProfile(t, draw(st.sampled_from(_SET_PROFILES))),
     }[kind]
     return dt, maker
 

@@ -38,6 +38,7 @@ from controller.rules.events import (
     SetDealer,
     SetLevel,
     SetPresence,
+    SetProfile,
     StartButtonDraw,
     Sweep,
     Tick,
@@ -72,9 +73,10 @@ RULES = ROOT / "controller" / "rules"
 # engine.py's ACCEPTS before the table (commit b055f69), plus Interrupted and Declare (issue
 # 14: verbal declarations) while a hand plays, and the hand-for-hand hold in every phase
 # (issue 25)
-# table management (MovePlayer: issue 21, the venue's move as one event instead of two)
+# table management (MovePlayer: issue 21, the venue's move as one event instead of two;
+# SetProfile: issue 21, the venue's profile change a core event instead of the daemon's)
 _T = {SeatPlayer, MovePlayer, UnseatPlayer, SetPresence, SetLevel, SetDealer, Tick, HoldDeal,
-      ReleaseDeal}  # fmt: skip
+      ReleaseDeal, SetProfile}  # fmt: skip
 _C = {CardPlaced, CardRemoved}
 _CH = {ChipsIn, ChipsOut, Sweep}
 _CO = {ButtonPress, BadgeTap}
