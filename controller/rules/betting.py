@@ -4,14 +4,14 @@ turn, the clock, the end of a betting round and the award."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules import clock, oot_limits, player, showdown, wagers
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
 from controller.rules.hand import Hand, Player, Street
-from controller.rules.phases import Phase
+from controller.rules.phases import ClockState, Phase
 from controller.rules.rounds import (
     GO_ON,
     Then,
@@ -38,6 +38,14 @@ from controller.rules.seating import clockwise, postflop_first, preflop_first
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_BETTING: Final = Phase.BETTING
+_BOARD: Final = Phase.BOARD
+_PREFLOP: Final = Street.PREFLOP
+_RIVER: Final = Street.RIVER
+_CLOCK_OFF: Final = ClockState.OFF
+
 
 def open_preflop(core: TableCore) -> None:
     h = core.hand
@@ -45,9 +53,10 @@ def open_preflop(core: TableCore) -> None:
     # (the street is the pre-flop already: the deal ends here, in the hand it started, and
     # only the board changes the street, after the deal: board.py)
     core.enter(Phase.BETTING)
-    live = frozenset(s for s, p in h.players.items() if p.can_act)
-    first = preflop_first(h.pos, frozenset(h.players), core.max_seats)
-    if first not in live or not needs_action(h, h.players[first]):
+    # (the hand's seats, not a set built of them: only membership is asked)
+    first = preflop_first(h.pos, h.players, core.max_seats)
+    p = h.players.get(first)
+    if p is None or not needs_action(h, p):  # (a seat that needs to act can act)
         before = clockwise(first, core.max_seats)[-1]
         first = next_to_act(core, h, before)
     turn_to(h, first)
@@ -67,7 +76,7 @@ def open_street(core: TableCore) -> None:
     # 000-S2-postflop, 003-Flop-order, 002-HeadsUp-1: the first live seat left of the
     # button acts first. (clockwise(start)[-1] is ``start`` itself, so searching after it
     # skipped the first seat: the small blind, and heads-up the big blind.)
-    start = postflop_first(h.pos, frozenset(h.players), core.max_seats)
+    start = postflop_first(h.pos, h.players, core.max_seats)
     before = clockwise(start, core.max_seats)[-2]
     turn_to(h, next_to_act(core, h, before))
     after_change(core)
@@ -86,7 +95,7 @@ def after_change(core: TableCore) -> None:
     if live == 1:
         core.finish_hand()
         return
-    if core.phase is not Phase.BETTING:
+    if core.phase is not _BETTING:
         return
     if h.pointer and needs_action(h, h.players[h.pointer]):
         if h.oot and h.pointer in h.oot:
@@ -98,7 +107,7 @@ def after_change(core: TableCore) -> None:
             play(core, h, wagers.apply_pending(core, h, h.pointer))
         return
     # the round is closed
-    if h.street is Street.RIVER:
+    if h.street is _RIVER:
         showdown.begin(core)  # two or more hands left: they are shown, then the award
         return
     core.enter(Phase.BOARD)
@@ -194,7 +203,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
     # validate before mutating: a rejected event leaves the state unchanged
     if not p.live:
         raise TableError("not_live", f"seat {e.seat} has folded; its chips cannot play")
-    if core.phase is not Phase.BOARD:
+    if core.phase is not _BOARD:
         if p.all_in:
             raise TableError("all_in", f"seat {e.seat} is all-in")
         if e.amount is not None and e.amount - take > p.stack:
@@ -213,7 +222,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
         assert e.amount is not None
         unconfirmed(h, e.seat, owed - take)
         e = ChipsIn(e.t, e.seat, e.amount - take, e.chips)
-    if core.phase is Phase.BOARD and h.redeal_flop and h.board:
+    if core.phase is _BOARD and h.redeal_flop and h.board:
         # 000 IRREGULARITIES 10. [L142]: a four-card flop is redealt even if the extra card
         # is known; betting on three of its cards does not make them the flop
         core.alert(
@@ -225,7 +234,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
             e.seat,
         )
         return None
-    if core.phase is Phase.BOARD and wagers.closing_motion(core, h, p, e):
+    if core.phase is _BOARD and wagers.closing_motion(core, h, p, e):
         # the seat whose call closed the round puts more chips in before the dealer moves
         # on: a second motion of that call, judged as one (000 [L159], 002 [L133], 003 [L59]
         # [L129]: a string raise is a call; 004 silent: the chips add up, a raise)
@@ -234,7 +243,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
         judged = wagers.second_motion(core, h, p, e, h.wager.motions)
         play(core, h, judged if isinstance(judged, Then) else GO_ON)
         return None
-    if core.phase is Phase.BOARD:
+    if core.phase is _BOARD:
         core.alert(
             AlertCode.ACTION_PENDING,
             Severity.WARNING,
@@ -257,7 +266,7 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
         elif e.seat == w.wrong[2]:
             # the next seat acted: the wrong wager stands
             play(core, h, wagers.wrong_bet_stands(core, h))
-            if core.phase is not Phase.BETTING:
+            if core.phase is not _BETTING:
                 return
     if w.floor_seat == e.seat:
         wagers.not_let_stand(h)  # new chips: the action out of turn was not let stand
@@ -271,11 +280,12 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
             return
     if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
         new_mover(h)
-        if core.phase is Phase.BETTING:
+        if core.phase is _BETTING:
             wagers.out_of_turn_chips(core, h, e)
         return
     motion(h, e.seat, n)  # (checks inferred on the way reset it)
-    clock.stop(core, h, e.seat)
+    if h.clock_state is not _CLOCK_OFF:
+        clock.stop(core, h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
     elif w.limited and p.seat in w.limited:
@@ -432,7 +442,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     h = core.hand
     assert h is not None
     p = h.players[seat]
-    if core.phase is Phase.BOARD or p.folded or p.dead:  # (not p.live, inlined)
+    if core.phase is _BOARD or p.folded or p.dead:  # (not p.live, inlined)
         player.fold(p)
         record(core, h, seat, "fold", 0)
         after_change(core)
@@ -442,7 +452,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
         wagers.void_wrong(h)  # 004 AR-13: the true position acted; the wrong wager is void
     elif w.wrong[0] and seat == w.wrong[2]:
         play(core, h, wagers.wrong_bet_stands(core, h))  # 004 AR-13: the next seat acted
-        if core.phase is not Phase.BETTING:
+        if core.phase is not _BETTING:
             return
     # 002 [L169]: a hand with an uncalled bet or raise in the muck is the floor's call
     # (retrieve.killed_uncalled), not the player's fold out of turn or facing no bet
@@ -454,8 +464,10 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if not killed:
         wagers.nonstandard_fold(core, h, p)
     player.fold(p)
-    clock.stop(core, h, seat)
-    drop_oot(h, seat)
+    if h.clock_state is not _CLOCK_OFF:  # (no clock, nothing pending out of turn: most folds)
+        clock.stop(core, h, seat)
+    if h.oot:
+        drop_oot(h, seat)
     count_window(h, seat, chips=False)
     record(core, h, seat, "fold", 0)
     after_change(core)
@@ -469,11 +481,11 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
 
 def sweep(core: TableCore, e: Sweep) -> None:
     h = core.hand
-    if h is None or core.phase not in (Phase.BETTING, Phase.BOARD):
+    if h is None or core.phase not in (_BETTING, _BOARD):
         return
-    if core.phase is Phase.BOARD:
+    if core.phase is _BOARD:
         swept(h)  # 003-SidePots-sweep: the bets went into the pot
-    if core.phase is Phase.BETTING:
+    if core.phase is _BETTING:
         facing = [
             p for p in h.players.values() if needs_action(h, p) and p.street_bet < h.current_bet
         ]

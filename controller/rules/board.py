@@ -15,6 +15,18 @@ from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_CORRECT: Final = BurnError.CORRECT
+_RESHUFFLE_STREET: Final = BurnError.RESHUFFLE_STREET
+_BETTING: Final = Phase.BETTING
+_BOARD: Final = Phase.BOARD
+_DEALING: Final = Phase.DEALING
+_FLOP: Final = Street.FLOP
+_PREFLOP: Final = Street.PREFLOP
+_RIVER: Final = Street.RIVER
+_BURN_ZONE: Final = ZoneKind.BURN
+
 
 def phase_of(core: TableCore) -> Phase:
     """The phase now (a call may have changed it since the caller last looked)."""
@@ -25,6 +37,7 @@ def phase_of(core: TableCore) -> Phase:
 # Enum call is Python code, and this is on the path of every burn and board card
 _AFTER: Final = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
 _BEFORE: Final = (Street.PREFLOP, Street.PREFLOP, Street.FLOP, Street.TURN)
+_BOARD_SIZE: Final = (0, 3, 4, 5)  # Street.board_size, by the street's number
 
 
 def _coming(h: Hand) -> Street:
@@ -32,9 +45,9 @@ def _coming(h: Hand) -> Street:
 
 
 def _provably_pending(core: TableCore) -> bool:
-    if core.phase is Phase.DEALING:
+    if core.phase is _DEALING:
         return True
-    if core.phase is not Phase.BETTING:
+    if core.phase is not _BETTING:
         return False
     return rounds.pending_bet(core) != 0 or bb_option.open_seat(core) != 0
 
@@ -43,7 +56,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
     tag = e.tag
-    if h.pending_board and core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+    if h.pending_board and core.profile.burn_error is _RESHUFFLE_STREET:
         if tag == h.pending_board:
             # 003 [L195] names no correction: the street's cards go back and are reshuffled
             core.alert(
@@ -71,7 +84,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         # 004 AR-16: the card turned up without a burn is moved to its proper position
         h.burns.append(tag)
         return
-    if h.pending_board and core.phase is Phase.BOARD and len(h.board) == h.street.board_size:
+    if h.pending_board and core.phase is _BOARD and len(h.board) == h.street.board_size:
         # the next street is being dealt: the uncorrected card stood; later cards are those
         # that would have come (000 irreg-12b), so this street needs one burn more
         h.pending_board = ""
@@ -115,28 +128,26 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         if h.required_burn == tag:
             h.required_burn = ""
         h.burns.append(tag)
-        if not drawn and core.phase is Phase.BOARD and h.street is Street.FLOP:
+        if not drawn and core.phase is _BOARD and h.street is _FLOP:
             # 002 Four-card flop a) [L113]: set aside, burned when the turn is due
             h.street_burns += 1
             h.last_burn = tag
             return
         h.burn_credit += 1
         core.instruct(f"{core.card_name(tag)} is the next burn; the other three are the flop")
-        if drawn and core.phase is Phase.BOARD:
+        if drawn and core.phase is _BOARD:
             # 002-FourCardFlop-b / TDA 39-A: the floor drew the burn; the other three are
             # the flop, and the drawn card is the turn's burn (_street_dealt takes the credit)
             h.board = rest
-            _street_dealt(core, h, Street.FLOP)
+            _street_dealt(core, h, _FLOP)
         return
-    preflop = core.phase is Phase.DEALING or (
-        core.phase is Phase.BETTING and h.street is Street.PREFLOP
-    )
-    if tag == h.required_burn and (preflop or core.phase is Phase.BETTING):
+    preflop = core.phase is _DEALING or (core.phase is _BETTING and h.street is _PREFLOP)
+    if tag == h.required_burn and (preflop or core.phase is _BETTING):
         h.required_burn = ""
         h.burn_credit += 1
         h.burns.append(tag)
         return
-    if core.phase is Phase.BETTING:
+    if core.phase is _BETTING:
         if _provably_pending(core):
             seat = rounds.pending_bet(core) or bb_option.open_seat(core)
             core.alert(
@@ -151,7 +162,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
             h.burns.append(tag)
             return
         betting.close_unbet_round(core)
-    if phase_of(core) is not Phase.BOARD:
+    if phase_of(core) is not _BOARD:
         return
     coming = _coming(h)
     if core.profile.sweep_before_burn and h.unswept and h.street_burns == 0:
@@ -257,7 +268,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
     h.read_t[e.tag] = e.t
-    if h.street is Street.RIVER and len(h.board) >= 5:
+    if h.street is _RIVER and len(h.board) >= 5:
         showdown.sixth_board_card(core, e.tag)  # five board cards in all (003 [L109])
         return
     if h.refill:
@@ -269,7 +280,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         # the fact (decisions.py): the street's board, restored
         cards = tuple(c for c in (core.card_of.get(t) for t in h.board) if c is not None)
         core.out.append(StreetDealt(int(h.street), cards, core.t))
-        if core.phase is Phase.BOARD:
+        if core.phase is _BOARD:
             betting.open_street(core)
         return
     if h.void_street:
@@ -280,7 +291,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         # C7: the flop street opened at its third card; a fourth card read before any flop
         # action and before the turn burn makes it a four-card flop (000-S3-irreg-10,
         # 002-FourCardFlop-a/b, 003 flop4, 004-AR-2), not a turn dealt without a burn.
-        h.street = Street.PREFLOP
+        h.street = _PREFLOP
         h.street_burns = max(h.street_burns, 1)
         core.enter(Phase.BOARD)
         _four_card_flop(core, h, e)
@@ -288,12 +299,12 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     if _provably_pending(core):
         _premature(core, h, e)
         return
-    if core.phase is Phase.BETTING:
+    if core.phase is _BETTING:
         betting.close_unbet_round(core)
-    if phase_of(core) is not Phase.BOARD:
+    if phase_of(core) is not _BOARD:
         return
     coming = _coming(h)
-    size = coming.board_size
+    size = _BOARD_SIZE[coming]  # coming.board_size: a property, a Python-level call
     if h.floor_draw:
         core.alert(
             AlertCode.FOUR_CARD_FLOP,
@@ -311,7 +322,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     if h.required_burn and h.street_burns and wrong_stood:
         h.required_burn = ""  # the wrong burn stood (WRONG_BURN said so): later cards as dealt
     if len(h.board) >= size:
-        if h.street is Street.PREFLOP or (coming is Street.FLOP and len(h.board) == 3):
+        if h.street is _PREFLOP or (coming is _FLOP and len(h.board) == 3):
             _four_card_flop(core, h, e)
         else:
             core.alert(
@@ -333,14 +344,14 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         needs_burn
         and h.street_burns < 1 + h.burn_debt
         and not h.pending_board
-        and len(h.board) == coming.board_size - (3 if coming is Street.FLOP else 1)
+        and len(h.board) == size - (3 if coming is _FLOP else 1)
     ):
         _missing_burn(core, h, e)
         return
     if (
         h.pending_board
         and h.pending_board not in h.board
-        and core.profile.burn_error is not BurnError.RESHUFFLE_STREET
+        and core.profile.burn_error is not _RESHUFFLE_STREET
     ):
         # the uncorrected card of a run-out stands once the board is dealt on
         h.board.append(h.pending_board)
@@ -354,31 +365,31 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
 def _next_card_burned(core: TableCore, h: Hand, tag: str) -> bool:
     """004 AR-16 (corrected whenever possible): a card burned while the street's card dealt
     without a burn is still on the board and nobody has acted on that street."""
-    if core.profile.burn_error is not BurnError.CORRECT or not h.pending_board:
+    if core.profile.burn_error is not _CORRECT or not h.pending_board:
         return False
     if tag == h.pending_board or h.pending_board not in h.board or h.refill:
         return False
     street = int(h.street)
-    return core.phase is Phase.BETTING and not any(a.street == street for a in h.actions)
+    return core.phase is _BETTING and not any(a.street == street for a in h.actions)
 
 
 def _extra_burn_left(core: TableCore, h: Hand) -> bool:
     """The burn the profile wants next is the extra burn still lying on the burn spot."""
-    if core.profile.burn_error is BurnError.RESHUFFLE_STREET:
+    if core.profile.burn_error is _RESHUFFLE_STREET:
         return False
     loc = core.where.get(h.required_burn)
-    return loc is not None and loc[0] is ZoneKind.BURN
+    return loc is not None and loc[0] is _BURN_ZONE
 
 
 def _fourth_flop_card(core: TableCore, h: Hand) -> bool:
     return (
-        core.phase is Phase.BETTING
-        and h.street is Street.FLOP
+        core.phase is _BETTING
+        and h.street is _FLOP
         and len(h.board) == 3
         and h.street_burns == 0
         and not h.burn_credit
         and not h.premature
-        and not any(a.street == int(Street.FLOP) for a in h.actions)
+        and not any(a.street == int(_FLOP) for a in h.actions)
     )
 
 

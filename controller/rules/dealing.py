@@ -33,6 +33,26 @@ from controller.rules.spots import spot, spot_of
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_FOREIGN_FLOOR: Final = ForeignCard.FLOOR
+_REPLACE_AFTER_DEAL: Final = JokerRule.REPLACE_AFTER_DEAL
+_BETTING: Final = Phase.BETTING
+_COMPLETE: Final = Phase.COMPLETE
+_DEALING: Final = Phase.DEALING
+_IDLE: Final = Phase.IDLE
+_MISDEAL: Final = Phase.MISDEAL
+_VOID: Final = Phase.VOID
+_SEQUENCE_MISDEAL: Final = SequenceRule.MISDEAL
+_SEQUENCE_NOTE: Final = SequenceRule.NOTE
+_FIRST_SEAT_FLOOR: Final = WrongFirstSeat.FLOOR
+_FIRST_SEAT_MISDEAL: Final = WrongFirstSeat.MISDEAL
+_FIRST_SEAT_NOTE: Final = WrongFirstSeat.NOTE
+_BOARD_ZONE: Final = ZoneKind.BOARD
+_HOLE_ZONE: Final = ZoneKind.HOLE
+_MUCK_ZONE: Final = ZoneKind.MUCK
+_SEAT_ACTIVE: Final = SeatStatus.ACTIVE
+
 _ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
@@ -54,7 +74,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     assert pos is not None
     prof = core.profile
     for s in dealt:
-        core.seats[s].status = SeatStatus.ACTIVE
+        core.seats[s].status = _SEAT_ACTIVE
     # G1: after a cleared misdeal or void the next deal is a re-deal of the same hand
     redeal = redeal or core.redeal_pending
     core.redeal_pending = False
@@ -68,8 +88,12 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     else:
         core.deal_no += 1
     lvl = core.level
-    players = {s: Player(s, core.seats[s].stack, core.seats[s].stack) for s in sorted(dealt)}
-    order = deal_order(pos, frozenset(dealt), prof.max_seats, prof.heads_up_bb_first_card)
+    seats = core.seats
+    players: dict[int, Player] = {}
+    for s in sorted(dealt):
+        stack = seats[s].stack
+        players[s] = Player(s, stack, stack)
+    order = deal_order(pos, dealt, prof.max_seats, prof.heads_up_bb_first_card)
     h = Hand(
         hand_no=core.hand_no,
         deal_no=core.deal_no,
@@ -92,7 +116,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
             pos.button,
             pos.sb,
             pos.bb,
-            tuple((s, p.stack) for s, p in players.items()),
+            tuple([(s, p.stack) for s, p in players.items()]),
             core.t,
         )
     )
@@ -112,40 +136,40 @@ def on_card_placed(
     """Route a placed card. ``dealt``: the seats a hand starting now deals in, when the
     engine computed them to validate a first hole card."""
     phase = core.phase
-    if e.zone is ZoneKind.HOLE:
-        if phase in (Phase.IDLE, Phase.COMPLETE):
+    if e.zone is _HOLE_ZONE:
+        if phase in (_IDLE, _COMPLETE):
             _purge_old_deal(core, e.tag)
             start_hand(core, dealt=dealt)
-        elif phase in (Phase.MISDEAL, Phase.VOID):
+        elif phase in (_MISDEAL, _VOID):
             _purge_old_deal(core, e.tag)
             redeal = core.hand is not None
             core.hand = None
             start_hand(core, redeal=redeal, dealt=dealt)
         if _bad_card(core, e):
             return
-        if core.phase is Phase.DEALING:
+        if core.phase is _DEALING:
             deal_hole(core, e)
         else:
             late_hole(core, e)
         return
-    if e.zone is ZoneKind.MUCK:
+    if e.zone is _MUCK_ZONE:
         # A fold: a seat's hole card reaches the muck, whether its removal from the seat
         # came in the same scan (a move) or earlier (the player lifted the cards first).
         h = core.hand
-        if h is not None and phase in _ACTIVE and (prev is None or prev[0] is ZoneKind.HOLE):
+        if h is not None and phase in _ACTIVE and (prev is None or prev[0] is _HOLE_ZONE):
             p = h.owner.get(e.tag)  # hole_owner, inlined (every fold)
             if p is not None and not (p.folded or p.dead):  # p.live, inlined
-                if core.phase is not Phase.DEALING or begin_action(core, h):
+                if core.phase is not _DEALING or begin_action(core, h):
                     betting.fold(core, p.seat, e.tag)
             elif p is None and prev is None:
                 board.burn_on_muck(core, e.tag)
         return
     # board or burn
-    won = phase is Phase.COMPLETE or (
+    won = phase is _COMPLETE or (
         # 003 [L185]: the cards gathered after the pot was won, the stub turned up
-        phase is Phase.IDLE and core.last_record is not None and not core.redeal_pending
+        phase is _IDLE and core.last_record is not None and not core.redeal_pending
     )
-    if won and e.zone is ZoneKind.BOARD and core.profile.rabbit_hunt_alert:
+    if won and e.zone is _BOARD_ZONE and core.profile.rabbit_hunt_alert:
         core.alert(
             AlertCode.RABBIT_HUNT,
             Severity.WARNING,
@@ -158,7 +182,7 @@ def on_card_placed(
         return
     if _bad_card(core, e):
         return
-    if e.zone is ZoneKind.BOARD:
+    if e.zone is _BOARD_ZONE:
         board.on_board(core, e)
     elif not designate.on_burn(core, e):  # G9: perhaps the card EXPOSED/BOXED means
         board.on_burn(core, e)
@@ -173,7 +197,9 @@ def hole_owner(h: Hand, tag: str) -> Player | None:
 
 def _give_hole(h: Hand, p: Player, tag: str) -> None:
     p.hole.append(tag)
-    _own(h, p, tag)
+    q = h.owner.setdefault(tag, p)  # _own, inlined (every hole card)
+    if p.seat < q.seat:
+        h.owner[tag] = p
 
 
 def _own(h: Hand, p: Player, tag: str) -> None:
@@ -185,11 +211,11 @@ def _own(h: Hand, p: Player, tag: str) -> None:
 
 def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
     phase = core.phase
-    if phase in (Phase.MISDEAL, Phase.VOID):
+    if phase in (_MISDEAL, _VOID):
         if core.table_clear():
             core.void_or_misdeal_cleared()
         return
-    if phase is Phase.COMPLETE:
+    if phase is _COMPLETE:
         if core.table_clear():
             core.hand = None
             core.enter(Phase.IDLE)
@@ -197,17 +223,17 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
     h = core.hand
     if h is None or phase not in _ACTIVE:
         return
-    if zone is ZoneKind.HOLE:
+    if zone is _HOLE_ZONE:
         p = h.players.get(seat)
         if p is not None and tag in p.cards:
             p.cards.remove(tag)
             if (
-                phase is Phase.DEALING
+                phase is _DEALING
                 and h.dealt == [(tag, seat)]
-                and core.profile.wrong_first_seat is WrongFirstSeat.NOTE
+                and core.profile.wrong_first_seat is _FIRST_SEAT_NOTE
             ):
                 _first_card_taken_back(core, h, p, tag)
-    elif zone is ZoneKind.BOARD:
+    elif zone is _BOARD_ZONE:
         board.on_board_removed(core, tag)
     else:
         board.on_burn_removed(core, tag)
@@ -223,7 +249,7 @@ def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> Non
     h.dealt.clear()
     h.deal_idx = 0
     prof = core.profile
-    order = deal_order(h.pos, frozenset(h.players), prof.max_seats, prof.heads_up_bb_first_card)
+    order = deal_order(h.pos, h.players, prof.max_seats, prof.heads_up_bb_first_card)
     h.deal_seq = order + order
 
 
@@ -239,7 +265,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     the profile (003 joker-a, TDA 35-A). Returns True when the event was fully handled."""
     h = core.hand
     assert h is not None
-    if e.card is None and core.profile.foreign_card is ForeignCard.FLOOR:
+    if e.card is None and core.profile.foreign_card is _FOREIGN_FLOOR:
         floor.call(
             core,
             floor.FOREIGN,
@@ -249,7 +275,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             e.seat,
             e.tag,
         )
-        if e.zone is ZoneKind.HOLE and core.phase is Phase.DEALING:
+        if e.zone is _HOLE_ZONE and core.phase is _DEALING:
             misdeal.replace_after_deal(h, e.seat, e.tag)  # dealt on; replaced after the deal
             return False
         return True
@@ -263,9 +289,10 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
             e.tag,
         )
         return True
-    if e.card.is_joker:
+    card = e.card
+    if card.rank == 0:  # card.is_joker (a property: a Python-level call), read directly
         h.jokers.add(e.tag)
-        if core.profile.joker is JokerRule.REPLACE_AFTER_DEAL:
+        if core.profile.joker is _REPLACE_AFTER_DEAL:
             core.alert(
                 AlertCode.JOKER,
                 Severity.WARNING,
@@ -274,7 +301,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
                 e.seat,
                 e.tag,
             )
-            if e.zone is ZoneKind.HOLE:
+            if e.zone is _HOLE_ZONE:
                 misdeal.replace_after_deal(h, e.seat, e.tag)
                 return False
             return True
@@ -285,7 +312,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
     # the first tag seen carrying this card: a slot per card code, since a list index is
     # measurably cheaper than a dict on every card read (3-5 % of a hand, compiled); a card
     # whose code is outside the slots (a rank no deck has) goes to a dict
-    code = e.card.code
+    code = card.code
     if 0 <= code < len(h.seen_codes):
         other = h.seen_codes[code]
         if not other:
@@ -331,7 +358,8 @@ def deal_in(core: TableCore, h: Hand, seat: int) -> Player:
 def deal_hole(core: TableCore, e: CardPlaced) -> None:
     h = core.hand
     assert h is not None
-    designate.hole_read(h)
+    if h.loose_burn or h.mark[0]:  # (most cards: nothing to clear, no call)
+        designate.hole_read(h)
     s = e.seat
     p = h.players.get(s)
     if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
@@ -359,9 +387,13 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         _extra_card(core, h, p, e.tag)
         return
     expected = h.deal_seq[h.deal_idx]
-    first_rule = core.profile.wrong_first_seat
-    if s != expected and h.deal_idx == 0 and first_rule is not WrongFirstSeat.MISDEAL:
-        if first_rule is WrongFirstSeat.FLOOR:
+    if (
+        s != expected
+        and h.deal_idx == 0
+        and core.profile.wrong_first_seat is not _FIRST_SEAT_MISDEAL
+    ):
+        first_rule = core.profile.wrong_first_seat
+        if first_rule is _FIRST_SEAT_FLOOR:
             floor.call(
                 core,
                 floor.FIRST_SEAT,
@@ -422,7 +454,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
             and h.dealt[-1][1] == s
         )
         if not two_on_button:
-            if core.profile.out_of_sequence is SequenceRule.MISDEAL:
+            if core.profile.out_of_sequence is _SEQUENCE_MISDEAL:
                 misdeal.misdeal_condition(
                     core,
                     AlertCode.OUT_OF_SEQUENCE,
@@ -432,7 +464,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                     e.tag,
                 )
                 return
-            note = core.profile.out_of_sequence is SequenceRule.NOTE  # 004: silent
+            note = core.profile.out_of_sequence is _SEQUENCE_NOTE  # 004: silent
             core.alert(
                 AlertCode.OUT_OF_SEQUENCE,
                 Severity.INFO if note else Severity.WARNING,
@@ -449,12 +481,16 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
         h.deal_seq.insert(h.deal_idx, s)
     h.deal_idx += 1
     h.dealt.append((e.tag, s))
-    _give_hole(h, p, e.tag)
-    _check_deal_complete(core, h)
+    p.hole.append(e.tag)  # _give_hole, inlined (every hole card)
+    q = h.owner.setdefault(e.tag, p)
+    if s < q.seat:
+        h.owner[e.tag] = p
+    if h.deal_idx >= len(h.deal_seq):  # (_check_deal_complete's first test: no call per card)
+        _check_deal_complete(core, h)
 
 
 def _check_deal_complete(core: TableCore, h: Hand) -> None:
-    if h.deal_idx < len(h.deal_seq) or core.phase is not Phase.DEALING:
+    if h.deal_idx < len(h.deal_seq) or core.phase is not _DEALING:
         return
     for s, tag in h.replace.items():
         p = h.players[s]
@@ -543,12 +579,12 @@ def begin_action(core: TableCore, h: Hand) -> bool:
     """Chips, a fold or a declaration while the deal is still going on: betting has begun
     (the deal is complete, or short: :func:`missing_cards_at_action`). True if the action
     is to be played (the betting round is open)."""
-    if core.phase is Phase.DEALING:
+    if core.phase is _DEALING:
         if missing_cards_at_action(core):
             return False
-        if core.phase is Phase.DEALING:
+        if core.phase is _DEALING:
             betting.open_preflop(core)
-    return core.phase is Phase.BETTING
+    return core.phase is _BETTING
 
 
 def missing_cards_at_action(core: TableCore) -> bool:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from controller.rules import board, handlers, profile_switch, records
+from controller.rules import board, handlers, posting, profile_switch, records
 from controller.rules.betting import clock_tick
 from controller.rules.cards import Card
 from controller.rules.decisions import (
@@ -35,6 +35,7 @@ from controller.rules.events import (
     CardPlaced,
     CardRemoved,
     ChipsIn,
+    ChipsOut,
     Event,
     Sweep,
     ZoneKind,
@@ -51,6 +52,11 @@ from controller.rules.transitions import CLOCK_ROWS, NO_EVENT, PHASES, ROWS, SUB
 S = TypeVar("S", FloorHold, ClockState, MisdealCall, BurnDebt)
 # (a module constant: an Enum class's attribute is a Python-level lookup in 3.11)
 _CLOCK_OFF: Final = ClockState.OFF
+
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_IDLE: Final = Phase.IDLE
+_BUSTED: Final = SeatStatus.BUSTED
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)
@@ -83,7 +89,9 @@ class TableCore:
     """One table's rules engine. Construct with a profile; feed events to :meth:`handle`."""
 
     def __init__(self, profile: Profile, table: str = "table", *, hand_no: int = 0) -> None:
-        self._profile = profile
+        # the house-rule profile (the daemon may switch it between hands: switch_profile); an
+        # attribute, not a property: read on most events (a property is a Python-level call)
+        self.profile = profile
         self.max_seats = profile.max_seats  # read on every action: kept with the profile
         # the venue's profile for the next hand, set during a hand (profile_switch.py)
         self.pending_profile: Profile | None = None
@@ -106,15 +114,18 @@ class TableCore:
         # hand-for-hand: the round this table is held for until the venue's release (0:
         # not held; handforhand.py)
         self.deal_hold = 0
-        self.phase = Phase.IDLE
+        self.phase = _IDLE
         self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
         # the table's cell of the event being handled (its kind, where it may lead)
         self._tr: Transition = NO_EVENT
         # the Step of an event that decided nothing, reused while phase and hand stay the same
-        self._quiet = Step(Phase.IDLE, hand_no)
+        self._quiet = Step(_IDLE, hand_no)
         self.where: dict[str, tuple[ZoneKind, int]] = {}
         self.card_of: dict[str, Card | None] = {}
         self.posted: dict[int, int] = {}  # chips in betting zones before the deal
+        # the coming hand's dealt-in seats and forced bets while only chips move between
+        # hands (posting.chips_posted keeps it; handle forgets it after any other event)
+        self.coming: tuple[set[int], dict[int, list[tuple[str, int]]]] | None = None
         self.presence_posts: set[int] = set()  # of those, seats sensed by presence only (L3)
         self.draw: Draw | None = None
         self.dealer = ""
@@ -124,16 +135,12 @@ class TableCore:
 
     # ------------------------------------------------------------------ public API
 
-    @property
-    def profile(self) -> Profile:
-        """The house-rule profile in force (a :class:`~.events.SetProfile` changes it)."""
-        return self._profile
-
     def switch_profile(self, profile: Profile) -> None:
         """Judge by ``profile`` from now on: the core's own (``profile_switch.py`` between
         hands, :meth:`restore`); from outside, a :class:`~.events.SetProfile` event."""
-        self._profile = profile
+        self.profile = profile
         self.max_seats = profile.max_seats
+        posting.forget_coming(self)
 
     def export(self) -> TableData:
         """The whole state as frozen values (:mod:`controller.rules.tabledata`)."""
@@ -143,10 +150,12 @@ class TableCore:
         """Become ``data`` (from :meth:`export`, possibly changed with
         :func:`dataclasses.replace`, or decoded by :mod:`controller.rules.handlog`)."""
         restore_table(self, data)
+        posting.forget_coming(self)
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
-        self.out.clear()  # the decisions of this event (copied into its Step)
+        if self.out:  # the decisions of the last event (copied into its Step)
+            self.out.clear()  # (most events decide nothing: no call then)
         kind = type(event)
         tr = self._row.get(kind)  # keyed by class: no Enum hashing per event
         if tr is None:
@@ -197,6 +206,8 @@ class TableCore:
             return self._reject(err)
         finally:
             self._tr = NO_EVENT
+            if self.coming is not None and kind is not ChipsIn and kind is not ChipsOut:
+                posting.forget_coming(self)  # the table may have changed
         if self.out:
             return Step(self.phase, self.hand_no, tuple(self.out))
         quiet = self._quiet
@@ -211,7 +222,7 @@ class TableCore:
         a handler makes counts and nothing of this table changes."""
         if type(event) not in self._row or event.t < self.t:
             return False  # the table's row refuses it: no copy needed
-        trial = TableCore(self._profile, self.table)
+        trial = TableCore(self.profile, self.table)
         restore_table(trial, export_table(self))
         return trial.handle(event).rejected is None
 
@@ -309,13 +320,11 @@ class TableCore:
         return str(card) if card is not None else f"tag {tag}"
 
     def live_seated(self) -> frozenset[int]:
-        return frozenset(
-            [
-                s
-                for s, seat in self.seats.items()
-                if seat.stack > 0 and seat.status is not SeatStatus.BUSTED
-            ]
-        )
+        live = []  # (a loop, not a comprehension: no function object made per call)
+        for s, seat in self.seats.items():
+            if seat.stack > 0 and seat.status is not _BUSTED:
+                live.append(s)
+        return frozenset(live)
 
     def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:
         return [
@@ -350,7 +359,7 @@ class TableCore:
             if seat is not None:
                 seat.stack = p.stack
                 if seat.stack == 0:
-                    seat.status = SeatStatus.BUSTED
+                    seat.status = _BUSTED
                     out.append(SeatEliminated(p.seat, seat.player, self.t))
         out.append(records.complete(rec))
         self.enter(Phase.COMPLETE)
@@ -358,9 +367,18 @@ class TableCore:
         profile_switch.apply_due(self)  # a profile set during the hand: from the next one
 
     def _advance_positions(self) -> None:
-        for s in [s for s, seat in self.seats.items() if seat.status is SeatStatus.BUSTED]:
+        # the busted seats leave; the rest with chips are the live seats (live_seated, built
+        # in the same pass)
+        busted: list[int] = []
+        kept: list[int] = []
+        for s, seat in self.seats.items():
+            if seat.status is _BUSTED:
+                busted.append(s)
+            elif seat.stack > 0:
+                kept.append(s)
+        for s in busted:
             del self.seats[s]
-        live = self.live_seated()
+        live = frozenset(kept)
         if self.positions is not None and len(live) >= 2:
             self.positions = next_positions(self.positions, live, self.profile)
         self.button_set = False

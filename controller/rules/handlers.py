@@ -54,10 +54,24 @@ from controller.rules.events import (
 )
 from controller.rules.hand import Draw, Level
 from controller.rules.phases import Phase
+from controller.rules.profile import MuckedHand
 from controller.rules.seating import Seat, SeatStatus, first_positions
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
+
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_IDLE: Final = Phase.IDLE
+_SEAT_ACTIVE: Final = SeatStatus.ACTIVE
+_SEAT_WAITING: Final = SeatStatus.WAITING
+_COMPLETE: Final = Phase.COMPLETE
+_DRAW: Final = Phase.DRAW
+_SHOWDOWN: Final = Phase.SHOWDOWN
+_BOARD_ZONE: Final = ZoneKind.BOARD
+_HOLE_ZONE: Final = ZoneKind.HOLE
+_MUCK_ZONE: Final = ZoneKind.MUCK
+_NO_REDRESS: Final = MuckedHand.NO_REDRESS
 
 # A hole card in these phases starts a (re-)deal; chips in them are the coming hand's posts.
 STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
@@ -86,13 +100,9 @@ def seat_player(core: TableCore, e: SeatPlayer) -> None:
     if in_hand:
         raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
     # A new player waits for the button unless the table has no button yet.
-    status = (
-        SeatStatus.WAITING
-        if core.positions is not None and not core.button_set
-        else SeatStatus.ACTIVE
-    )
-    if cur is not None and cur.player == e.player and cur.status is SeatStatus.ACTIVE:
-        status = SeatStatus.ACTIVE
+    status = _SEAT_WAITING if core.positions is not None and not core.button_set else _SEAT_ACTIVE
+    if cur is not None and cur.player == e.player and cur.status is _SEAT_ACTIVE:
+        status = _SEAT_ACTIVE
     # the same player seated again without a name keeps the one he had
     name = e.name or (cur.name if cur is not None and cur.player == e.player else "")
     core.seats[e.seat] = Seat(e.player, e.stack, e.present, status, name)
@@ -151,9 +161,7 @@ def set_level(core: TableCore, e: SetLevel) -> None:
         core.pending_level = lvl  # G11: from the first hand whose blinds come after it
         # blinds already in the zones for the coming (new) hand keep it at the old level
         core.level_waits = (
-            bool(core.posted)
-            and core.phase in (Phase.IDLE, Phase.COMPLETE)
-            and not core.redeal_pending
+            bool(core.posted) and core.phase in (_IDLE, _COMPLETE) and not core.redeal_pending
         )
 
 
@@ -163,13 +171,13 @@ def set_button(core: TableCore, e: SetButton) -> None:
         pass  # a dead button may sit in front of an empty seat
     if len(live) < 2:
         raise TableError("too_few_players", "a hand needs at least two players with chips")
-    if core.hand is not None and core.phase is not Phase.COMPLETE:
+    if core.hand is not None and core.phase is not _COMPLETE:
         raise TableError("in_hand", "the button moves between hands")
     core.positions = first_positions(e.seat, live, core.max_seats)
     core.button_set = True
     for seat in core.seats.values():
-        if seat.status is SeatStatus.WAITING:
-            seat.status = SeatStatus.ACTIVE
+        if seat.status is _SEAT_WAITING:
+            seat.status = _SEAT_ACTIVE
 
 
 def start_draw(core: TableCore, e: StartButtonDraw) -> None:
@@ -190,16 +198,16 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     zone, tag = e.zone, e.tag
     loc: tuple[ZoneKind, int]
     dealt: set[int] | None = None
-    if zone is ZoneKind.HOLE:
+    if zone is _HOLE_ZONE:
         if not 1 <= e.seat <= core.max_seats:
             raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
         if core.phase in STARTS_HAND:
             # a hand must be able to start: else rejected, unchanged
             dealt = dealing.dealt_in(core)
         loc = _HOLE_LOCS[e.seat]
-    elif zone is ZoneKind.MUCK:
+    elif zone is _MUCK_ZONE:
         loc = _MUCK_LOC
-    elif zone is ZoneKind.BOARD:
+    elif zone is _BOARD_ZONE:
         loc = _BOARD_LOC
     else:
         loc = _BURN_LOC
@@ -213,14 +221,14 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
         # A move: the removal may be reported late (L5), so the placement implies it.
         _remove(core, prev[0], tag, prev[1])
     core.where[tag] = loc
-    if core.phase is Phase.DRAW:
+    if core.phase is _DRAW:
         draw.draw_card(core, e)
         return
-    if core.phase is Phase.SHOWDOWN or (core.phase is Phase.COMPLETE and zone is ZoneKind.MUCK):
+    if core.phase is _SHOWDOWN or (core.phase is _COMPLETE and zone is _MUCK_ZONE):
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)
-    if zone is ZoneKind.MUCK:
+    if zone is _MUCK_ZONE and core.profile.mucked_hand is _NO_REDRESS:  # (those it rules in)
         retrieve.killed_uncalled(core)  # 002 [L169]: a hand killed with its bet uncalled
     if dealt is not None and core.deal_hold:
         handforhand.dealt_while_held(core, e)  # a deal began at a table held hand-for-hand
@@ -228,7 +236,7 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
 
 def card_removed(core: TableCore, e: CardRemoved) -> None:
     loc = core.where.get(e.tag)
-    if loc is None or loc[0] is not e.zone or (e.zone is ZoneKind.HOLE and loc[1] != e.seat):
+    if loc is None or loc[0] is not e.zone or (e.zone is _HOLE_ZONE and loc[1] != e.seat):
         raise TableError(
             "not_there", f"tag {e.tag} was not on {e.zone.value} {e.seat or ''}".strip()
         )
@@ -238,10 +246,10 @@ def card_removed(core: TableCore, e: CardRemoved) -> None:
 def _remove(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> None:
     """A card known to be on ``zone`` (of ``seat``) left it."""
     del core.where[tag]
-    if core.phase is Phase.DRAW:
+    if core.phase is _DRAW:
         draw.draw_removed(core, tag)
         return
-    if core.phase is Phase.SHOWDOWN:
+    if core.phase is _SHOWDOWN:
         return  # a card picked up at the showdown: only the muck decides a hand
     dealing.on_card_removed(core, zone, tag, seat)
 
@@ -254,7 +262,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
         raise TableError("empty_seat", f"chips in the betting zone of empty seat {e.seat}")
     if e.amount is not None and e.amount <= 0:
         raise TableError("bad_amount", f"chip amount {e.amount} must be positive")
-    if core.phase is Phase.SHOWDOWN:
+    if core.phase is _SHOWDOWN:
         raise TableError("showdown", f"chips from seat {e.seat}: the betting is over (showdown)")
     h = core.hand
     if h is None or core.phase in BETWEEN_HANDS:
@@ -277,7 +285,7 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
 def chips_out(core: TableCore, e: ChipsOut) -> None:
     if e.seat not in core.seats:
         rec = core.last_record
-        if rec is not None and core.phase in (Phase.COMPLETE, Phase.IDLE):
+        if rec is not None and core.phase in (_COMPLETE, _IDLE):
             for s in rec.seats:
                 if s.seat == e.seat and s.end_stack == 0:
                     # the chips of a player out in the hand just over go to the pot (the

@@ -39,6 +39,11 @@ from controller.rules.seating import Positions, dealt_in
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_ANTE_FIRST: Final = AnteOrder.ANTE_FIRST
+_BIG_BLIND: Final = AnteStyle.BIG_BLIND
+
 CLAUSE_POSITION: Final = (
     "000 SECTION 1 item 14 (2nd run) [L50]; 000 RULES FOR POSTING BLINDS 2 [L223]"
 )
@@ -55,18 +60,31 @@ def forced_due(
 ) -> dict[int, list[tuple[str, int]]]:
     """The forced bets of a hand: seat -> [(kind, amount)], kinds ``post_ante``,
     ``post_sb``, ``post_bb`` (in that order; the caller orders a short big blind's)."""
+    return _forced_due(pos, dealt, lvl.small_blind, lvl.big_blind, lvl.ante, ante_style)
+
+
+def _forced_due(
+    pos: Positions,
+    dealt: Collection[int],
+    small_blind: int,
+    big_blind: int,
+    ante: int,
+    ante_style: AnteStyle,
+) -> dict[int, list[tuple[str, int]]]:
+    """:func:`forced_due` of the level's amounts (the hand's own at its first card: no
+    ``Level`` built for them)."""
     due: dict[int, list[tuple[str, int]]] = {}
-    if lvl.ante:
-        if ante_style is AnteStyle.BIG_BLIND:
+    if ante:
+        if ante_style is _BIG_BLIND:
             if pos.bb in dealt:  # the big blind's seat left after the button was set
-                due.setdefault(pos.bb, []).append(("post_ante", lvl.ante))
+                due.setdefault(pos.bb, []).append(("post_ante", ante))
         else:
             for s in sorted(dealt):
-                due.setdefault(s, []).append(("post_ante", lvl.ante))
-    if pos.sb in dealt and lvl.small_blind:
-        due.setdefault(pos.sb, []).append(("post_sb", lvl.small_blind))
+                due.setdefault(s, []).append(("post_ante", ante))
+    if pos.sb in dealt and small_blind:
+        due.setdefault(pos.sb, []).append(("post_sb", small_blind))
     if pos.bb in dealt:
-        due.setdefault(pos.bb, []).append(("post_bb", lvl.big_blind))
+        due.setdefault(pos.bb, []).append(("post_bb", big_blind))
     return due
 
 
@@ -163,7 +181,9 @@ def _names(items: list[tuple[str, int]]) -> str:
 # The posts (``TableCore.posted``, ``presence_posts``) are this module's record: only the
 # functions below write them (tests/rules/test_state_owners.py); the deal takes them
 # (take_forced, through take_posts), a misdeal or a void gives the chips back as the
-# re-deal's posts (set_posts).
+# re-deal's posts (set_posts). ``TableCore.coming`` is the posts' working: the seats the
+# coming hand deals in and their forced bets, worked out at the first post and kept while
+# only chips move (each post was ruling on them afresh: two or more times a hand).
 
 
 def take_posts(core: TableCore) -> tuple[dict[int, int], set[int]]:
@@ -179,6 +199,13 @@ def set_posts(core: TableCore, posted: dict[int, int]) -> None:
     """The chips in the zones after a misdeal (the forced bets stay for the re-deal) or a
     void (none)."""
     core.posted = posted
+
+
+def forget_coming(core: TableCore) -> None:
+    """The table changed (any event but chips between hands, a restore, a profile switch):
+    the coming hand's seats and forced bets (``core.coming``, kept by :func:`chips_posted`
+    while only chips move between hands, which changes neither) are worked out again."""
+    core.coming = None
 
 
 def chips_in(core: TableCore, e: ChipsIn) -> None:
@@ -206,11 +233,15 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     pos = core.positions
     if pos is None:
         return  # no button yet: nobody is due
-    try:
-        dealt = dealt_in(pos, core.seats, core.profile)
-    except TableError:
-        return  # no hand can start: the chips are not blinds yet
-    due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
+    coming = core.coming
+    if coming is None:
+        try:
+            dealt = dealt_in(pos, core.seats, core.profile)
+        except TableError:
+            return  # no hand can start: the chips are not blinds yet
+        due = forced_due(pos, dealt, coming_level(core), core.profile.ante_style)
+        core.coming = coming = (dealt, due)
+    dealt, due = coming
     items = due.get(seat)
     if items is None:
         blinds = f"small blind seat {pos.sb}" if pos.sb in due else "no small blind"
@@ -278,18 +309,19 @@ def take_forced(core: TableCore, h: Hand) -> None:
     """The first card of a hand (``dealing.start_hand``): the blinds and antes taken from
     the chips already in the zones; a missing one is posted from the seat's stack with an
     alert (000-S1-absent-4, 000-S2-blinds-1), a wrong one ruled once more."""
-    due = forced_due(
-        h.pos, h.players.keys(), Level(h.small_blind, h.big_blind, h.ante), core.profile.ante_style
-    )
-    # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may keep
-    # the older practice, the ante first (bb_ante_order)
-    ante_first = core.profile.bb_ante_order is AnteOrder.ANTE_FIRST
-    for items in due.values():
-        if len(items) > 1:
-            items.sort(key=_ante_before_blind if ante_first else _blind_before_ante)
+    prof = core.profile
+    players = h.players
+    due = _forced_due(h.pos, players, h.small_blind, h.big_blind, h.ante, prof.ante_style)
+    if h.ante:  # (only an ante makes two items for a seat)
+        # G10 (TDA 2024): a short big blind posts the blind before the ante; a profile may
+        # keep the older practice, the ante first (bb_ante_order)
+        ante_first = prof.bb_ante_order is _ANTE_FIRST
+        for items in due.values():
+            if len(items) > 1:
+                items.sort(key=_ante_before_blind if ante_first else _blind_before_ante)
     posted, presence = take_posts(core)
     # 000 [L225], 004 TG-24: heads-up blinds swapped are one ruling naming both seats
-    swapped = None if presence else swapped_blinds(h.pos, h.players.keys(), due, posted)
+    swapped = None if presence else swapped_blinds(h.pos, players, due, posted)
     if swapped is not None:
         core.alert(
             AlertCode.BLINDS_OUT_OF_POSITION,
@@ -298,15 +330,15 @@ def take_forced(core: TableCore, h: Hand) -> None:
             swapped_remedy(*swapped, due, "before the action"),
             swapped[1],
         )
+    seats = core.seats
     for s, items in due.items():
-        p = h.players[s]
+        p = players[s]
         owed = 0
         for _, a in items:
             owed += a
         have = posted.pop(s, 0)
-        if swapped is not None:
-            pass  # ruled above
-        elif core.seats[s].present and have < min(owed, p.stack) and have == 0:
+        present = swapped is None and seats[s].present  # (swapped: ruled above)
+        if present and have < min(owed, p.stack) and have == 0:
             core.alert(
                 AlertCode.BLINDS_NOT_POSTED,
                 Severity.WARNING,
@@ -314,7 +346,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
                 f"Seat {s}: post {owed} ({', '.join(k[5:] for k, _ in items)}) before the deal",
                 s,
             )
-        elif core.seats[s].present and 0 < have < min(owed, p.stack) and s not in presence:
+        elif present and 0 < have < min(owed, p.stack) and s not in presence:
             # 000-S1-shortblind-6, 000-S2-blinds-2: short, and not the whole stack (amounts
             # sensed only: presence-only chip sensors cannot tell, L3)
             core.alert(
@@ -324,7 +356,7 @@ def take_forced(core: TableCore, h: Hand) -> None:
                 f"Seat {s}: {have} posted of {owed}: post the full blind ({owed - have} more)",
                 s,
             )
-        elif core.seats[s].present and have > owed and s not in presence:
+        elif present and have > owed and s not in presence:
             # 000 [L64]: the big blind is the clock's; the excess is not a raise
             core.alert(
                 AlertCode.BLIND_OVERPOSTED,

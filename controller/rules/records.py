@@ -19,7 +19,7 @@ __all__ = ["HandRecord", "build", "complete"]
 def shows(core: TableCore, h: Hand) -> tuple[ShowRecord, ...]:
     """The hands at the showdown in show order (002 [L47]): every live hand, tabled (cards
     speak: the core awards from the cards read), from the first to show clockwise."""
-    live = [s for s, p in h.players.items() if p.live]
+    live = [s for s, p in h.players.items() if not (p.folded or p.dead)]  # p.live, inlined
     if len(live) < 2:
         return ()
     street = h.actions[-1].street if h.actions else 0
@@ -67,29 +67,32 @@ def build(core: TableCore, h: Hand) -> HandRecord:
                 seat.name if seat is not None else "",
             )
         )
+    # positional, in the fields' order: 23 keywords cost a pure-Python call three times as
+    # much (timeit: 3.5 us against 1.1 us)
     return HandRecord(
-        table=core.table,
-        hand_no=h.hand_no,
-        deal_no=h.deal_no,
-        profile=core.profile.name,
-        dealer=core.dealer,
-        started_t=h.started_t,
-        ended_t=core.t,
-        button=h.pos.button,
-        small_blind_seat=h.pos.sb if h.pos.sb in h.players else 0,
-        big_blind_seat=h.pos.bb,
-        small_blind=h.small_blind,
-        big_blind=h.big_blind,
-        ante=h.ante,
-        seats=tuple(seats),
-        board=tuple(known_cards(card_of, h.board)),
-        burns=tuple(known_cards(card_of, h.burns)),
-        actions=tuple(h.actions),
-        pots=tuple(pots),
-        alerts=tuple(h.alerts),
-        odd_chip=h.odd_chip,
-        showdown=showdown,
-        returned=returned,
+        core.table,  # table
+        h.hand_no,
+        h.deal_no,
+        core.profile.name,  # profile
+        core.dealer,
+        h.started_t,
+        core.t,  # ended_t
+        h.pos.button,
+        h.pos.sb if h.pos.sb in h.players else 0,  # small_blind_seat
+        h.pos.bb,  # big_blind_seat
+        h.small_blind,
+        h.big_blind,
+        h.ante,
+        tuple(seats),
+        tuple(known_cards(card_of, h.board)),  # board
+        tuple(known_cards(card_of, h.burns)),  # burns
+        tuple(h.actions),
+        tuple(pots),
+        tuple(h.alerts),
+        h.odd_chip,
+        False,  # voided
+        showdown,
+        returned,
     )
 
 

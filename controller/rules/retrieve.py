@@ -39,6 +39,12 @@ if TYPE_CHECKING:
     from controller.rules.engine import TableCore
     from controller.rules.hand import Hand, Player
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_NO_REDRESS: Final = MuckedHand.NO_REDRESS
+_BETTING: Final = Phase.BETTING
+_BOARD: Final = Phase.BOARD
+
 PREFIX: Final = "retrieve-seat-"  # Hand.floor_hold for this hold: the prefix and the seat
 _MUCK: Final = (ZoneKind.MUCK, 0)
 RETRIEVE_CLAUSE: Final = "000 SECTION 3 DEAD HANDS 2. [L126]"
@@ -54,7 +60,7 @@ def seat_held(h: Hand) -> int:
 
 def last_fold(core: TableCore, h: Hand) -> Player | None:
     """The seat whose fold is the last action of the betting round in play, if any."""
-    if core.phase is not Phase.BETTING and core.phase is not Phase.BOARD:
+    if core.phase is not _BETTING and core.phase is not _BOARD:
         return None
     if not h.actions:
         return None
@@ -94,7 +100,7 @@ def killed_uncalled(core: TableCore) -> bool:
     h = core.hand
     if h is None or (h.floor_state is not floor.NO_HOLD and h.floor_state in floor.HOLDS):
         return False
-    if core.profile.mucked_hand is not MuckedHand.NO_REDRESS:
+    if core.profile.mucked_hand is not _NO_REDRESS:
         return False
     p = last_fold(core, h)
     if p is None:

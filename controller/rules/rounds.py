@@ -21,6 +21,12 @@ from controller.rules.seating import clockwise
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_CORRECT_BEFORE_ACTION: Final = BurnError.CORRECT_BEFORE_ACTION
+_BETTING: Final = Phase.BETTING
+_PREFLOP: Final = Street.PREFLOP
+
 _STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
 
 
@@ -58,7 +64,7 @@ def record(core: TableCore, h: Hand, seat: int, kind: str, amount: int) -> None:
     core.out.append(ActionTaken(rec))  # the fact (decisions.py)
     if amount > 0:
         h.unswept = True  # 003-SidePots-sweep: chips in a zone until the next sweep
-    if h.pending_board and core.profile.burn_error is BurnError.CORRECT_BEFORE_ACTION:
+    if h.pending_board and core.profile.burn_error is _CORRECT_BEFORE_ACTION:
         core.board_stands(h)  # 000 [L144]: the board's ruling (board.stands)
 
 
@@ -81,15 +87,21 @@ def next_after(core: TableCore, h: Hand, after: int) -> int:
 
 def next_to_act(core: TableCore, h: Hand, after: int) -> int:
     players = h.players
+    bet = h.current_bet
     for s in clockwise(after, core.max_seats):
         p = players.get(s)
-        if p is not None and needs_action(h, p):
+        # needs_action, inlined (a call per seat asked, after every action)
+        if (
+            p is not None
+            and not (p.folded or p.dead or p.all_in)
+            and (not p.acted or p.street_bet < bet)
+        ):
             return s
     return 0
 
 
 def count_window(h: Hand, seat: int, chips: bool) -> None:
-    if h.street is Street.PREFLOP:
+    if h.street is _PREFLOP:
         h.window_actions += 1
         h.window_chip_actions += int(chips)
         h.window_seats.add(seat)
@@ -99,7 +111,7 @@ def pending_bet(core: TableCore) -> int:
     """A seat that provably still has to act (it faces a bet), or 0."""
     h = core.hand
     assert h is not None
-    if core.phase is not Phase.BETTING:
+    if core.phase is not _BETTING:
         return 0
     for p in h.players.values():
         if needs_action(h, p) and p.street_bet < h.current_bet:

@@ -5,6 +5,7 @@ Pure functions over small frozen values; the engine keeps the current :class:`Po
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -17,6 +18,12 @@ class SeatStatus(Enum):
     ACTIVE = "active"  # dealt in
     WAITING = "waiting"  # new player waiting for the button to pass
     BUSTED = "busted"  # no chips left; removed before the next hand
+
+
+# Members on the per-event path, looked up once: ``SeatStatus.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_BUSTED: Final = SeatStatus.BUSTED
+_WAITING: Final = SeatStatus.WAITING
 
 
 @dataclass(init=False, slots=True)
@@ -85,7 +92,7 @@ def clockwise(start: int, max_seats: int) -> tuple[int, ...]:
     return _ring(start, max_seats)
 
 
-def next_seat(after: int, seats: set[int] | frozenset[int], max_seats: int) -> int:
+def next_seat(after: int, seats: Container[int], max_seats: int) -> int:
     for s in clockwise(after, max_seats):
         if s in seats:
             return s
@@ -156,7 +163,7 @@ def waits_for_button(seat: int, pos: Positions, profile: Profile) -> bool:
 
 
 def deal_order(
-    pos: Positions, dealt: frozenset[int], max_seats: int, bb_first: bool = True
+    pos: Positions, dealt: Container[int], max_seats: int, bb_first: bool = True
 ) -> list[int]:
     """Seats in the order they receive a card: from the first seat left of the button,
     clockwise, so heads-up the big blind first and the button last (002 HeadsUp-3, TDA 34-B);
@@ -168,14 +175,14 @@ def deal_order(
     return order
 
 
-def preflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
+def preflop_first(pos: Positions, live: Container[int], max_seats: int) -> int:
     """First to act pre-flop: left of the big blind; heads-up the button (small blind)."""
     if pos.heads_up:
         return pos.button
     return next_seat(pos.bb, live, max_seats)
 
 
-def postflop_first(pos: Positions, live: frozenset[int], max_seats: int) -> int:
+def postflop_first(pos: Positions, live: Container[int], max_seats: int) -> int:
     """First to act after the flop: the first live seat left of the button."""
     return next_seat(pos.button, live, max_seats)
 
@@ -189,8 +196,8 @@ def dealt_in(pos: Positions | None, seats: dict[int, Seat], profile: Profile) ->
         s
         for s, seat in seats.items()
         if seat.stack > 0
-        and seat.status is not SeatStatus.BUSTED
-        and not (seat.status is SeatStatus.WAITING and waits_for_button(s, pos, profile))
+        and seat.status is not _BUSTED
+        and not (seat.status is _WAITING and waits_for_button(s, pos, profile))
     }
     if len(dealt) < 2:
         raise TableError("too_few_players", "a hand needs at least two players dealt in")

@@ -18,7 +18,7 @@ were turned face up before the board (ALL_IN_FACE_UP): they are tabled at once."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules import player
 from controller.rules.cards import Card, known_cards
@@ -33,6 +33,12 @@ from controller.rules.seating import clockwise
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
+
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_COMPLETE: Final = Phase.COMPLETE
+_BOARD_ZONE: Final = ZoneKind.BOARD
+_MUCK_ZONE: Final = ZoneKind.MUCK
 
 
 def sixth_board_card(core: TableCore, tag: str) -> None:
@@ -176,15 +182,15 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
     """A card placed during the showdown: a hole card on the muck mucks (or kills) that hand;
     a sixth board card is no card of the hand; anything else waits for the award."""
     h = core.hand
-    if core.phase is Phase.COMPLETE:
+    if core.phase is _COMPLETE:
         if h is not None:
             _after_award(core, h, e)
         return
     assert h is not None
-    if e.zone is ZoneKind.BOARD and len(h.board) >= 5 and e.tag not in h.board:
+    if e.zone is _BOARD_ZONE and len(h.board) >= 5 and e.tag not in h.board:
         sixth_board_card(core, e.tag)
         return
-    if e.zone is not ZoneKind.MUCK:
+    if e.zone is not _MUCK_ZONE:
         return
     owner = h.owner.get(e.tag)
     if owner is None or not owner.live:

@@ -44,6 +44,11 @@ from controller.rules.rounds import (
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
 
+# Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
+# ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
+_NO_REDRESS: Final = MuckedHand.NO_REDRESS
+_BETTING: Final = Phase.BETTING
+
 # the clause of each out-of-turn ruling (the profile's value picks it)
 OOT_CLAUSE: Final = {
     OutOfTurnRule.BINDING_IF_UNCHANGED: "002 Action Out of Turn [L129]; TDA 53",
@@ -379,7 +384,7 @@ def killed_uncalled(core: TableCore, h: Hand, p: Player) -> int:
     part of ``p``'s bet or raise of this street nobody has called, when its hand goes to the
     muck (0: none, or another profile). Whether the dealer killed the hand by mistake (then
     it is returned) or the player threw it away is the floor's call (``retrieve.py``)."""
-    if core.profile.mucked_hand is not MuckedHand.NO_REDRESS or core.phase is not Phase.BETTING:
+    if core.profile.mucked_hand is not _NO_REDRESS or core.phase is not _BETTING:
         return 0
     others = 0
     for q in h.players.values():
@@ -465,7 +470,7 @@ def undoable(core: TableCore, h: Hand) -> Undo | None:
     u = h.wager.undo
     if (
         not isinstance(u, Undo)
-        or core.phase is not Phase.BETTING
+        or core.phase is not _BETTING
         or u.street != street_no(h)
         or len(h.actions) != u.n_actions + u.checks + 1
     ):

@@ -23,7 +23,7 @@ through the same functions:
   the link checks it; completed hands become their OHH record as the outbox task makes it.
 
 Not here, so a scenario that needs them plays on the whole system
-(:func:`hwsim.scenario.select.hardware_path`): board faults (bytes on the wire, unplugging,
+(:func:`hwsim.scenario.runner.hardware_path`): board faults (bytes on the wire, unplugging,
 a stall), a bouncing button, the reader's status, the real scan timing and debounce of
 pins, MQTT and the storage lanes.
 """

@@ -38,7 +38,7 @@ RULES = Path(__file__).resolve().parents[2] / "controller" / "rules"
 #: hand-for-hand hold and the pending profile, ``player.x`` of each ``Player`` of the hand,
 #: else of ``Hand``)
 RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "posts": ("posting", ("posted", "presence_posts")),
+    "posts": ("posting", ("posted", "presence_posts", "coming")),
     "hand-for-hand hold": ("handforhand", ("deal_hold",)),
     "pending profile": ("profile_switch", ("pending_profile",)),
     "hand identity": ("dealing", ("hand_no", "deal_no", "pos", "started_t", "small_blind",
@@ -76,7 +76,7 @@ RECORDS: dict[str, tuple[str, tuple[str, ...]]] = {
 OWNERS: dict[str, str] = {f: mod for mod, fields in RECORDS.values() for f in fields}
 
 #: the fields of ``TableCore`` (the rest are the working hand's)
-CORE = frozenset({"posted", "presence_posts", "deal_hold", "pending_profile"})
+CORE = frozenset({"posted", "presence_posts", "coming", "deal_hold", "pending_profile"})
 #: a ``Player``'s fields (``h.players[s].stack``: ``player.stack``)
 PLAYER_FIELDS = frozenset(Player.__slots__)
 CREATORS = frozenset({"hand", "tabledata"})
