@@ -51,7 +51,7 @@ from controller.rules.events import (
     Tick,
 )
 from controller.rules.handlog import encode_event
-from controller.rules.phases import Phase
+from controller.rules.phases import ClockState, Phase
 from controller.rules.state import TableState
 from firmware_bridge.gpio import Indicators
 
@@ -122,7 +122,7 @@ class CoreHost(Protocol):
 def clock_running(core: TableCore) -> bool:
     """A player is on the clock (the loop then ticks every ``tick_interval``)."""
     h = core.hand
-    return h is not None and bool(h.clock_seat)
+    return h is not None and h.clock_state is not ClockState.OFF
 
 
 async def core_task(d: CoreHost) -> None:

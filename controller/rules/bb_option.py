@@ -10,6 +10,9 @@ remaining seat's check. Under ``bb_option_ack`` the big blind's option stays ope
 dealer ACKs his check or he puts chips in: until then the pre-flop round is provably pending
 (``board.py``: a burn is ``ACTION_PENDING``, a flop ``PREMATURE_FLOP``; ``betting.sweep``
 does not close the round).
+
+The option is a sub-state of the hand (``phases.BigBlindOption``, its rows in the transition
+table, ``transitions.SUBSTATES``), derived from the round rather than stored: :func:`state`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from controller.rules import rounds
 from controller.rules.hand import Street
-from controller.rules.phases import Phase
+from controller.rules.phases import BigBlindOption, Phase
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -36,6 +39,11 @@ def open_seat(core: TableCore) -> int:
     if p is None or p.acted or not rounds.needs_action(h, p) or p.street_bet < h.current_bet:
         return 0
     return p.seat
+
+
+def state(core: TableCore) -> BigBlindOption:
+    """The big blind's option as a sub-state: open while :func:`open_seat` names him."""
+    return BigBlindOption.OPEN if open_seat(core) else BigBlindOption.CLOSED
 
 
 def sweep_held(core: TableCore) -> bool:

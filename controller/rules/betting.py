@@ -11,7 +11,7 @@ from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.events import ChipsIn, ChipsOut, Sweep
 from controller.rules.hand import Hand, Player, Street
-from controller.rules.phases import Phase
+from controller.rules.phases import ClockState, Phase
 from controller.rules.rounds import (
     GO_ON,
     Then,
@@ -44,6 +44,7 @@ _BETTING: Final = Phase.BETTING
 _BOARD: Final = Phase.BOARD
 _PREFLOP: Final = Street.PREFLOP
 _RIVER: Final = Street.RIVER
+_CLOCK_OFF: Final = ClockState.OFF
 
 
 def open_preflop(core: TableCore) -> None:
@@ -111,7 +112,7 @@ def after_change(core: TableCore) -> None:
         return
     core.enter(Phase.BOARD)
     core.round_closed(h)  # the early burns are the coming street's (board.round_closed)
-    clock.stop(h)
+    clock.stop(core, h)
     can_act = [p for p in h.players.values() if p.can_act]
     if len(can_act) <= 1 and not h.runout:
         h.runout = True
@@ -283,8 +284,8 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
             wagers.out_of_turn_chips(core, h, e)
         return
     motion(h, e.seat, n)  # (checks inferred on the way reset it)
-    if h.clock_seat:
-        clock.stop(h, e.seat)
+    if h.clock_state is not _CLOCK_OFF:
+        clock.stop(core, h, e.seat)
     if e.amount is None:
         act_presence(core, h, p)
     elif w.limited and p.seat in w.limited:
@@ -463,8 +464,8 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     if not killed:
         wagers.nonstandard_fold(core, h, p)
     player.fold(p)
-    if h.clock_seat:  # (no clock, nothing pending out of turn: most folds; no call)
-        clock.stop(h, seat)
+    if h.clock_state is not _CLOCK_OFF:  # (no clock, nothing pending out of turn: most folds)
+        clock.stop(core, h, seat)
     if h.oot:
         drop_oot(h, seat)
     count_window(h, seat, chips=False)
@@ -538,7 +539,7 @@ def ack(core: TableCore) -> None:
         p = h.players[h.pointer]
     wagers.void_wrong(h)  # 004 AR-13: the true position acted; a wrong wager is void
     player.acted(p)
-    clock.stop(h, p.seat)
+    clock.stop(core, h, p.seat)
     count_window(h, p.seat, chips=False)
     record(core, h, p.seat, "check", 0)
     after_change(core)

@@ -9,7 +9,7 @@ from controller.rules import bb_option, betting, rounds, showdown
 from controller.rules.decisions import AlertCode, Severity, StreetDealt
 from controller.rules.events import BadgeTap, CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Street
-from controller.rules.phases import Phase
+from controller.rules.phases import BurnDebt, MisdealCall, Phase
 from controller.rules.profile import BurnError, FourCardFlop, PrematureTurn
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         # the next street is being dealt: the uncorrected card stood; later cards are those
         # that would have come (000 irreg-12b), so this street needs one burn more
         h.pending_board = ""
-        h.burn_debt = 1
+        h.burn_debt = core.shift(h.burn_debt, BurnDebt.OWED)
     if _next_card_burned(core, h, tag):
         # 004 AR-16 [L75]: the card dealt without a burn belongs on the burn; the card just
         # burned is the street's proper card, not a burn (nor the next street's: the street
@@ -400,7 +400,8 @@ def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
         h.required_burn = h.last_burn
     h.street_burns = h.burn_credit
     h.burn_credit = 0
-    h.burn_debt = 0
+    if h.burn_debt:
+        h.burn_debt = core.shift(h.burn_debt, BurnDebt.NONE)
     h.set_aside.clear()
     cards = [core.card_of.get(t) for t in h.board]
     # the fact (decisions.py): the street is out, before its betting round opens
@@ -560,7 +561,8 @@ def supervisor(core: TableCore, e: BadgeTap) -> bool:
         h.floor_ok = True  # 002 Four-card flop b) [L113]: the director draws
         core.instruct("Floor: draw one of the four face-down cards; place it on the burn")
         return False
-    return h.misdeal_called_t >= 0 and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD)
+    called = h.misdeal_call is MisdealCall.CALLED
+    return called and core.phase in (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 
 def burn_on_muck(core: TableCore, tag: str) -> None:
@@ -627,7 +629,7 @@ def stands(core: TableCore, h: Hand) -> None:
     been taken on a board card, the card must stand"; later cards are those that would have
     come: the next street burns two."""
     h.pending_board = ""
-    h.burn_debt = 1
+    h.burn_debt = core.shift(h.burn_debt, BurnDebt.OWED)
     core.instruct(
         "The board stands (action was taken on it): burn two cards before the next board card"
     )

@@ -1,15 +1,18 @@
 """The clock on a player (002 Calling for a Clock [L81]; G8 in every profile): started from
 the console, a countdown, then the hand is dead (``betting.clock_tick`` folds it). The clock's state
-(``clock_seat``, ``clock_deadline``, ``clock_warned``) is written here only: the concerns
-stop it with :func:`stop`; this module imports no concern."""
+(``clock_state``: off, running, countdown, changed through ``TableCore.shift`` as the
+transition table's ``ClockState`` rows allow; ``clock_seat``, ``clock_deadline``) is written
+here only: the concerns stop it with :func:`stop`; this module imports no concern."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
-from controller.rules.phases import Phase
+from controller.rules.phases import ClockState, Phase
+
+_OFF: Final = ClockState.OFF  # (an Enum class's attribute is a Python-level lookup)
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -20,9 +23,9 @@ def start_clock(core: TableCore) -> None:
     h = core.hand
     if h is None or core.phase is not Phase.BETTING or not h.pointer:
         raise TableError("no_action", "nobody is to act: no clock")
+    h.clock_state = core.shift(h.clock_state, ClockState.RUNNING)
     h.clock_seat = h.pointer
     h.clock_deadline = core.t + core.profile.clock_seconds
-    h.clock_warned = False
     core.alert(
         AlertCode.CLOCK_STARTED,
         Severity.INFO,
@@ -32,10 +35,11 @@ def start_clock(core: TableCore) -> None:
     )
 
 
-def stop(h: Hand, seat: int = 0) -> None:
+def stop(core: TableCore, h: Hand, seat: int = 0) -> None:
     """The clock is off: the round closed, or (``seat``) the seat on the clock acted or its
     hand is dead."""
-    if not seat or h.clock_seat == seat:
+    if h.clock_state is not _OFF and (not seat or h.clock_seat == seat):
+        h.clock_state = core.shift(h.clock_state, ClockState.OFF)
         h.clock_seat = 0
 
 
@@ -47,10 +51,11 @@ def tick(core: TableCore, t: float) -> int:
     assert h is not None
     seat = h.clock_seat
     if core.phase is not Phase.BETTING or h.pointer != seat:
+        h.clock_state = core.shift(h.clock_state, ClockState.OFF)
         h.clock_seat = 0
         return 0
-    if t >= h.clock_deadline and not h.clock_warned:
-        h.clock_warned = True
+    if t >= h.clock_deadline and h.clock_state is ClockState.RUNNING:
+        h.clock_state = core.shift(h.clock_state, ClockState.COUNTDOWN)
         core.t = h.clock_deadline
         core.alert(
             AlertCode.CLOCK_COUNTDOWN,
@@ -62,6 +67,7 @@ def tick(core: TableCore, t: float) -> int:
     end = h.clock_deadline + core.profile.clock_countdown_seconds
     if t >= end:
         core.t = end
+        h.clock_state = core.shift(h.clock_state, ClockState.OFF)
         h.clock_seat = 0
         return seat
     return 0

@@ -7,12 +7,15 @@ event raises nothing: the step carries a :class:`TableError` and the state is un
 Phases, the events each accepts, their handlers and the phases each may lead to are listed
 once, in the transition table (:mod:`controller.rules.transitions`); the only place the
 phase changes is :meth:`TableCore.enter`, which refuses a change the table does not list.
+The hand's sub-states (the floor's hold, the clock, the misdeal call, the burn debt) are
+rows of the same table; their owners change them through :meth:`TableCore.shift`, which
+refuses the same way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from controller.rules import board, handlers, posting, profile_switch, records
 from controller.rules.betting import clock_tick
@@ -38,12 +41,17 @@ from controller.rules.events import (
     ZoneKind,
 )
 from controller.rules.hand import Draw, Hand, Level
-from controller.rules.phases import Phase
+from controller.rules.phases import BurnDebt, ClockState, FloorHold, MisdealCall, Phase
 from controller.rules.profile import Profile
 from controller.rules.seating import Positions, Seat, SeatStatus, next_positions
 from controller.rules.state import TableState, snapshot_of
 from controller.rules.tabledata import TableData, export_table, restore_table
-from controller.rules.transitions import CLOCK_ROWS, PHASES, ROWS
+from controller.rules.transitions import CLOCK_ROWS, NO_EVENT, PHASES, ROWS, SUBSTATES, Transition
+
+# a stored sub-state of the hand (TableCore.shift)
+S = TypeVar("S", FloorHold, ClockState, MisdealCall, BurnDebt)
+# (a module constant: an Enum class's attribute is a Python-level lookup in 3.11)
+_CLOCK_OFF: Final = ClockState.OFF
 
 # Enum members on the per-event path, looked up once: ``Phase.X`` costs a Python-level
 # ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
@@ -108,7 +116,8 @@ class TableCore:
         self.deal_hold = 0
         self.phase = _IDLE
         self._row = ROWS[0]  # the transition table's row of the current phase (IDLE)
-        self._allowed: tuple[Phase, ...] = ()  # where the event being handled may lead
+        # the table's cell of the event being handled (its kind, where it may lead)
+        self._tr: Transition = NO_EVENT
         # the Step of an event that decided nothing, reused while phase and hand stay the same
         self._quiet = Step(_IDLE, hand_no)
         self.where: dict[str, tuple[ZoneKind, int]] = {}
@@ -159,8 +168,8 @@ class TableCore:
             )
         clock: tuple[Decision, ...] = ()
         h = self.hand
-        if h is not None and h.clock_seat:
-            self._allowed = CLOCK_ROWS[PHASES.index(self.phase)]
+        if h is not None and h.clock_state is not _CLOCK_OFF:
+            self._tr = CLOCK_ROWS[PHASES.index(self.phase)]
             try:
                 clock_tick(self, event.t)
             except TableError as err:
@@ -171,7 +180,7 @@ class TableCore:
                 late = f"{kind.__name__} is not accepted while {self.phase.value}"
                 return Step(self.phase, self.hand_no, clock, TableError("not_now", late))
         saved_t = self.t
-        self._allowed = tr.targets
+        self._tr = tr
         try:
             self.t = event.t
             # the row's handler (transitions.HANDLERS: one per kind, in every phase); the
@@ -196,7 +205,7 @@ class TableCore:
                 return Step(self.phase, self.hand_no, clock, err)
             return self._reject(err)
         finally:
-            self._allowed = ()
+            self._tr = NO_EVENT
             if self.coming is not None and kind is not ChipsIn and kind is not ChipsOut:
                 posting.forget_coming(self)  # the table may have changed
         if self.out:
@@ -225,7 +234,7 @@ class TableCore:
     def enter(self, phase: Phase) -> None:
         """Change the phase, if the transition table lets the event being handled do so."""
         if phase is not self.phase:
-            for allowed in self._allowed:
+            for allowed in self._tr.targets:
                 if allowed is phase:
                     break
             else:
@@ -234,6 +243,24 @@ class TableCore:
                     " for this event"
                 )
         self.set_phase(phase)
+
+    def shift(self, old: S, new: S) -> S:
+        """A hand's sub-state changes from ``old`` to ``new`` (the owner module writes what
+        this returns), if the transition table's sub-state rows (``transitions.SUBSTATES``)
+        let the event being handled (or the clock run before it) do so."""
+        if new is not old:
+            targets = SUBSTATES[old].get(self._tr.kind, ())
+            for allowed in targets:
+                if allowed is new:
+                    break
+            else:
+                kind = self._tr.kind
+                why = kind if isinstance(kind, str) else kind.__name__
+                raise LocalError(
+                    f"the transition table has no change {old.value} -> {new.value} for "
+                    f"{why or 'no event'} ({type(old).__name__})"
+                )
+        return new
 
     def set_phase(self, phase: Phase) -> None:
         """Set the phase without the table's check (:meth:`restore` only)."""

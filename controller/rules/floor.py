@@ -15,10 +15,11 @@ functions (``wagers`` does: :func:`oot_ruled`)."""
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.events import ConsoleButton
+from controller.rules.phases import FloorHold
 
 if TYPE_CHECKING:
     from controller.rules.engine import TableCore
@@ -29,6 +30,12 @@ FIRST_SEAT = "first-seat"  # the deal goes on clockwise from the seat that got t
 FOREIGN = "foreign-card"  # the foreign card is taken out and replaced by the next card
 WAITING_DEALT = "waiting-dealt"  # the new player plays the hand dealt to him (entitled.py)
 DEALT_OUT = "dealt-out"  # the seat dealt out has no hand; its blinds stay (entitled.py)
+
+# the sub-states in which the hand is held (Hand.floor_hold is then the kind of hold)
+HOLDS: Final = (FloorHold.HELD, FloorHold.RULING)
+# no hold, no badge: nearly always (a module constant: an Enum class's attribute is a
+# Python-level lookup; ``in HOLDS`` compares by ``==`` after ``is``)
+NO_HOLD: Final = FloorHold.NONE
 
 
 class Ruled(Enum):
@@ -41,20 +48,24 @@ class Ruled(Enum):
     MISDEAL = "misdeal"
 
 
-def hold(h: Hand, kind: str) -> None:
+def hold(core: TableCore, h: Hand, kind: str) -> None:
     """The hand is held for the floor (``kind``: which hold; retrieve.py's too), no badge yet.
-    The hold's state (``floor_hold``, ``floor_badge``) is written here only."""
+    The hold's state (``floor_state``, ``floor_hold``, ``floor_badge``) is written here only
+    (the sub-state through ``TableCore.shift``: the transition table's ``FloorHold`` rows)."""
+    h.floor_state = core.shift(h.floor_state, FloorHold.HELD)
     h.floor_hold = kind
     h.floor_badge = ""
 
 
-def badge_tapped(h: Hand, badge_id: str) -> None:
+def badge_tapped(core: TableCore, h: Hand, badge_id: str) -> None:
+    h.floor_state = core.shift(h.floor_state, FloorHold.RULING)
     h.floor_badge = badge_id
 
 
-def release(h: Hand) -> str:
+def release(core: TableCore, h: Hand) -> str:
     """The hold ends; the badge that ruled it (or "")."""
     who = h.floor_badge
+    h.floor_state = core.shift(h.floor_state, FloorHold.NONE)
     h.floor_hold = h.floor_badge = ""
     return who
 
@@ -64,8 +75,7 @@ def call(
 ) -> None:
     h = core.hand
     assert h is not None
-    h.floor_hold = kind
-    h.floor_badge = ""
+    hold(core, h, kind)
     core.alert(
         code,
         Severity.WARNING,
@@ -79,13 +89,13 @@ def call(
 
 def held(core: TableCore) -> bool:
     h = core.hand
-    return h is not None and h.floor_hold != ""
+    return h is not None and h.floor_state in HOLDS
 
 
 def badge(core: TableCore, badge_id: str) -> None:
     h = core.hand
     assert h is not None
-    h.floor_badge = badge_id
+    badge_tapped(core, h, badge_id)
     core.instruct(f"Floor ({badge_id}): press MISDEAL for a misdeal, ACK to play on")
 
 
@@ -99,8 +109,8 @@ def button(core: TableCore, b: ConsoleButton) -> Ruled:
     if not h.floor_badge:
         core.instruct("The hand is held for the floor: the supervisor's badge first")
         return Ruled.TAKEN
-    who, kind = h.floor_badge, h.floor_hold
-    h.floor_hold = h.floor_badge = ""
+    kind = h.floor_hold
+    who = release(core, h)
     if b is ConsoleButton.MISDEAL:
         _decision(core, who, "misdeal")
         return Ruled.MISDEAL
@@ -141,6 +151,7 @@ def oot_badge(core: TableCore, badge_id: str) -> None:
     "Action out of turn may be binding")."""
     h = core.hand
     assert h is not None
+    h.floor_state = core.shift(h.floor_state, FloorHold.OOT_RULING)
     h.floor_badge = badge_id
     core.instruct(
         f"Floor ({badge_id}): ACK if the action out of turn of seat {h.wager.floor_seat} "
@@ -157,6 +168,9 @@ def oot_ruled(core: TableCore, seat: int, what: str) -> None:
     if not h.floor_badge:
         return
     who, h.floor_badge = h.floor_badge, ""
+    # the badge is taken; a hold the floor was called for meanwhile stays
+    held = h.floor_state is FloorHold.RULING
+    h.floor_state = core.shift(h.floor_state, FloorHold.HELD if held else FloorHold.NONE)
     core.alert(
         AlertCode.FLOOR_DECISION,
         Severity.INFO,

@@ -4,15 +4,22 @@ copy it into frozen values)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from controller.rules.decisions import ActionRecord, Alert
 
 # Phase and Street lived here; they are public now: import them from controller.rules.phases
-from controller.rules.phases import Phase, Street
+from controller.rules.phases import BurnDebt, ClockState, FloorHold, MisdealCall, Phase, Street
 from controller.rules.seating import Positions
 
 __all__ = ["Draw", "Hand", "Level", "Phase", "Player", "Street", "Wager"]
+
+# each sub-state machine's first state, for Hand.__init__ (module constants: an Enum class's
+# attribute is a Python-level lookup in 3.11)
+_CLOCK_OFF: Final = ClockState.OFF
+_NO_MISDEAL_CALL: Final = MisdealCall.NONE
+_NO_BURN_DEBT: Final = BurnDebt.NONE
+_NO_HOLD: Final = FloorHold.NONE
 
 # Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the
 # compiled core builds them natively (see decisions.py).
@@ -142,13 +149,13 @@ class Hand:
     jokers: set[str]
     extra_cards: int
     runout: bool  # all-in: no more betting, board dealt out
-    clock_seat: int
+    clock_state: ClockState  # clock.py (transitions.SUBSTATES)
+    clock_seat: int  # the seat on the clock (0: off)
     clock_deadline: float
-    clock_warned: bool
     # seat -> (amount, bet seen); amount None with presence-only chip sensors
     oot: dict[int, tuple[int | None, int]]
     unconfirmed: dict[int, int]  # blinds posted for an absent seat
-    misdeal_called_t: float
+    misdeal_call: MisdealCall  # the dealer's MISDEAL (misdeal.py)
     odd_chip: bool
     unswept: bool  # chips were bet this street and not yet swept
     burn_credit: int  # burns already made for the street after the coming one
@@ -171,12 +178,13 @@ class Hand:
     # cards first; the board's five alone), six bits each -> score: each evaluated once
     scores: dict[int, int]
     # burn errors followed to the end of the hand (board.py, issue 13)
-    burn_debt: int  # extra burns the coming street needs (000 irreg-12b: a missed burn stood)
+    burn_debt: BurnDebt  # extra burns the coming street needs (000 irreg-12b: a missed burn stood)
     refill: bool  # 004 AR-16: a missed burn restored; the next board card takes its place
     floor_ok: bool  # 002 four-card flop b): the director's badge was tapped for the draw
     void_street: bool  # 003 [L195]: the street's board cards go back; none of them stands
-    floor_hold: str  # floor.py: the hand is held for the floor (the kind of hold), or ""
-    floor_badge: str  # the supervisor's badge tapped for the floor's decision
+    floor_state: FloorHold  # floor.py (transitions.SUBSTATES)
+    floor_hold: str  # held (HELD, RULING): the kind of hold, else ""
+    floor_badge: str  # the supervisor's badge tapped (RULING, OOT_RULING), else ""
     # chips the floor ruled given back mid-hand, seat -> chips (retrieve.py: 002's killed
     # hand, its uncalled bet): the record's uncalled bets returned, with showdown.award's
     given_back: dict[int, int]
@@ -233,12 +241,12 @@ class Hand:
         self.jokers = set()
         self.extra_cards = 0
         self.runout = False
+        self.clock_state = _CLOCK_OFF
         self.clock_seat = 0
         self.clock_deadline = 0.0
-        self.clock_warned = False
         self.oot = {}
         self.unconfirmed = {}
-        self.misdeal_called_t = -1.0
+        self.misdeal_call = _NO_MISDEAL_CALL
         self.odd_chip = False
         self.unswept = False
         self.burn_credit = 0
@@ -256,8 +264,9 @@ class Hand:
         self.shows = {}
         self.show_alerted = set()
         self.scores = {}
-        self.burn_debt = 0
+        self.burn_debt = _NO_BURN_DEBT
         self.refill = self.floor_ok = self.void_street = False
+        self.floor_state = _NO_HOLD
         self.floor_hold = self.floor_badge = ""
         self.given_back = {}
         self.mark = ("", "", 0)

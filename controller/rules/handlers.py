@@ -82,6 +82,7 @@ _HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
 _MUCK_LOC: Final = (ZoneKind.MUCK, 0)
 _BOARD_LOC: Final = (ZoneKind.BOARD, 0)
 _BURN_LOC: Final = (ZoneKind.BURN, 0)
+_NO_HOLD: Final = floor.NO_HOLD  # the floor's sub-state, nearly always
 
 
 # ---------------------------------------------------------------------------- table management
@@ -270,7 +271,8 @@ def chips_in(core: TableCore, e: ChipsIn) -> None:
     p = h.players.get(e.seat)
     if p is None:
         raise TableError("not_in_hand", f"chips from seat {e.seat}, which has no hand")
-    if h.floor_hold:
+    fs = h.floor_state
+    if fs is not _NO_HOLD and fs in floor.HOLDS:
         floor.chips_held(core, e.seat)
     played = betting.chips_checked(core, h, p, e)
     if played is None or not dealing.begin_action(core, h):
@@ -303,7 +305,7 @@ def chips_out(core: TableCore, e: ChipsOut) -> None:
 def button(core: TableCore, e: ButtonPress) -> None:
     b = e.button
     h = core.hand
-    if h is not None and h.floor_hold:
+    if h is not None and h.floor_state is not _NO_HOLD and h.floor_state in floor.HOLDS:
         if retrieve.seat_held(h):
             if retrieve.button(core, h, b):
                 return  # the director's ruling on a folded hand (retrieve.py)
@@ -421,7 +423,7 @@ def badge(core: TableCore, e: BadgeTap) -> None:
         core.dealer = e.badge
         return
     h = core.hand
-    if h is not None and h.floor_hold:
+    if h is not None and h.floor_state in floor.HOLDS:
         if retrieve.seat_held(h):
             retrieve.badge(core, h, e.badge)
         else:

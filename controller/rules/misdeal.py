@@ -8,7 +8,7 @@ from controller.rules import betting, board, clock, player, posting, rounds
 from controller.rules.decisions import AlertCode, Severity
 from controller.rules.errors import TableError
 from controller.rules.hand import Hand, Street
-from controller.rules.phases import Phase
+from controller.rules.phases import MisdealCall, MisdealWindowState, Phase
 from controller.rules.profile import ExposedMisdeal, JokerRule, MisdealWindow
 
 if TYPE_CHECKING:
@@ -137,6 +137,14 @@ def window_open(core: TableCore) -> bool:
     return True  # UNTIL_FLOP
 
 
+def window(core: TableCore) -> MisdealWindowState:
+    """The misdeal window as a sub-state (``transitions.SUBSTATES``; derived, not stored):
+    open while a hand is dealt or bet and :func:`window_open`."""
+    if core.hand is None or core.phase not in ACTIVE or not window_open(core):
+        return MisdealWindowState.CLOSED
+    return MisdealWindowState.OPEN
+
+
 _WINDOW_CLAUSE: Final = {
     MisdealWindow.TWO_AFTER_BLINDS: "000 SECTION 3 MISDEALS 1. [L118]",
     MisdealWindow.SUBSTANTIAL_ACTION: "002 Substantial Action [L109]; TDA 36",
@@ -197,7 +205,7 @@ def misdeal_pressed(core: TableCore) -> None:
     h = core.hand
     if h is None or core.phase not in ACTIVE:
         raise TableError("no_hand", "no hand to call a misdeal on")
-    h.misdeal_called_t = core.t
+    h.misdeal_call = core.shift(h.misdeal_call, MisdealCall.CALLED)
     misdeal_condition(core, AlertCode.MISDEAL, "dealer's console: misdeal", "called by the dealer")
 
 
@@ -279,7 +287,7 @@ def acted_with_joker(core: TableCore, seat: int, amount: int | None) -> bool:
         amount = min(amount, p.stack)
         player.put_in(p, amount)
     player.dead(p)
-    clock.stop(h, seat)
+    clock.stop(core, h, seat)
     rounds.drop_oot(h, seat)
     core.alert(
         AlertCode.DEAD_HAND,

@@ -74,12 +74,12 @@ def last_fold(core: TableCore, h: Hand) -> Player | None:
 def floor_called(core: TableCore) -> bool:
     """FLOOR pressed: right after a fold, hold the hand for the director. True if held."""
     h = core.hand
-    if h is None or h.floor_hold:
+    if h is None or h.floor_state in floor.HOLDS:
         return False
     p = last_fold(core, h)
     if p is None:
         return False
-    floor.hold(h, f"{PREFIX}{p.seat}")
+    floor.hold(core, h, f"{PREFIX}{p.seat}")
     core.alert(
         AlertCode.FLOOR_CALLED,
         Severity.INFO,
@@ -98,7 +98,9 @@ def killed_uncalled(core: TableCore) -> bool:
     hand is held as after FLOOR, and the director's badge and FLOOR (or ACK) rule the fold
     stands and the uncalled part goes back (:func:`button`). True if held."""
     h = core.hand
-    if h is None or h.floor_hold or core.profile.mucked_hand is not _NO_REDRESS:
+    if h is None or (h.floor_state is not floor.NO_HOLD and h.floor_state in floor.HOLDS):
+        return False
+    if core.profile.mucked_hand is not _NO_REDRESS:
         return False
     p = last_fold(core, h)
     if p is None:
@@ -106,7 +108,7 @@ def killed_uncalled(core: TableCore) -> bool:
     back = wagers.killed_uncalled(core, h, p)
     if not back:
         return False
-    floor.hold(h, f"{PREFIX}{p.seat}")
+    floor.hold(core, h, f"{PREFIX}{p.seat}")
     core.alert(
         AlertCode.FLOOR_CALLED,
         Severity.WARNING,
@@ -127,7 +129,7 @@ def badge(core: TableCore, h: Hand, badge_id: str) -> None:
     """The supervisor's badge: show the folded hand to the badge holder."""
     seat = seat_held(h)
     p = h.players[seat]
-    floor.badge_tapped(h, badge_id)
+    floor.badge_tapped(core, h, badge_id)
     cards = " and ".join(core.card_name(t) for t in p.hole)
     n = len(_on_muck(core, p))
     read = (
@@ -148,7 +150,7 @@ def badge(core: TableCore, h: Hand, badge_id: str) -> None:
 def button(core: TableCore, h: Hand, b: ConsoleButton) -> bool:
     """A console button while the hand is held for a retrieval; True if it was the ruling."""
     if b is ConsoleButton.MISDEAL:
-        floor.release(h)
+        floor.release(core, h)
         return False  # judged as the dealer's MISDEAL
     if b is not ConsoleButton.ACK and b is not ConsoleButton.FLOOR:
         return False
@@ -162,10 +164,10 @@ def button(core: TableCore, h: Hand, b: ConsoleButton) -> bool:
         if why:
             core.instruct(f"Seat {p.seat}'s hand cannot be retrieved: {why}", p.seat)
             return True
-        floor.release(h)
+        floor.release(core, h)
         _retrieve(core, h, p, who)
         return True
-    floor.release(h)
+    floor.release(core, h)
     _fold_stands(core, h, p, who)
     return True
 

@@ -21,7 +21,7 @@ from controller.rules.cards import Card
 from controller.rules.decisions import ActionRecord, Alert, HandRecord
 from controller.rules.events import ZoneKind
 from controller.rules.hand import Draw, Hand, Level, Player, Wager
-from controller.rules.phases import Phase, Street
+from controller.rules.phases import BurnDebt, ClockState, FloorHold, MisdealCall, Phase, Street
 from controller.rules.profile import Profile
 from controller.rules.seating import Positions, Seat, SeatStatus
 
@@ -103,12 +103,12 @@ class HandData:
     jokers: frozenset[str]
     extra_cards: int
     runout: bool
+    clock_state: ClockState
     clock_seat: int
     clock_deadline: float
-    clock_warned: bool
     oot: tuple[tuple[int, tuple[int | None, int]], ...]
     unconfirmed: tuple[tuple[int, int], ...]
-    misdeal_called_t: float
+    misdeal_call: MisdealCall
     odd_chip: bool
     unswept: bool
     burn_credit: int
@@ -126,10 +126,11 @@ class HandData:
     show_alerted: frozenset[int] = frozenset()
     scores: tuple[tuple[int, int], ...] = ()  # the showdown's evaluations (Hand.scores)
     # board.py's burn remedies (issue 13)
-    burn_debt: int = 0
+    burn_debt: BurnDebt = BurnDebt.NONE
     refill: bool = False
     floor_ok: bool = False
     void_street: bool = False
+    floor_state: FloorHold = FloorHold.NONE
     floor_hold: str = ""
     floor_badge: str = ""
     given_back: tuple[tuple[int, int], ...] = ()  # retrieve.py

@@ -62,7 +62,7 @@ def card_at_other_seat(core: TableCore, h: Hand, m: Player, n: Player, tag: str)
 
 def _dead(core: TableCore, h: Hand, m: Player, n: Player, at_n: list[str]) -> None:
     player.dead(m)
-    clock.stop(h, m.seat)
+    clock.stop(core, h, m.seat)
     rounds.drop_oot(h, m.seat)
     misdeal.no_replacement(h, m.seat)
     cards = " and ".join(core.card_name(t) for t in at_n)
