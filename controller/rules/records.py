@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules.cards import known_cards
+from controller.rules.cards import Card, known_cards
 from controller.rules.decisions import HandComplete, HandRecord, SeatRecord, ShowRecord
 from controller.rules.hand import Hand
 from controller.rules.seating import clockwise
@@ -56,19 +56,23 @@ def build(core: TableCore, h: Hand) -> HandRecord:
     seats: list[SeatRecord] = []
     for s, p in h.players.items():  # built in seat order (dealing.start_hand)
         seat = seated.get(s)
-        seats.append(
-            SeatRecord(
-                s,
-                seat.player if seat is not None else "",
-                p.start_stack,
-                p.stack,
-                tuple(known_cards(card_of, p.hole)),
-                won.get(s, 0),
-                seat.name if seat is not None else "",
+        # the hole cards known (cards.known_cards, inlined: a call per seat at every hand's end)
+        hole: list[Card] = []
+        for t in p.hole:
+            c = card_of.get(t)
+            if c is not None:
+                hole.append(c)
+        if seat is not None:
+            seats.append(
+                SeatRecord(
+                    s, seat.player, p.start_stack, p.stack, tuple(hole), won.get(s, 0), seat.name
+                )
             )
-        )
+        else:
+            seats.append(SeatRecord(s, "", p.start_stack, p.stack, tuple(hole), won.get(s, 0)))
     # positional, in the fields' order: 23 keywords cost a pure-Python call three times as
     # much (timeit: 3.5 us against 1.1 us)
+    pos = h.pos
     return HandRecord(
         core.table,  # table
         h.hand_no,
@@ -77,15 +81,15 @@ def build(core: TableCore, h: Hand) -> HandRecord:
         core.dealer,
         h.started_t,
         core.t,  # ended_t
-        h.pos.button,
-        h.pos.sb if h.pos.sb in h.players else 0,  # small_blind_seat
-        h.pos.bb,  # big_blind_seat
+        pos.button,
+        pos.sb if pos.sb in h.players else 0,  # small_blind_seat
+        pos.bb,  # big_blind_seat
         h.small_blind,
         h.big_blind,
         h.ante,
         tuple(seats),
         tuple(known_cards(card_of, h.board)),  # board
-        tuple(known_cards(card_of, h.burns)),  # burns
+        tuple(known_cards(card_of, h.burns)) if h.burns else (),  # burns
         tuple(h.actions),
         tuple(pots),
         tuple(h.alerts),
