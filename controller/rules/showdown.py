@@ -433,7 +433,7 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
             pots.insert(0, Pot(dead, everyone))
     # seat -> its place clockwise after the button (the button last), for the odd chip:
     # worked out for the first pot split between several winners (most hands have none)
-    ring: list[int] = []
+    ring: tuple[int, ...] = ()
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
     cards: dict[int, list[Card]] = {}
     if len(live) > 1:
