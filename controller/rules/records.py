@@ -19,7 +19,10 @@ __all__ = ["HandRecord", "build", "complete"]
 def shows(core: TableCore, h: Hand) -> tuple[ShowRecord, ...]:
     """The hands at the showdown in show order (002 [L47]): every live hand, tabled (cards
     speak: the core awards from the cards read), from the first to show clockwise."""
-    live = [s for s, p in h.players.items() if not (p.folded or p.dead)]  # p.live, inlined
+    live: list[int] = []  # (a loop: a comprehension is a call of its own before Python 3.12)
+    for s, p in h.players.items():
+        if not (p.folded or p.dead):  # p.live, inlined
+            live.append(s)
     if len(live) < 2:
         return ()
     street = h.actions[-1].street if h.actions else 0
@@ -113,7 +116,10 @@ def _larger_start_first(s: SeatRecord) -> int:
 def eliminations(core: TableCore, rec: HandRecord) -> None:
     """000-S1-elim-2, 004-TG-27 (K21): players out in the same hand are placed by the chips
     they started the hand with, the larger stack higher; equal starting stacks tie (G5)."""
-    busted = [s for s in rec.seats if s.end_stack == 0]
+    busted: list[SeatRecord] = []  # (a loop, as in shows)
+    for s in rec.seats:
+        if s.end_stack == 0:
+            busted.append(s)
     if not busted:
         return
     out = sorted(busted, key=_larger_start_first)
