@@ -90,21 +90,15 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     lvl = core.level
     seats = core.seats
     players: dict[int, Player] = {}
+    stacks: list[tuple[int, int]] = []  # HandStarted's, in the same pass (no comprehension)
     for s in sorted(dealt):
         stack = seats[s].stack
         players[s] = Player(s, stack, stack)
+        stacks.append((s, stack))
     order = deal_order(pos, dealt, prof.max_seats, prof.heads_up_bb_first_card)
-    h = Hand(
-        hand_no=core.hand_no,
-        deal_no=core.deal_no,
-        pos=pos,
-        started_t=core.t,
-        small_blind=lvl.small_blind,
-        big_blind=lvl.big_blind,
-        ante=lvl.ante,
-        players=players,
-        deal_seq=order + order,
-    )
+    # positional, in Hand.__init__'s order (keywords cost a pure-Python call more: records.py)
+    h = Hand(core.hand_no, core.deal_no, pos, core.t, lvl.small_blind, lvl.big_blind, lvl.ante,
+             players, order + order)  # fmt: skip
     core.carry_alerts(h, redeal)  # a redeal: the cleared deals' alerts come first
     core.hand = h
     core.button_set = False
@@ -116,7 +110,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
             pos.button,
             pos.sb,
             pos.bb,
-            tuple([(s, p.stack) for s, p in players.items()]),
+            tuple(stacks),
             core.t,
         )
     )

@@ -71,10 +71,11 @@ def split(
     Robert's): 125 in 25-chips is 75/50, not 63/62. Chips below ``chip`` that the amount
     still holds go to the next winner in that order. Returns shares and whether a chip was
     odd."""
-    # one winner (most pots): nothing to order, no call of the key
-    ordered = list(winners) if len(winners) == 1 else sorted(winners, key=order_from_button)
-    n = len(ordered)
     unit = chip if chip > 0 else 1
+    if len(winners) == 1:  # most pots: the whole amount, odd if it is not in whole chips
+        return [(winners[0], amount)], amount % unit > 0
+    ordered = sorted(winners, key=order_from_button)
+    n = len(ordered)
     base = amount // (n * unit) * unit
     rest = amount - base * n
     odd, small = divmod(rest, unit)

@@ -431,8 +431,9 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
             pots[0] = Pot(pots[0].amount + dead, everyone)
         else:  # a live seat put in nothing but its ante: the antes are a pot of their own
             pots.insert(0, Pot(dead, everyone))
-    # seat -> its place clockwise after the button (the button last), for the odd chip
-    ring = clockwise(h.pos.button, core.max_seats)
+    # seat -> its place clockwise after the button (the button last), for the odd chip:
+    # worked out for the first pot split between several winners (most hands have none)
+    ring: tuple[int, ...] = ()
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
     cards: dict[int, list[Card]] = {}
     if len(live) > 1:
@@ -453,6 +454,8 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
             name = score_label(best)
         else:
             winners = contenders[:1]
+        if len(winners) > 1 and not ring:
+            ring = clockwise(h.pos.button, core.max_seats)
         shares, odd = split(pot.amount, winners, ring.index, core.profile.smallest_chip)
         h.odd_chip = h.odd_chip or odd
         for s, chips in shares:
