@@ -142,9 +142,9 @@ def _end(proc: subprocess.Popen[bytes], timeout: float = 15) -> None:
             proc.wait(5)
 
 
-def _cpu(pids: list[int], tree: bool) -> float:
-    """User + system CPU seconds of ``pids`` (and, with ``tree``, all their descendants)."""
-    total = 0.0
+def _processes(pids: list[int], tree: bool) -> Iterator[psutil.Process]:
+    """The processes of ``pids`` (and, with ``tree``, all their descendants), each once; a
+    process that is gone is left out."""
     seen: set[int] = set()
     for pid in pids:
         try:
@@ -154,12 +154,18 @@ def _cpu(pids: list[int], tree: bool) -> float:
         except psutil.NoSuchProcess:
             continue
         for p in procs:
-            if p.pid in seen:
-                continue
-            seen.add(p.pid)
-            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-                c = p.cpu_times()
-                total += c.user + c.system
+            if p.pid not in seen:
+                seen.add(p.pid)
+                yield p
+
+
+def _cpu(pids: list[int], tree: bool) -> float:
+    """User + system CPU seconds of ``pids`` (and, with ``tree``, all their descendants)."""
+    total = 0.0
+    for p in _processes(pids, tree):
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            c = p.cpu_times()
+            total += c.user + c.system
     return total
 
 
@@ -168,22 +174,11 @@ def _waited(pids: list[int], tree: bool) -> float:
     runnable but waited for a core (the kernel's ``/proc/PID/task/TID/schedstat``, second
     field): a process that waits long for a core is starved by the machine, not slow."""
     total = 0
-    seen: set[int] = set()
-    for pid in pids:
-        try:
-            procs = [psutil.Process(pid)]
-            if tree:
-                procs += procs[0].children(recursive=True)
-        except psutil.NoSuchProcess:
-            continue
-        for p in procs:
-            if p.pid in seen:
-                continue
-            seen.add(p.pid)
-            with contextlib.suppress(OSError, ValueError, IndexError):
-                for task in Path(f"/proc/{p.pid}/task").iterdir():
-                    with contextlib.suppress(OSError, ValueError, IndexError):
-                        total += int((task / "schedstat").read_text().split()[1])
+    for p in _processes(pids, tree):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for task in Path(f"/proc/{p.pid}/task").iterdir():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    total += int((task / "schedstat").read_text().split()[1])
     return total / 1e9
 
 
