@@ -134,6 +134,17 @@ _APPLIES: Final = {
 }
 
 
+def _length_checks(x: str, lo: Any, hi: Any) -> list[str]:
+    """The lines that check ``len(x)`` against a schema's lower and upper bound (a string's
+    ``minLength``/``maxLength``, an array's ``minItems``/``maxItems``), either absent."""
+    out = []
+    if lo is not None:
+        out.append(f"if len({x}) < {int(lo)}: return False")
+    if hi is not None:
+        out.append(f"if len({x}) > {int(hi)}: return False")
+    return out
+
+
 def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
 
@@ -212,12 +223,7 @@ class _Compiler:
                         f"elif not _in_enum({x}, {self.const(values)}): return False"]  # fmt: skip
             else:
                 out.append(f"if not _in_enum({x}, {self.const(values)}): return False")
-        text = []
-        lo, hi = s.get("minLength"), s.get("maxLength")
-        if lo is not None:
-            text.append(f"if len({x}) < {int(lo)}: return False")
-        if hi is not None:
-            text.append(f"if len({x}) > {int(hi)}: return False")
+        text = _length_checks(x, s.get("minLength"), s.get("maxLength"))
         if "pattern" in s:
             search = self.const(re.compile(s["pattern"]).search)
             text.append(f"if {search}({x}) is None: return False")
@@ -225,12 +231,7 @@ class _Compiler:
         bounds = (("minimum", "<"), ("maximum", ">"))
         guarded("number", [f"if {x} {op} {self.const(s[k])}: return False" for k, op in bounds
                            if k in s])  # fmt: skip
-        array = []
-        lo, hi = s.get("minItems"), s.get("maxItems")
-        if lo is not None:
-            array.append(f"if len({x}) < {int(lo)}: return False")
-        if hi is not None:
-            array.append(f"if len({x}) > {int(hi)}: return False")
+        array = _length_checks(x, s.get("minItems"), s.get("maxItems"))
         if "items" in s:
             item = self.variable()
             array += [f"for {item} in {x}:", *_indent(self.body(s["items"], item) or ["pass"])]
