@@ -22,6 +22,12 @@ sample (aiomqtt QoS 1 publish -> receive through the same mosquitto, TCP_NODELAY
 clients as the daemon's link has): the floor's samples are spread over the same minutes as
 the end-to-end ones, so a stall of the machine falls on both alike.
 
+**The bench's own collector** is kept out of the measured windows (``bench_collector``): this
+process plays the board and the venue's subscriber, and its gen-1 collections (about 1 ms,
+one in 60 events) fell into the end-to-end samples more often than into the shorter floor
+ones; what start-up built is frozen, automatic collection is off during the run, and the
+young generations are collected between two events every ``COLLECT_EVERY``.
+
 **The stages.** The daemon runs with ``RAILGUARD_STAGE_TRACE`` (controller/daemon/trace.py):
 ``time.monotonic_ns()`` stamps at each stage of each alert, written to a file when it stops,
 matched here to the bench's own stamps by the alert id (the bench's ``time.perf_counter`` is
