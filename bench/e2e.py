@@ -22,6 +22,12 @@ sample (aiomqtt QoS 1 publish -> receive through the same mosquitto, TCP_NODELAY
 clients as the daemon's link has): the floor's samples are spread over the same minutes as
 the end-to-end ones, so a stall of the machine falls on both alike.
 
+**The bench's own collector** is kept out of the measured windows (``bench_collector``): this
+process plays the board and the venue's subscriber, and its gen-1 collections (about 1 ms,
+one in 60 events) fell into the end-to-end samples more often than into the shorter floor
+ones; what start-up built is frozen, automatic collection is off during the run, and the
+young generations are collected between two events every ``COLLECT_EVERY``.
+
 **The stages.** The daemon runs with ``RAILGUARD_STAGE_TRACE`` (controller/daemon/trace.py):
 ``time.monotonic_ns()`` stamps at each stage of each alert, written to a file when it stops,
 matched here to the bench's own stamps by the alert id (the bench's ``time.perf_counter`` is
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import statistics
@@ -82,6 +89,7 @@ DEBOUNCE = 2
 BASE = "railguard/v1/t1"
 PLACED_TEXT = "place the button first"
 WARMUP = 20
+COLLECT_EVERY = 50  # events between two collections of this process's (bench_collector)
 
 #: the daemon's stages: (name, from stamp, to stamp); "board" is the bench's write of the
 #: frame, "sub" the subscriber's receipt (docs/performance.md explains each)
@@ -346,17 +354,20 @@ async def daemon_e2e(port: int, events: int, workdir: Path,
     hop = BrokerHop(port)
     try:
         await hop.start()
-        for i in range(events + WARMUP):
-            s = await one_event(table)
-            a, b = await pty.sample(), await hop.sample()  # the floor, between two events
-            if i < WARMUP:
-                continue
-            if s is None:
-                run.timeouts += 1
-            else:
-                run.samples.append(s)
-            run.pty.append(a)
-            run.broker.append(b)
+        with bench_collector():
+            for i in range(events + WARMUP):
+                s = await one_event(table)
+                a, b = await pty.sample(), await hop.sample()  # the floor, between events
+                if i % COLLECT_EVERY == 0:
+                    gc.collect(1)  # nothing is measured now: no alert in flight
+                if i < WARMUP:
+                    continue
+                if s is None:
+                    run.timeouts += 1
+                else:
+                    run.samples.append(s)
+                run.pty.append(a)
+                run.broker.append(b)
         run.daemon_alive = table.daemon.alive()
         if run.daemon_alive:  # the daemon's CPU over the whole run, start-up included
             cpu = psutil.Process(table.daemon.pid).cpu_times()
@@ -366,6 +377,24 @@ async def daemon_e2e(port: int, events: int, workdir: Path,
         await hop.stop()
         run.stages = await close_table(table)
     return run
+
+
+@contextmanager
+def bench_collector() -> Iterator[None]:
+    """This process's garbage collector kept out of the measured windows: what start-up
+    built frozen, automatic collections off, and a collection of the young generations run
+    between two events every ``COLLECT_EVERY`` (``daemon_e2e``). The bench plays the board
+    and the venue's subscriber, which collect no garbage of the daemon's making: left on,
+    its collections (a gen-1 one about 1 ms, one in 60 events) fell into the end-to-end
+    samples more often than into the shorter floor ones."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def direct(stamps: dict[str, int] | None) -> bool:

@@ -19,7 +19,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from controller.daemon import recovery
@@ -50,9 +50,10 @@ from controller.rules.events import (
     Event,
     Tick,
 )
-from controller.rules.handlog import encode_event
+from controller.rules.handlog import encode_event, encode_start
 from controller.rules.phases import ClockState, Phase
 from controller.rules.state import TableState
+from controller.rules.tabledata import TableData
 from firmware_bridge.gpio import Indicators
 
 log = logging.getLogger("railguard.daemon")
@@ -128,23 +129,24 @@ def clock_running(core: TableCore) -> bool:
 async def core_task(d: CoreHost) -> None:
     """The queue's only consumer. While a player is on the clock and nothing else
     happens, a :class:`Tick` every ``tick_interval`` seconds lets the core rule on the
-    countdown and the clock running out on time."""
+    countdown and the clock running out on time.
+
+    The task waits on the queue itself (``Queue.get`` under ``asyncio.timeout``, none while
+    no clock runs): an event put on the queue wakes it on the loop's next turn (a getter
+    task under ``asyncio.wait`` took three turns, each a trip through the selector, on every
+    alert's path: bench/e2e.py, docs/performance.md). A timeout leaves the queue as it was:
+    ``Queue.get`` takes an item off only when it resumes. Nothing cancels this task but the
+    daemon's stop, so its cancel count is 0 and ``asyncio.timeout`` on 3.11 turns its own
+    cancel into ``TimeoutError``."""
     d.publish_state()
-    getter: asyncio.Future[Item] | None = None
-    try:
-        while True:
-            if getter is None:
-                getter = asyncio.ensure_future(d.queue.get())
-            timeout = d.tick_interval if clock_running(d.core) else None
-            done, _ = await asyncio.wait({getter}, timeout=timeout)
-            if not done:
-                serve(d, Item(Tick(d.clock.monotonic()), "clock"))
-                continue
-            item, getter = getter.result(), None
-            serve(d, item)
-    finally:
-        if getter is not None:
-            getter.cancel()
+    while True:
+        try:
+            async with asyncio.timeout(d.tick_interval if clock_running(d.core) else None):
+                item = await d.queue.get()
+        except TimeoutError:
+            serve(d, Item(Tick(d.clock.monotonic()), "clock"))
+            continue
+        serve(d, item)
 
 
 def serve(d: CoreHost, item: Item) -> None:
@@ -182,9 +184,11 @@ def handle(d: CoreHost, item: Item) -> Step:
     if ev.t < core.t:  # a reading confirmed after a later command: keep time monotonic
         ev = replace(ev, t=core.t)
     before = core.hand_no
-    pre = None
+    # the table before an event that may start a hand, for the hand's first log entry
+    # (recovery.capture); encoded only if a hand did start (most such events start none)
+    pre: tuple[TableData, float] | None = None
     if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, PHYSICAL):
-        pre = recovery.capture(core, utc(d.clock).isoformat())
+        pre = core.export(), d.clock.wall()
     tr = d.trace
     if tr is not None and tr.event is not None:
         tr.event.append(now_ns())
@@ -195,6 +199,12 @@ def handle(d: CoreHost, item: Item) -> Step:
     d.stats.events += 1
     hid = d.hand_id(core.hand_no) if core.hand_no else "-"
     if step.rejected is not None:
+        # the rejection's traceback holds the rules core's frames, and through their
+        # callers' this frame and serve()'s, whose locals hold the step that holds the
+        # rejection: a reference cycle only the garbage collector frees, about 20 objects a
+        # rejection, so a gen-0 collection of 0.2-0.3 ms on the daemon's loop every dozen
+        # rejected events (docs/performance.md). Nothing reads the traceback.
+        step.rejected.__traceback__ = None
         d.stats.rejected += 1
         what = f"event={type(ev).__name__} source={item.source} rejected={step.rejected.code}"
         if isinstance(ev, PHYSICAL):  # one log line, the alert's (bench/e2e.py)
@@ -231,7 +241,8 @@ def handle(d: CoreHost, item: Item) -> Step:
         d.table_write(lambda st: st.put("hand_counter", n, durable=True),
                       f"hand={hid} hand counter")  # fmt: skip
         if pre is not None:
-            log_event(d, n, pre)
+            started = datetime.fromtimestamp(pre[1], UTC).isoformat()  # as utc(d.clock)
+            log_event(d, n, encode_start(pre[0], started))
     if isinstance(ev, PHYSICAL) and (
         core.phase in recovery.LIVE or completed or core.redeal_pending
     ):

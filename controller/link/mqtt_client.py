@@ -64,22 +64,34 @@ class Client(aiomqtt.Client):
         """Hand a message to paho and write it to the socket now, without waiting for the
         event loop's next turn (aiomqtt's ``publish`` leaves the write to a writer callback
         of the loop); :meth:`wait_published` then waits for the broker's PUBACK.
-        ``MqttCodeError`` if paho refused it (not connected, its queue full)."""
+        ``MqttCodeError`` if paho refused it (not connected, its queue full).
+
+        paho's publish asks aiomqtt for a writer callback, which aiomqtt adds on the loop's
+        next turn (``call_soon_threadsafe``: a write to the loop's wake-up socket before the
+        message's own, a turn of the loop to add the callback, then one to drop it again,
+        since the message was written here by then). Told that a writer is registered
+        already while it queues the message, paho asks for none; the write below then
+        registers one only if bytes are left over (a full socket buffer), as paho does."""
         paho = self._client
-        info = paho.publish(topic, payload, qos, retain)
+        registered = paho._registered_write
+        paho._registered_write = True  # no writer callback for the write done here
+        try:
+            info = paho.publish(topic, payload, qos, retain)
+        finally:
+            paho._registered_write = registered
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             raise aiomqtt.MqttCodeError(info.rc, "Could not publish message")
         # what paho does itself outside an external loop (Client._packet_queue); a socket
-        # error here is the reader's to report
+        # error here is the reader's to report. It registers aiomqtt's writer callback if
+        # paho still has bytes to write (and drops one no longer needed)
         with contextlib.suppress(OSError):
             paho.loop_write()
         sock = paho.socket()
-        if sock is not None:
-            # paho's publish asked aiomqtt for a writer callback, which aiomqtt adds on the
-            # loop's next turn (call_soon_threadsafe), after the write above has already
-            # unregistered it: left there, the callback would run on every turn of the
-            # loop while the socket is writable (a busy loop). Drop it after that add,
-            # unless paho still has bytes to write by then.
+        if registered and sock is not None:
+            # a writer callback asked for before this call (another publish's) may still
+            # be on its way to the loop: the write above found it not added yet, and once
+            # added it would run on every turn while the socket is writable (a busy loop).
+            # Drop it after that add, unless paho still has bytes to write by then.
             self._loop.call_soon(self._drop_idle_writer, sock.fileno())
         return info
 
