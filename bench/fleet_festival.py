@@ -141,31 +141,30 @@ gc.callbacks.append(_cb)
 
 def gc_window(path: Path, start: float, end: float) -> dict[str, Any] | None:
     """The console's collections in the dealing window, from the probe's ``gc.jsonl``: the
-    difference of the last ``totals`` lines before ``start`` and before ``end`` (each at most
-    a second stale), and the slow or full collections logged between them."""
+    difference of the last ``totals`` lines before ``start`` and before ``end`` (a totals
+    line is written at a collection at most once a second: the collections of up to a second
+    before either may fall on the other side), and the slow or full collections logged
+    between them. Per second: of the window."""
     if not path.exists():
         return None
     lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
     totals = [x for x in lines if x.get("totals")]
     before = [x for x in totals if x["wall"] <= start]
     after = [x for x in totals if x["wall"] <= end]
-    if not before or not after or after[-1] is before[-1]:
+    if not before or not after:
         return None
     b, e = before[-1], after[-1]
-    span = e["wall"] - b["wall"]
-    full = [x for x in lines if not x.get("totals") and b["wall"] < x["wall"] <= e["wall"]
-            and x["gen"] == 2]  # fmt: skip
-    slow = [x for x in lines if not x.get("totals") and b["wall"] < x["wall"] <= e["wall"]
-            and x["ms"] >= 10]  # fmt: skip
+    logged = [x for x in lines if not x.get("totals") and start < x["wall"] <= end]
+    full = [x for x in logged if x["gen"] == 2]
+    paused = [round(e["ms"][g] - b["ms"][g], 1) for g in range(3)]
     return {
-        "span_s": round(span, 1),
         "collections": [e["n"][g] - b["n"][g] for g in range(3)],
-        "pause_ms": [round(e["ms"][g] - b["ms"][g], 1) for g in range(3)],
-        "pause_ms_per_s": round(sum(e["ms"][g] - b["ms"][g] for g in range(3)) / span, 2),
-        "cpu_s": round(e["cpu"] - b["cpu"], 3),
+        "pause_ms": paused,
+        "pause_ms_per_s": round(sum(paused) / (end - start), 2),
         "full_ms_max": max((x["ms"] for x in full), default=None),
         "full_objects_max": max((x["objects"] for x in full), default=None),
-        "slow": len(slow),
+        "slow": sum(x["ms"] >= 10 for x in logged),
+        "young_collected_max": max((x["collected"] for x in logged if x["gen"] < 2), default=None),
         "frozen": e.get("frozen"),
         "threshold": e.get("threshold"),
     }
