@@ -48,7 +48,12 @@ Measured:
 - run-queue wait per process (the kernel's schedstat, all threads, over the dealing window;
   the tables' workers too), in seconds per second: the time a process was ready to run and
   waited for a core. CPU plus wait near 1.0 for a one-threaded process means it was busy
-  the whole time: with a small CPU share, the machine starved it.
+  the whole time: with a small CPU share, the machine starved it;
+- the console's CPU seconds per 1,000 messages sent to it (with ``--replay``: the replayers
+  count the state, events, alerts and status messages they publish); and with
+  ``--console-gc`` its garbage collections over the dealing window (``console_gc``: per
+  generation the collections and their pauses, the longest full one and the objects it
+  walked; from the probe's ``gc.jsonl``, see :func:`gc_window`).
 Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
 Each alert's clocks are left in the work directory (``alerts.json``).
 """
