@@ -17,6 +17,9 @@ the release to the last message, per message, for each way of receiving, in the 
 - ``qos1``: the console as it is but subscribed to every topic at QoS 1;
 - ``after``: the console as it is (controller/floor/link.py, stream.py).
 
+``--rate R`` (issue 23): the publisher paces the messages at R a second while the console
+runs, instead: a console that keeps up, woken for nearly every message.
+
 Prints one JSON object: µs per message of each (the best of ``--rounds``) and the ratios.
 """
 
@@ -44,14 +47,20 @@ from controller.link.config import BrokerConfig  # noqa: E402
 from hwsim.broker import broker_with_config, free_port  # noqa: E402
 
 PUBLISHER = """
-import json, sys
+import json, sys, time
 import paho.mqtt.client as mqtt
 msgs = json.load(open(sys.argv[2]))
+rate = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="fleet")
 c.max_inflight_messages_set(1000)
 c.connect("127.0.0.1", int(sys.argv[1]))
 c.loop_start()
-infos = [c.publish(t, p.encode(), qos=1) for t, p in msgs]
+t0 = time.time()
+infos = []
+for i, (t, p) in enumerate(msgs):
+    if rate:
+        time.sleep(max(0.0, t0 + i / rate - time.time()))
+    infos.append(c.publish(t, p.encode(), qos=1))
 for i in infos:
     i.wait_for_publish(60)
 c.disconnect(); c.loop_stop()
@@ -69,7 +78,10 @@ def fleet_messages(count: int, tables: int) -> list[tuple[str, str]]:
     return out
 
 
-async def one(variant: str, port: int, msgs_file: Path) -> tuple[float, int]:
+async def one(variant: str, port: int, msgs_file: Path, rate: float = 0.0
+              ) -> tuple[float, int]:  # fmt: skip
+    """``rate``: the publisher paces the messages at this many a second while the console
+    runs (a console that keeps up), instead of a backlog published while it is held."""
     batch = floor_link.READ_BATCH
     room = Room()
     frames = Frames()
@@ -100,14 +112,22 @@ async def one(variant: str, port: int, msgs_file: Path) -> tuple[float, int]:
         await asyncio.wait_for(link.connected.wait(), 10)
         floor_link.TOPICS, floor_link.shown_event = topics, shown  # subscribed: restore
         floor_link.READ_BATCH = batch
-        # the loop is held while the fleet publishes: the backlog waits at the broker
-        subprocess.run([sys.executable, "-c", PUBLISHER, str(port), str(msgs_file)], check=True)
-        t0 = time.process_time()
+        argv = [sys.executable, "-c", PUBLISHER, str(port), str(msgs_file)]
+        if rate:
+            t0 = time.process_time()
+            pub = await asyncio.create_subprocess_exec(*argv, str(rate))
+        else:
+            # the loop is held while the fleet publishes: the backlog waits at the broker
+            subprocess.run(argv, check=True)
+            t0 = time.process_time()
         while "v1/end" not in room.tiles:
-            await asyncio.sleep(0)
+            await asyncio.sleep(0.01 if rate else 0)  # paced: not a spin beside the console
             if stream.frames:
                 stream.frames.clear()  # an open stream, always read
-        return time.process_time() - t0, len(room.tiles)
+        spent = time.process_time() - t0
+        if rate:
+            await pub.wait()
+        return spent, len(room.tiles)
     finally:
         await link.stop()
 
@@ -117,6 +137,9 @@ def main() -> int:
     ap.add_argument("--messages", type=int, default=20_000)
     ap.add_argument("--tables", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=2, help="each variant, alternating")
+    ap.add_argument("--rate", type=float, default=0.0,
+                    help="messages a second, paced while the console runs (default: a"
+                    " backlog published while it is held)")  # fmt: skip
     args = ap.parse_args()
     msgs = fleet_messages(args.messages, args.tables)
     cpu: dict[str, list[float]] = {"before": [], "qos1": [], "after": []}
@@ -129,11 +152,11 @@ def main() -> int:
                 body = (f"listener {port} 127.0.0.1\nallow_anonymous true\n"
                         "max_queued_messages 0\nmax_inflight_messages 0\n")  # fmt: skip
                 with broker_with_config(body, [port]):
-                    spent, tiles = asyncio.run(one(variant, port, msgs_file))
+                    spent, tiles = asyncio.run(one(variant, port, msgs_file, args.rate))
                 assert tiles == min(args.tables, args.messages // 63 + 1) + 1, tiles
                 spent_list.append(spent / len(msgs))
     us = {k: round(min(v) * 1e6, 1) for k, v in cpu.items()}
-    print(json.dumps({"messages": len(msgs), "tables": args.tables,
+    print(json.dumps({"messages": len(msgs), "tables": args.tables, "rate": args.rate,
                       **{f"{k}_us_per_message": v for k, v in us.items()},
                       "ratio_qos1_to_before": round(us["qos1"] / us["before"], 2),
                       "ratio_after_to_before": round(us["after"] / us["before"], 2)}))  # fmt: skip

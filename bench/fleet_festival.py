@@ -48,7 +48,12 @@ Measured:
 - run-queue wait per process (the kernel's schedstat, all threads, over the dealing window;
   the tables' workers too), in seconds per second: the time a process was ready to run and
   waited for a core. CPU plus wait near 1.0 for a one-threaded process means it was busy
-  the whole time: with a small CPU share, the machine starved it.
+  the whole time: with a small CPU share, the machine starved it;
+- the console's CPU seconds per 1,000 messages sent to it (with ``--replay``: the replayers
+  count the state, events, alerts and status messages they publish); and with
+  ``--console-gc`` its garbage collections over the dealing window (``console_gc``: per
+  generation the collections and their pauses, the longest full one and the objects it
+  walked; from the probe's ``gc.jsonl``, see :func:`gc_window`).
 Wall clocks are this machine's one clock, so the differences are honest to a millisecond.
 Each alert's clocks are left in the work directory (``alerts.json``).
 """
@@ -107,22 +112,67 @@ scan();
 
 # The console's garbage collections, timed from inside it without changing it: a
 # sitecustomize module on its PYTHONPATH (``--console-gc``) appends one JSON line per
-# collection that took 10 ms or more, or of the oldest generation, to gc.jsonl.
+# collection that took 10 ms or more, or of the oldest generation, to gc.jsonl; and, at most
+# once a second, a ``totals`` line: every collection so far by generation (count, ms) and
+# the process's CPU seconds, so that the bench takes the dealing window's share.
 GC_PROBE = """
 import gc, json, os, time
 _out = open(os.environ["RG_GC_PROBE"], "a", buffering=1)
-_t = [0.0]
+_t = [0.0, 0.0]
+_n = [0, 0, 0]
+_ms = [0.0, 0.0, 0.0]
 def _cb(phase, info):
     if phase == "start":
         _t[0] = time.perf_counter()
         return
     d = time.perf_counter() - _t[0]
-    if d >= 0.01 or info["generation"] == 2:
-        _out.write(json.dumps({"wall": time.time(), "gen": info["generation"],
-                               "ms": round(d * 1e3, 2), "collected": info["collected"],
-                               "objects": len(gc.get_objects(info["generation"]))}) + "\\n")
+    g = info["generation"]
+    _n[g] += 1
+    _ms[g] += d * 1e3
+    now = time.time()
+    if d >= 0.01 or g == 2:
+        _out.write(json.dumps({"wall": now, "gen": g, "ms": round(d * 1e3, 2),
+                               "collected": info["collected"],
+                               "objects": len(gc.get_objects(g))}) + "\\n")
+    if now - _t[1] >= 1.0:
+        _t[1] = now
+        _out.write(json.dumps({"wall": now, "totals": True, "n": _n,
+                               "ms": [round(x, 2) for x in _ms], "cpu": time.process_time(),
+                               "frozen": gc.get_freeze_count(),
+                               "threshold": gc.get_threshold()}) + "\\n")
 gc.callbacks.append(_cb)
 """
+
+
+def gc_window(path: Path, start: float, end: float) -> dict[str, Any] | None:
+    """The console's collections in the dealing window, from the probe's ``gc.jsonl``: the
+    difference of the last ``totals`` lines before ``start`` and before ``end`` (a totals
+    line is written at a collection at most once a second: the collections of up to a second
+    before either may fall on the other side), and the slow or full collections logged
+    between them. Per second: of the window."""
+    if not path.exists():
+        return None
+    lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    totals = [x for x in lines if x.get("totals")]
+    before = [x for x in totals if x["wall"] <= start]
+    after = [x for x in totals if x["wall"] <= end]
+    if not before or not after:
+        return None
+    b, e = before[-1], after[-1]
+    logged = [x for x in lines if not x.get("totals") and start < x["wall"] <= end]
+    full = [x for x in logged if x["gen"] == 2]
+    paused = [round(e["ms"][g] - b["ms"][g], 1) for g in range(3)]
+    return {
+        "collections": [e["n"][g] - b["n"][g] for g in range(3)],
+        "pause_ms": paused,
+        "pause_ms_per_s": round(sum(paused) / (end - start), 2),
+        "full_ms_max": max((x["ms"] for x in full), default=None),
+        "full_objects_max": max((x["objects"] for x in full), default=None),
+        "slow": sum(x["ms"] >= 10 for x in logged),
+        "young_collected_max": max((x["collected"] for x in logged if x["gen"] < 2), default=None),
+        "frozen": e.get("frozen"),
+        "threshold": e.get("threshold"),
+    }
 
 
 def _spawn(argv: list[str], log: Path, env: dict[str, str] | None = None
@@ -418,12 +468,14 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         sys0, load0 = psutil.cpu_times(), os.getloadavg()
         _wait_files(work, "dealt", len(workers), a.seconds + 120, workers)
         wall = time.time() - start
+        console_cpu_s = _cpu(*groups["console"]) - cpu0["console"] if "console" in groups else 0.0
         cpu = {k: round((_cpu(pids, tree) - cpu0[k]) / wall, 3) for k, (pids, tree) in
                groups.items()}  # fmt: skip
         cpu["tables"] = round(sum(float(p.read_text()) for p in work.glob("dealt-*")) / wall, 3)
         waited = {k: round((_waited(pids, tree) - wait0[k]) / wall, 3) for k, (pids, tree) in
                   waits.items()}  # fmt: skip
         sys1 = psutil.cpu_times()
+        end = time.time()
         busy = sum(sys1) - sum(sys0) - (sys1.idle - sys0.idle) - (sys1.iowait - sys0.iowait)
         for w in workers:
             w.wait(a.seconds + 180)
@@ -454,6 +506,8 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
     brokered = [at_broker[k] - t for k, t in published.items() if k in at_broker]
     consoled = [sent[k] - at_broker[k] for k in published if k in sent and k in at_broker]
     late = [r for r in results if r.get("late_p99_ms") is not None]
+    to_console = sum(r.get("to_console", 0) for r in results) if results and all(
+        "to_console" in r for r in results) else None  # fmt: skip
     out: dict[str, Any] = {
         "tables": a.tables, "tables_mode": "replay" if a.replay else "daemon",
         "server_nice": a.server_nice,
@@ -483,6 +537,10 @@ def festival(a: argparse.Namespace, work: Path) -> dict[str, Any]:
         "broker_stream_p50_ms": round(statistics.median(consoled) * 1e3, 1) if consoled else None,
         "broker_stream_p99_ms": round(pct(consoled, 0.99) * 1e3, 1) if consoled else None,
         "loggers_alive_at_end": sum(alive),
+        "console_messages": to_console,
+        "console_cpu_s_per_1000": round(console_cpu_s / to_console * 1e3, 4)
+        if to_console and "console" in cpu else None,
+        "console_gc": gc_window(work / "gc.jsonl", start, end) if a.console_gc else None,
         "cpu_cores": cpu,
         "runqueue_wait_s_per_s": waited,
         "machine_busy_cores": round(busy / wall, 2),

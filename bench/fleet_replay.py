@@ -178,6 +178,7 @@ async def main_async(a: argparse.Namespace) -> None:
     alerts: dict[str, float] = {}
     late: list[float] = []
     states = 0
+    to_console = 0  # the messages of the console's topics (state, events, alerts, status)
     for at, k, m in schedule:
         due = start + at
         wait = due - time.time()
@@ -198,6 +199,8 @@ async def main_async(a: argparse.Namespace) -> None:
                 submitted.append(found.group(1).decode())
         elif topic.endswith("/state"):
             states += 1
+        if topic.endswith(("/state", "/events", "/alerts", "/status")):
+            to_console += 1
         if wait <= 0.001:
             await asyncio.sleep(0)  # let the sockets be served between late messages
     await asyncio.sleep(max(0.0, start + a.seconds - time.time()))
@@ -215,6 +218,7 @@ async def main_async(a: argparse.Namespace) -> None:
         "states": states,
         "pending": 0,
         "messages": len(schedule),
+        "to_console": to_console,
         "late_p50_ms": round(statistics.median(late) * 1e3, 2) if late else None,
         "late_p99_ms": round(sorted(late)[int(0.99 * (len(late) - 1))] * 1e3, 2) if late else None,
     }

@@ -38,6 +38,7 @@ from typing import Any
 
 from aiohttp import web
 
+from controller.floor import gc_tune
 from controller.floor.app import make_app
 from controller.floor.auth import Sessions, hash_password, load_users
 from controller.floor.console import Console
@@ -145,10 +146,12 @@ async def stop(runner: web.AppRunner, console: Console) -> None:
 
 async def _serve(cfg: FloorConfig) -> None:
     runner, console = await start(cfg)
+    gc_tune.after_start()  # start-up's objects out of the collector's way (issue 23)
+    loop = asyncio.get_running_loop()
+    loop.call_later(gc_tune.LOADED_S, gc_tune.after_load)
     scheme = "https" if cfg.cert_file else "http"
     print(f"floor console on {scheme}://{cfg.listen}:{cfg.port}/", file=sys.stderr, flush=True)
     done = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, done.set)

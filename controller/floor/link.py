@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import heapq
-import itertools
 import json
 import logging
 import select
 import time
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import aiomqtt
 from paho.mqtt.enums import MQTTErrorCode
+from paho.mqtt.matcher import MQTTMatcher
 
 from controller.floor.room import Room, parse_topic
 from controller.link.config import BrokerConfig
@@ -48,20 +48,51 @@ def shown_event(raw: bytes) -> bool:
 
 
 class AlertsFirst(asyncio.Queue[aiomqtt.Message]):
-    """The client's incoming queue: alerts and command responses first, the rest in order."""
+    """The client's incoming queue: alerts and command responses first, the rest in order.
 
-    # asyncio.Queue's storage hooks, as asyncio.PriorityQueue overrides them (qsize and empty
-    # read self._queue)
+    Two FIFO deques, the urgent one read first (until issue 23 a heap of ``(priority, n,
+    message)`` tuples: a tuple, a counter step and two heap operations a message, the tuples
+    then walked by the garbage collector while a backlog waited)."""
+
+    # asyncio.Queue's storage hooks; qsize and empty read self._queue, so they count both
     def _init(self, maxsize: int) -> None:
-        self._queue: list[tuple[int, int, aiomqtt.Message]] = []
-        self._order = itertools.count()
+        self._queue: deque[aiomqtt.Message] = deque()
+        self._urgent: deque[aiomqtt.Message] = deque()
 
     def _put(self, item: aiomqtt.Message) -> None:
-        urgent = item.topic.value.endswith(URGENT)
-        heapq.heappush(self._queue, (0 if urgent else 1, next(self._order), item))
+        if item.topic.value.endswith(URGENT):
+            self._urgent.append(item)
+        else:
+            self._queue.append(item)
 
     def _get(self) -> aiomqtt.Message:
-        return heapq.heappop(self._queue)[2]
+        return self._urgent.popleft() if self._urgent else self._queue.popleft()
+
+    def qsize(self) -> int:
+        return len(self._queue) + len(self._urgent)
+
+    def empty(self) -> bool:
+        return not (self._urgent or self._queue)
+
+
+class _TopicCallbacks(MQTTMatcher):
+    """paho's per-topic callbacks (``message_callback_add``), of which the console has none:
+    paho asks them for every message it receives (``_handle_on_message``), and
+    ``MQTTMatcher.iter_match`` makes a recursive closure each time, a reference cycle (a
+    function, its cells, a tuple and a list) that only the garbage collector frees: at a
+    500-table festival 11,000 objects a second, its young collections' whole work (issue 23,
+    docs/performance.md "The festival fleet"). With no callback added none is looked for."""
+
+    def iter_match(self, topic: str) -> Iterator[Any]:
+        if not self._root._children:
+            return iter(())
+        return cast("Iterator[Any]", super().iter_match(topic))  # type: ignore[no-untyped-call]
+
+
+def no_topic_callbacks(client: aiomqtt.Client) -> None:
+    """Give the client's paho client a :class:`_TopicCallbacks` (before any is added)."""
+    paho = client._client  # as controller/link/config.py sets the will
+    setattr(paho, "_on_message_filtered", _TopicCallbacks())  # type: ignore[no-untyped-call]  # noqa: B010
 
 
 #: packets read from the socket, at most, each time it is readable
@@ -125,6 +156,7 @@ class FloorLink:
                 f"railguard-floor-{uuid.uuid4().hex[:8]}", queue_type=AlertsFirst
             )
             read_what_is_there(client)
+            no_topic_callbacks(client)
             try:
                 async with client:
                     for t, qos in TOPICS:

@@ -15,6 +15,7 @@ event) leaves it.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from collections import deque
@@ -37,6 +38,7 @@ FEED_SIZE = 200
 OPEN_ALERTS = 100
 
 
+@functools.lru_cache(maxsize=4096)  # a room's topics recur (issue 23: 2-3 % of the console's CPU)
 def parse_topic(topic: str) -> tuple[str, str, str] | None:
     """(venue, table, kind) of ``railguard/<venue>/<table>/<kind>``, else None."""
     parts = topic.split("/")
@@ -74,12 +76,23 @@ class Tile:
                 "alerts": list(self.alerts.values())}  # fmt: skip
 
 
+_SEAT_KEYS = frozenset(SEAT_FIELDS)
+LEVEL_FIELDS = ("level", "small_blind", "big_blind", "ante")
+_LEVEL_KEYS = frozenset(LEVEL_FIELDS)
+
+
 def _state_view(body: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {k: body.get(k) for k in STATE_FIELDS}
+    """The tile's copy of a state payload: the whitelisted fields. A seat or level object
+    whose keys are all whitelisted (every one a table publishes) is kept as parsed rather
+    than copied key by key, and so is the seats list when every seat is (issue 23: a fifth
+    of the console's work per state was these copies); the payload is the room's, parsed
+    afresh for each message."""
+    out: dict[str, Any] = dict(zip(STATE_FIELDS, map(body.get, STATE_FIELDS), strict=True))
     for key in ("level", "pending_level"):  # in force; set for the next hand (G11)
         level = body.get(key)
         if isinstance(level, dict):
-            out[key] = {k: level.get(k) for k in ("level", "small_blind", "big_blind", "ante")}
+            out[key] = (level if level.keys() == _LEVEL_KEYS
+                        else {k: level.get(k) for k in LEVEL_FIELDS})  # fmt: skip
     storage = body.get("storage")  # the table's own store; absent from older tables
     if isinstance(storage, dict):
         out["storage"] = {"health": storage.get("health"),
@@ -88,8 +101,13 @@ def _state_view(body: dict[str, Any]) -> dict[str, Any]:
     else:
         out["storage"] = None
     out["board_cards"] = len(body.get("board") or [])
-    out["seats"] = [{k: s.get(k) for k in SEAT_FIELDS if k in s}
-                    for s in body.get("seats", []) if isinstance(s, dict)]  # fmt: skip
+    seats = body.get("seats", [])
+    for s in seats:
+        if not (isinstance(s, dict) and s.keys() <= _SEAT_KEYS):
+            seats = [s if s.keys() <= _SEAT_KEYS else {k: s[k] for k in SEAT_FIELDS if k in s}
+                     for s in seats if isinstance(s, dict)]  # fmt: skip
+            break
+    out["seats"] = seats
     return out
 
 

@@ -83,4 +83,32 @@ def test_fleet_festival_replay_counts_what_the_replayed_tables_published(tmp_pat
     assert all(c["published"] <= min(c["broker"], c["stream"]) <= c["stream_tile"]
                for c in clocks.values()), clocks  # fmt: skip
     assert (tmp_path / "gc.jsonl").exists()  # the console ran with the collector probe
+    gc = r["console_gc"]  # the probe's totals over the dealing window
+    assert gc is not None and len(gc["collections"]) == 3 and gc["frozen"] > 0, gc
+    assert r["console_messages"] > 0 and r["console_cpu_s_per_1000"] > 0, r
     assert set(r["cpu_cores"]) == {"broker", "postgres", "logger-0", "console", "tables", "bench"}
+
+
+def test_gc_window_takes_the_totals_around_the_dealing(tmp_path: Path) -> None:
+    """The collections of the window: the last totals line before its start and before its
+    end; the full and slow collections logged inside it."""
+    from bench.fleet_festival import gc_window
+
+    lines = [
+        {"wall": 9.0, "totals": True, "n": [5, 1, 0], "ms": [1.0, 2.0, 0.0]},
+        {"wall": 12.0, "gen": 2, "ms": 30.0, "collected": 4, "objects": 900},
+        {"wall": 12.0, "totals": True, "n": [50, 5, 1], "ms": [11.0, 7.0, 30.0]},
+        {"wall": 13.0, "gen": 0, "ms": 12.0, "collected": 700, "objects": 0},
+        {"wall": 13.0, "totals": True, "n": [60, 5, 1], "ms": [25.0, 7.0, 30.0],
+         "frozen": 40000, "threshold": [10000, 10, 10]},
+        {"wall": 25.0, "totals": True, "n": [99, 9, 9], "ms": [99.0, 99.0, 99.0]},
+    ]  # fmt: skip
+    path = tmp_path / "gc.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    w = gc_window(path, 10.0, 20.0)
+    assert w is not None
+    assert w["collections"] == [55, 4, 1] and w["pause_ms"] == [24.0, 5.0, 30.0]
+    assert w["pause_ms_per_s"] == 5.9 and w["full_ms_max"] == 30.0
+    assert w["full_objects_max"] == 900 and w["slow"] == 2 and w["young_collected_max"] == 700
+    assert w["frozen"] == 40000 and w["threshold"] == [10000, 10, 10]
+    assert gc_window(path, 5.0, 20.0) is None  # no totals before the start
