@@ -61,7 +61,12 @@ _ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 def dealt_in(core: TableCore) -> set[int]:
     """The seats a hand starting now would deal in; raises (changing nothing) if it cannot
-    start. Pure: ``start_hand`` and the event validation both use it."""
+    start. Pure: ``start_hand`` and the event validation both use it. The blinds posted
+    before the deal computed it already (``core.coming``, ``posting.chips_posted``: kept
+    while only chips have moved since, so it is what this would compute): reused."""
+    coming = core.coming
+    if coming is not None:
+        return coming[0]
     return seating_dealt_in(core.positions, core.seats, core.profile)
 
 
@@ -73,8 +78,6 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     pos = core.positions
     assert pos is not None
     prof = core.profile
-    for s in dealt:
-        core.seats[s].status = _SEAT_ACTIVE
     # G1: after a cleared misdeal or void the next deal is a re-deal of the same hand
     redeal = redeal or core.redeal_pending
     core.redeal_pending = False
@@ -92,7 +95,9 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     players: dict[int, Player] = {}
     stacks: list[tuple[int, int]] = []  # HandStarted's, in the same pass (no comprehension)
     for s in sorted(dealt):
-        stack = seats[s].stack
+        seat = seats[s]
+        seat.status = _SEAT_ACTIVE
+        stack = seat.stack
         players[s] = Player(s, stack, stack)
         stacks.append((s, stack))
     order = deal_order(pos, dealt, prof.max_seats, prof.heads_up_bb_first_card)
@@ -102,7 +107,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     core.carry_alerts(h, redeal)  # a redeal: the cleared deals' alerts come first
     core.hand = h
     core.button_set = False
-    core.enter(Phase.DEALING)
+    core.enter(Phase.DEALING)  # (written out: tests/rules/test_transitions.py reads it)
     core.out.append(  # the fact (decisions.py), before the forced bets' actions
         HandStarted(
             h.hand_no,
@@ -219,18 +224,29 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
         return
     if zone is _HOLE_ZONE:
         p = h.players.get(seat)
-        if p is not None and tag in p.cards:
-            p.cards.remove(tag)
-            if (
-                phase is _DEALING
-                and h.dealt == [(tag, seat)]
-                and core.profile.wrong_first_seat is _FIRST_SEAT_NOTE
-            ):
-                _first_card_taken_back(core, h, p, tag)
+        if (
+            p is not None
+            and _drop(p.cards, tag)
+            and phase is _DEALING
+            and h.dealt == [(tag, seat)]
+            and core.profile.wrong_first_seat is _FIRST_SEAT_NOTE
+        ):
+            _first_card_taken_back(core, h, p, tag)
     elif zone is _BOARD_ZONE:
         board.on_board_removed(core, tag)
     else:
         board.on_burn_removed(core, tag)
+
+
+def _drop(tags: list[str], tag: str) -> bool:
+    """Remove the first ``tag`` from ``tags``; False if there is none. (Every fold takes a
+    card off its seat: ``in`` and ``list.remove`` each scan the list through generic calls
+    in the compiled core; one native scan and a ``pop``.)"""
+    for i, t in enumerate(tags):
+        if t == tag:
+            tags.pop(i)
+            return True
+    return False
 
 
 def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> None:
@@ -374,7 +390,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     # The replacement of an exposed/boxed card or a joker: the old card's removal may be
     # reported a second late (L5), so a third card at a seat owed one is the replacement
     # whether or not the old tag is still read (004-AR-1b, 003-DealerErrors-joker-a, G2).
-    if s in h.replace and len(p.hole) == 2:
+    if h.replace and s in h.replace and len(p.hole) == 2:  # (most hands: none owed)
         _replacement(core, h, p, e.tag)
         return
     if h.deal_idx >= len(h.deal_seq):
