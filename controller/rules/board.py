@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from controller.rules import bb_option, betting, rounds, showdown
+from controller.rules.cards import known_cards
 from controller.rules.decisions import AlertCode, Severity, StreetDealt
 from controller.rules.events import BadgeTap, CardPlaced, ZoneKind
 from controller.rules.hand import Hand, Street
@@ -25,7 +26,9 @@ _DEALING: Final = Phase.DEALING
 _FLOP: Final = Street.FLOP
 _PREFLOP: Final = Street.PREFLOP
 _RIVER: Final = Street.RIVER
+_TURN: Final = Street.TURN
 _BURN_ZONE: Final = ZoneKind.BURN
+_NO_DEBT: Final = BurnDebt.NONE
 
 
 def phase_of(core: TableCore) -> Phase:
@@ -33,15 +36,39 @@ def phase_of(core: TableCore) -> Phase:
     return core.phase
 
 
-# the street after each street (the river stays the river); a tuple, not ``Street(n)``: an
-# Enum call is Python code, and this is on the path of every burn and board card
-_AFTER: Final = (Street.FLOP, Street.TURN, Street.RIVER, Street.RIVER)
+# the street before each street; a tuple, not ``Street(n)``: an Enum call is Python code
 _BEFORE: Final = (Street.PREFLOP, Street.PREFLOP, Street.FLOP, Street.TURN)
 _BOARD_SIZE: Final = (0, 3, 4, 5)  # Street.board_size, by the street's number
 
 
 def _coming(h: Hand) -> Street:
-    return _AFTER[h.street]
+    # the street after the hand's street (the river stays the river), by identity: indexing
+    # a tuple with the IntEnum member is a generic getitem in the compiled core, and
+    # ``Street(n)`` Python code (on the path of every burn and board card)
+    s = h.street
+    if s is _PREFLOP:
+        return _FLOP
+    if s is _FLOP:
+        return _TURN
+    return _RIVER
+
+
+def _number(street: Street) -> int:
+    """``int(street)`` without the call (``int()`` of an IntEnum is a Python-level call in
+    the compiled core)."""
+    if street is _PREFLOP:
+        return 0
+    if street is _FLOP:
+        return 1
+    if street is _TURN:
+        return 2
+    return 3
+
+
+def _burns_due(h: Hand) -> int:
+    """The burns the coming street needs: ``1 + h.burn_debt`` (IntEnum arithmetic is a
+    generic call in the compiled core)."""
+    return 1 if h.burn_debt is _NO_DEBT else 2
 
 
 def _provably_pending(core: TableCore) -> bool:
@@ -197,7 +224,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
             tag=tag,
         )
         h.four_flop.clear()
-    if int(coming) in h.no_burn:
+    if _number(coming) in h.no_burn:
         core.alert(
             AlertCode.WRONG_BURN,
             Severity.WARNING,
@@ -213,7 +240,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
     h.street_burns += 1
     h.burns.append(tag)
     h.last_burn = tag
-    if h.street_burns > 1 + h.burn_debt:
+    if h.street_burns > _burns_due(h):
         core.alert(
             AlertCode.DOUBLE_BURN,
             Severity.WARNING,
@@ -304,7 +331,8 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
     if phase_of(core) is not _BOARD:
         return
     coming = _coming(h)
-    size = _BOARD_SIZE[coming]  # coming.board_size: a property, a Python-level call
+    n = _number(coming)
+    size = _BOARD_SIZE[n]  # coming.board_size: a property, a Python-level call
     if h.floor_draw:
         core.alert(
             AlertCode.FOUR_CARD_FLOP,
@@ -333,7 +361,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
                 tag=e.tag,
             )
         return
-    needs_burn = int(coming) not in h.no_burn
+    needs_burn = n not in h.no_burn
     if needs_burn and h.required_burn and h.street_burns == 0 and _extra_burn_left(core, h):
         # 004 AR-16 (000 irreg-12b): the extra burn of the last street, left on the burn,
         # is this street's burn: the cards are in their proper positions
@@ -342,7 +370,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         h.street_burns = 1
     if (
         needs_burn
-        and h.street_burns < 1 + h.burn_debt
+        and h.street_burns < _burns_due(h)
         and not h.pending_board
         and len(h.board) == size - (3 if coming is _FLOP else 1)
     ):
@@ -389,13 +417,13 @@ def _fourth_flop_card(core: TableCore, h: Hand) -> bool:
         and h.street_burns == 0
         and not h.burn_credit
         and not h.premature
-        and not any(a.street == int(_FLOP) for a in h.actions)
+        and not any(a.street == 1 for a in h.actions)  # (1: the flop; no int() call)
     )
 
 
 def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
     h.street = coming
-    if h.street_burns > 1 + h.burn_debt and h.last_burn in h.burns:
+    if h.street_burns > _burns_due(h) and h.last_burn in h.burns:
         # 000 irreg-12b: of two burns, one goes back on the deck and is the next burn
         h.required_burn = h.last_burn
     h.street_burns = h.burn_credit
@@ -403,9 +431,9 @@ def _street_dealt(core: TableCore, h: Hand, coming: Street) -> None:
     if h.burn_debt:
         h.burn_debt = core.shift(h.burn_debt, BurnDebt.NONE)
     h.set_aside.clear()
-    cards = [core.card_of.get(t) for t in h.board]
+    cards = known_cards(core.card_of, h.board)
     # the fact (decisions.py): the street is out, before its betting round opens
-    core.out.append(StreetDealt(int(coming), tuple(c for c in cards if c is not None), core.t))
+    core.out.append(StreetDealt(_number(coming), tuple(cards), core.t))
     betting.open_street(core)
 
 

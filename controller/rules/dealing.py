@@ -61,7 +61,12 @@ _ACTIVE: Final = (Phase.DEALING, Phase.BETTING, Phase.BOARD)
 
 def dealt_in(core: TableCore) -> set[int]:
     """The seats a hand starting now would deal in; raises (changing nothing) if it cannot
-    start. Pure: ``start_hand`` and the event validation both use it."""
+    start. Pure: ``start_hand`` and the event validation both use it. The blinds posted
+    before the deal computed it already (``core.coming``, ``posting.chips_posted``: kept
+    while only chips have moved since, so it is what this would compute): reused."""
+    coming = core.coming
+    if coming is not None:
+        return coming[0]
     return seating_dealt_in(core.positions, core.seats, core.profile)
 
 
@@ -73,8 +78,6 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     pos = core.positions
     assert pos is not None
     prof = core.profile
-    for s in dealt:
-        core.seats[s].status = _SEAT_ACTIVE
     # G1: after a cleared misdeal or void the next deal is a re-deal of the same hand
     redeal = redeal or core.redeal_pending
     core.redeal_pending = False
@@ -92,7 +95,9 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     players: dict[int, Player] = {}
     stacks: list[tuple[int, int]] = []  # HandStarted's, in the same pass (no comprehension)
     for s in sorted(dealt):
-        stack = seats[s].stack
+        seat = seats[s]
+        seat.status = _SEAT_ACTIVE
+        stack = seat.stack
         players[s] = Player(s, stack, stack)
         stacks.append((s, stack))
     order = deal_order(pos, dealt, prof.max_seats, prof.heads_up_bb_first_card)
@@ -102,7 +107,7 @@ def start_hand(core: TableCore, redeal: bool = False, dealt: set[int] | None = N
     core.carry_alerts(h, redeal)  # a redeal: the cleared deals' alerts come first
     core.hand = h
     core.button_set = False
-    core.enter(Phase.DEALING)
+    core.enter(Phase.DEALING)  # (written out: tests/rules/test_transitions.py reads it)
     core.out.append(  # the fact (decisions.py), before the forced bets' actions
         HandStarted(
             h.hand_no,
@@ -131,10 +136,11 @@ def on_card_placed(
     engine computed them to validate a first hole card."""
     phase = core.phase
     if e.zone is _HOLE_ZONE:
-        if phase in (_IDLE, _COMPLETE):
+        # (by identity, not ``in (...)``: the pure core builds the tuple on every card)
+        if phase is _IDLE or phase is _COMPLETE:
             _purge_old_deal(core, e.tag)
             start_hand(core, dealt=dealt)
-        elif phase in (_MISDEAL, _VOID):
+        elif phase is _MISDEAL or phase is _VOID:
             _purge_old_deal(core, e.tag)
             redeal = core.hand is not None
             core.hand = None
@@ -219,18 +225,33 @@ def on_card_removed(core: TableCore, zone: ZoneKind, tag: str, seat: int) -> Non
         return
     if zone is _HOLE_ZONE:
         p = h.players.get(seat)
-        if p is not None and tag in p.cards:
-            p.cards.remove(tag)
-            if (
-                phase is _DEALING
-                and h.dealt == [(tag, seat)]
-                and core.profile.wrong_first_seat is _FIRST_SEAT_NOTE
-            ):
-                _first_card_taken_back(core, h, p, tag)
+        if (
+            p is not None
+            and _drop(p.cards, tag)
+            and phase is _DEALING
+            and h.dealt == [(tag, seat)]
+            and core.profile.wrong_first_seat is _FIRST_SEAT_NOTE
+        ):
+            _first_card_taken_back(core, h, p, tag)
     elif zone is _BOARD_ZONE:
         board.on_board_removed(core, tag)
     else:
         board.on_burn_removed(core, tag)
+
+
+def _drop(tags: list[str], tag: str) -> bool:
+    """Remove the first ``tag`` from ``tags``; False if there is none. (Every fold takes a
+    card off its seat: ``in`` and ``list.remove`` each scan the list through generic calls
+    in the compiled core, and ``pop(i)`` goes through a slice assignment; one native scan,
+    the rest moved up by hand and the last slot popped.)"""
+    n = len(tags)
+    for i in range(n):
+        if tags[i] == tag:
+            for j in range(i + 1, n):
+                tags[j - 1] = tags[j]
+            tags.pop()
+            return True
+    return False
 
 
 def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> None:
@@ -250,6 +271,8 @@ def _first_card_taken_back(core: TableCore, h: Hand, p: Player, tag: str) -> Non
 def _purge_old_deal(core: TableCore, keep: str) -> None:
     """A new deal started: cards of the previous deal still reported on the table were
     gathered (their removal is reported late, L5)."""
+    if len(core.where) <= 1:
+        return  # nothing on the table but the card that starts the deal
     for tag in [t for t, (z, _) in core.where.items() if t != keep and z is not ZoneKind.MUCK]:
         del core.where[tag]
 
@@ -355,8 +378,9 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
     if h.loose_burn or h.mark[0]:  # (most cards: nothing to clear, no call)
         designate.hole_read(h)
     s = e.seat
+    tag = e.tag
     p = h.players.get(s)
-    if p is None and entitled.card_to_waiting_seat(core, s, e.tag):
+    if p is None and entitled.card_to_waiting_seat(core, s, tag):
         p = deal_in(core, h, s)  # 004: the floor decides; dealt in as the dealer did
     if p is None:
         seat = core.seats.get(s)
@@ -367,18 +391,18 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
             "000 SECTION 3 MISDEALS 1. bullet 9 [L116]; 002 Misdeals d)",
             f"a card went to seat {s}, {why}",
             s,
-            e.tag,
+            tag,
         )
         return
-    p.cards.append(e.tag)
+    p.cards.append(tag)
     # The replacement of an exposed/boxed card or a joker: the old card's removal may be
     # reported a second late (L5), so a third card at a seat owed one is the replacement
     # whether or not the old tag is still read (004-AR-1b, 003-DealerErrors-joker-a, G2).
-    if s in h.replace and len(p.hole) == 2:
-        _replacement(core, h, p, e.tag)
+    if h.replace and s in h.replace and len(p.hole) == 2:  # (most hands: none owed)
+        _replacement(core, h, p, tag)
         return
     if h.deal_idx >= len(h.deal_seq):
-        _extra_card(core, h, p, e.tag)
+        _extra_card(core, h, p, tag)
         return
     expected = h.deal_seq[h.deal_idx]
     if (
@@ -395,7 +419,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                 "003 Opening Deal [L85], [L1]",
                 f"the first card went to seat {s}, not seat {expected}",
                 s,
-                e.tag,
+                tag,
             )
         else:  # 004 is silent: no misdeal, no hold
             core.alert(
@@ -405,7 +429,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                 f"The first card went to seat {s}, not seat {expected}: deal on clockwise "
                 f"from seat {s}",
                 s,
-                e.tag,
+                tag,
             )
         # dealt on as the dealer started (the floor may rule a misdeal)
         n = len(h.deal_seq) // 2
@@ -435,11 +459,11 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                 "000 SECTION 3 MISDEALS 1. bullet 8 [L115]; 002 Misdeals c); TDA 35-A",
                 f"the first card went to seat {s}, not seat {expected}",
                 s,
-                e.tag,
+                tag,
             )
             return
         if len(p.hole) >= 2:
-            _extra_card(core, h, p, e.tag)
+            _extra_card(core, h, p, tag)
             return
         two_on_button = (
             core.profile.button_two_consecutive
@@ -455,7 +479,7 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                     "000 SECTION 3 MISDEALS 1. bullet 6 [L113]",
                     f"seat {s} got a card out of sequence (seat {expected} was next)",
                     s,
-                    e.tag,
+                    tag,
                 )
                 return
             note = core.profile.out_of_sequence is _SEQUENCE_NOTE  # 004: silent
@@ -467,18 +491,18 @@ def deal_hole(core: TableCore, e: CardPlaced) -> None:
                 else "003 Opening deal (order described, no remedy)",
                 f"Seat {s} got a card out of sequence (seat {expected} was next): deal on in order",
                 s,
-                e.tag,
+                tag,
             )
         # resynchronise: seat s takes this slot, its later slot is dropped
         later = h.deal_seq.index(s, h.deal_idx)
         del h.deal_seq[later]
         h.deal_seq.insert(h.deal_idx, s)
     h.deal_idx += 1
-    h.dealt.append((e.tag, s))
-    p.hole.append(e.tag)  # _give_hole, inlined (every hole card)
-    q = h.owner.setdefault(e.tag, p)
+    h.dealt.append((tag, s))
+    p.hole.append(tag)  # _give_hole, inlined (every hole card)
+    q = h.owner.setdefault(tag, p)
     if s < q.seat:
-        h.owner[e.tag] = p
+        h.owner[tag] = p
     if h.deal_idx >= len(h.deal_seq):  # (_check_deal_complete's first test: no call per card)
         _check_deal_complete(core, h)
 
