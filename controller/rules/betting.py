@@ -86,8 +86,9 @@ def after_change(core: TableCore) -> None:
     """Re-evaluate the round: the hand is won, the round is closed, or someone is to act."""
     h = core.hand
     assert h is not None
+    players = h.players
     live = 0
-    for p in h.players.values():
+    for p in players.values():
         if not (p.folded or p.dead):  # p.live, inlined
             live += 1
             if live > 1:
@@ -97,14 +98,19 @@ def after_change(core: TableCore) -> None:
         return
     if core.phase is not _BETTING:
         return
-    if h.pointer and needs_action(h, h.players[h.pointer]):
-        if h.oot and h.pointer in h.oot:
-            play(core, h, wagers.apply_pending(core, h, h.pointer))
-        return
-    turn_to(h, next_to_act(core, h, h.pointer or h.pos.button))
-    if h.pointer:
-        if h.oot and h.pointer in h.oot:
-            play(core, h, wagers.apply_pending(core, h, h.pointer))
+    seat = h.pointer
+    if seat:
+        p = players[seat]
+        # needs_action, inlined (after every action)
+        if not (p.folded or p.dead or p.all_in) and (not p.acted or p.street_bet < h.current_bet):
+            if h.oot and seat in h.oot:
+                play(core, h, wagers.apply_pending(core, h, seat))
+            return
+    seat = next_to_act(core, h, seat or h.pos.button)
+    turn_to(h, seat)
+    if seat:
+        if h.oot and seat in h.oot:
+            play(core, h, wagers.apply_pending(core, h, seat))
         return
     # the round is closed
     if h.street is _RIVER:
@@ -113,8 +119,13 @@ def after_change(core: TableCore) -> None:
     core.enter(Phase.BOARD)
     core.round_closed(h)  # the early burns are the coming street's (board.round_closed)
     clock.stop(core, h)
-    can_act = [p for p in h.players.values() if p.can_act]
-    if len(can_act) <= 1 and not h.runout:
+    if h.runout:
+        return
+    can_act = 0  # (a count, not a list of them)
+    for p in players.values():
+        if not (p.folded or p.dead or p.all_in):  # p.can_act, inlined
+            can_act += 1
+    if can_act <= 1:
         h.runout = True
         core.alert(
             AlertCode.ALL_IN_FACE_UP,
@@ -154,7 +165,7 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
     if held:
         turn_to(h, held)
         play(core, h, wagers.apply_pending(core, h, held))
-        if core.phase is not Phase.BETTING or needs_action(h, h.players[held]):
+        if core.phase is not _BETTING or needs_action(h, h.players[held]):
             return False
         return seat == h.pointer or infer_checks(core, h, seat, None)
     turn_to(h, seat)
@@ -475,29 +486,30 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
 
 def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
     """Chips leave a zone during a hand (between hands: ``posting.chips_out``)."""
-    if core.phase is Phase.BETTING or core.phase is Phase.BOARD:
+    if core.phase is _BETTING or core.phase is _BOARD:
         wagers.chips_out(core, h, e)  # change, a refused wager, or chips that must stay in
 
 
 def sweep(core: TableCore, e: Sweep) -> None:
     h = core.hand
-    if h is None or core.phase not in (_BETTING, _BOARD):
+    if h is None:
         return
-    if core.phase is _BOARD:
+    phase = core.phase
+    if phase is _BOARD:
         swept(h)  # 003-SidePots-sweep: the bets went into the pot
-    if core.phase is _BETTING:
-        facing = [
-            p for p in h.players.values() if needs_action(h, p) and p.street_bet < h.current_bet
-        ]
-        if facing:
-            core.alert(
-                AlertCode.ACTION_PENDING,
-                Severity.WARNING,
-                "000 SECTION 2 PRE-FLOP BETTING [L72-78]",
-                f"The round is not complete: seat {facing[0].seat} has not acted on the bet",
-                facing[0].seat,
-            )
-            return
+    elif phase is _BETTING:
+        bet = h.current_bet
+        for p in h.players.values():
+            # needs_action, inlined, and facing the bet (the first such seat is named)
+            if not (p.folded or p.dead or p.all_in) and p.street_bet < bet:
+                core.alert(
+                    AlertCode.ACTION_PENDING,
+                    Severity.WARNING,
+                    "000 SECTION 2 PRE-FLOP BETTING [L72-78]",
+                    f"The round is not complete: seat {p.seat} has not acted on the bet",
+                    p.seat,
+                )
+                return
         close_unbet_round(core)
         swept(h)
 
@@ -522,7 +534,7 @@ def close_unbet_round(core: TableCore) -> None:
 def ack(core: TableCore) -> None:
     """ACK with nothing to acknowledge in an unbet round: the dealer confirms a check."""
     h = core.hand
-    if h is None or core.phase is not Phase.BETTING or not h.pointer:
+    if h is None or core.phase is not _BETTING or not h.pointer:
         return
     if h.wager.floor_seat:
         stands = wagers.floor_stands(core, h)

@@ -4,7 +4,7 @@ raises :class:`TableError` to reject the event; the rule modules do the rest."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.rules import (
     bb_option,
@@ -77,11 +77,13 @@ _NO_REDRESS: Final = MuckedHand.NO_REDRESS
 STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
 BETWEEN_HANDS: Final = STARTS_HAND
 
-# The locations a card can have (TableCore.where), built once rather than per card.
-_HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
-_MUCK_LOC: Final = (ZoneKind.MUCK, 0)
-_BOARD_LOC: Final = (ZoneKind.BOARD, 0)
-_BURN_LOC: Final = (ZoneKind.BURN, 0)
+# The locations a card can have (TableCore.where), built once rather than per card, and
+# held as Python objects (``Any``): a ``tuple[ZoneKind, int]`` value is a C struct in the
+# compiled core, boxed into a new tuple each time it is stored in ``where``
+_HOLE_LOCS: Final[tuple[Any, ...]] = tuple((ZoneKind.HOLE, s) for s in range(11))
+_MUCK_LOC: Final[Any] = (ZoneKind.MUCK, 0)
+_BOARD_LOC: Final[Any] = (ZoneKind.BOARD, 0)
+_BURN_LOC: Final[Any] = (ZoneKind.BURN, 0)
 _NO_HOLD: Final = floor.NO_HOLD  # the floor's sub-state, nearly always
 
 
@@ -196,15 +198,20 @@ def start_draw(core: TableCore, e: StartButtonDraw) -> None:
 
 def card_placed(core: TableCore, e: CardPlaced) -> None:
     zone, tag = e.zone, e.tag
-    loc: tuple[ZoneKind, int]
+    loc: Any  # (zone, seat): one of the tuples above
+    seat = 0
     dealt: set[int] | None = None
     if zone is _HOLE_ZONE:
-        if not 1 <= e.seat <= core.max_seats:
-            raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
+        seat = e.seat
+        if not 1 <= seat <= core.max_seats:
+            raise TableError("bad_seat", f"hole-card zone of seat {seat} does not exist")
         if core.phase in STARTS_HAND:
-            # a hand must be able to start: else rejected, unchanged
-            dealt = dealing.dealt_in(core)
-        loc = _HOLE_LOCS[e.seat]
+            # a hand must be able to start: else rejected, unchanged. The blinds posted
+            # before this card worked the seats out (posting.chips_posted: ``core.coming``,
+            # kept while only chips moved since, which change no seat)
+            coming = core.coming
+            dealt = dealing.dealt_in(core) if coming is None else coming[0]
+        loc = _HOLE_LOCS[seat]
     elif zone is _MUCK_ZONE:
         loc = _MUCK_LOC
     elif zone is _BOARD_ZONE:
@@ -212,19 +219,19 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     else:
         loc = _BURN_LOC
     prev = core.where.get(tag)
-    # (prev == loc, by field: comparing with ``loc`` as a whole boxes it into a new tuple
-    # in the compiled core)
-    if prev is not None and prev[0] is loc[0] and prev[1] == loc[1]:
+    # (prev == loc, by field: ``loc`` is (zone, seat), seat 0 off the hole-card zones)
+    if prev is not None and prev[0] is zone and prev[1] == seat:
         raise TableError("already_there", f"{core.card_name(tag)} is already on that zone")
     core.card_of[tag] = e.card
     if prev is not None:
         # A move: the removal may be reported late (L5), so the placement implies it.
         _remove(core, prev[0], tag, prev[1])
     core.where[tag] = loc
-    if core.phase is _DRAW:
+    phase = core.phase  # (after the removal, which may have cleared a misdeal)
+    if phase is _DRAW:
         draw.draw_card(core, e)
         return
-    if core.phase is _SHOWDOWN or (core.phase is _COMPLETE and zone is _MUCK_ZONE):
+    if phase is _SHOWDOWN or (phase is _COMPLETE and zone is _MUCK_ZONE):
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)

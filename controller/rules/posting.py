@@ -278,9 +278,10 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     for s in due:
         if core.posted.get(s, 0) == 0 or s in core.presence_posts:
             return
-    for s, its in sorted(due.items()):
+    for s in sorted(due):  # (the seats, not the items: ints sort without tuple compares)
         if s != seat and have != added:
             continue
+        its = due[s]
         have = core.posted.get(s, 0)
         owed = _owed(its)
         if 0 < have < min(owed, core.seats[s].stack) and core.seats[s].present:
@@ -336,7 +337,12 @@ def take_forced(core: TableCore, h: Hand) -> None:
         owed = 0
         for _, a in items:
             owed += a
-        have = posted.pop(s, 0)
+        # (not posted.pop(s, 0): a Python-level method call in the compiled core)
+        if s in posted:
+            have = posted[s]
+            del posted[s]
+        else:
+            have = 0
         present = swapped is None and seats[s].present  # (swapped: ruled above)
         if present and have < min(owed, p.stack) and have == 0:
             core.alert(
