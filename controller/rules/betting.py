@@ -212,7 +212,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
         unconfirmed(h, e.seat, owed - take)  # the chips confirm a blind posted from the stack
         return None
     # validate before mutating: a rejected event leaves the state unchanged
-    if not p.live:
+    if p.folded or p.dead:  # (not p.live, inlined)
         raise TableError("not_live", f"seat {e.seat} has folded; its chips cannot play")
     if core.phase is not _BOARD:
         if p.all_in:
@@ -289,12 +289,13 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
         if judged is not False:
             play(core, h, None if judged is True else judged)
             return
-    if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
-        new_mover(h)
-        if core.phase is _BETTING:
-            wagers.out_of_turn_chips(core, h, e)
-        return
-    motion(h, e.seat, n)  # (checks inferred on the way reset it)
+    if e.seat != h.pointer:
+        if not infer_checks(core, h, e.seat, e):
+            new_mover(h)
+            if core.phase is _BETTING:
+                wagers.out_of_turn_chips(core, h, e)
+            return
+        motion(h, e.seat, n)  # (checks inferred on the way reset it)
     if h.clock_state is not _CLOCK_OFF:
         clock.stop(core, h, e.seat)
     if e.amount is None:
@@ -430,7 +431,8 @@ def act(
         if raise_by >= h.last_raise:
             full_raise(h, raise_by)
             for q in h.players.values():
-                if q.seat != p.seat:
+                # (a seat already to act and free to raise is left as it is: no call)
+                if q.seat != p.seat and (q.acted or not q.can_raise):
                     player.reopened(q)
         else:
             # 000 SECTION 3 betting 4, 002 Raises: a short all-in does not reopen the betting
@@ -470,7 +472,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     killed = wagers.killed_uncalled(core, h, p)
     if not killed and seat != h.pointer and not infer_checks(core, h, seat, None):
         _out_of_turn(core, h, seat, "fold; a fold is binding")
-    if not p.live:
+    if p.folded or p.dead:  # (not p.live, inlined)
         return  # its pending action out of turn was ruled a fold meanwhile
     if not killed:
         wagers.nonstandard_fold(core, h, p)

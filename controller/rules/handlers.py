@@ -91,23 +91,25 @@ _NO_HOLD: Final = floor.NO_HOLD  # the floor's sub-state, nearly always
 
 
 def seat_player(core: TableCore, e: SeatPlayer) -> None:
-    if not 1 <= e.seat <= core.max_seats:
-        raise TableError("bad_seat", f"seat {e.seat} is not 1..{core.max_seats}")
+    seat, player = e.seat, e.player
+    if not 1 <= seat <= core.max_seats:
+        raise TableError("bad_seat", f"seat {seat} is not 1..{core.max_seats}")
     if e.stack < 0:
         raise TableError("bad_stack", f"stack {e.stack} is negative")
-    cur = core.seats.get(e.seat)
-    if cur is not None and cur.player != e.player and cur.stack > 0:
-        raise TableError("seat_taken", f"seat {e.seat} is taken by {cur.player}")
-    in_hand = core.hand is not None and e.seat in core.hand.players
-    if in_hand:
-        raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
+    cur = core.seats.get(seat)
+    same = cur is not None and cur.player == player
+    if cur is not None and not same and cur.stack > 0:
+        raise TableError("seat_taken", f"seat {seat} is taken by {cur.player}")
+    h = core.hand
+    if h is not None and seat in h.players:
+        raise TableError("in_hand", f"seat {seat} is in the hand; change it after the hand")
     # A new player waits for the button unless the table has no button yet.
     status = _SEAT_WAITING if core.positions is not None and not core.button_set else _SEAT_ACTIVE
-    if cur is not None and cur.player == e.player and cur.status is _SEAT_ACTIVE:
+    if cur is not None and same and cur.status is _SEAT_ACTIVE:
         status = _SEAT_ACTIVE
     # the same player seated again without a name keeps the one he had
-    name = e.name or (cur.name if cur is not None and cur.player == e.player else "")
-    core.seats[e.seat] = Seat(e.player, e.stack, e.present, status, name)
+    name = e.name or (cur.name if cur is not None and same else "")
+    core.seats[seat] = Seat(player, e.stack, e.present, status, name)
 
 
 def move_player(core: TableCore, e: MovePlayer) -> None:

@@ -173,7 +173,9 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
     return True
 
 
-_BOARD_BEFORE: Final = (0, 3, 4, 5)  # board cards out before the street after each street
+# board cards out before the street after each street (a tuple object: ``Final = (...)`` of
+# ints is a C struct in the compiled core, boxed into a new tuple at each index)
+_BOARD_BEFORE: Final[tuple[int, ...]] = (0, 3, 4, 5)
 
 
 def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
