@@ -86,8 +86,9 @@ def after_change(core: TableCore) -> None:
     """Re-evaluate the round: the hand is won, the round is closed, or someone is to act."""
     h = core.hand
     assert h is not None
+    players = h.players
     live = 0
-    for p in h.players.values():
+    for p in players.values():
         if not (p.folded or p.dead):  # p.live, inlined
             live += 1
             if live > 1:
@@ -97,14 +98,19 @@ def after_change(core: TableCore) -> None:
         return
     if core.phase is not _BETTING:
         return
-    if h.pointer and needs_action(h, h.players[h.pointer]):
-        if h.oot and h.pointer in h.oot:
-            play(core, h, wagers.apply_pending(core, h, h.pointer))
-        return
-    turn_to(h, next_to_act(core, h, h.pointer or h.pos.button))
-    if h.pointer:
-        if h.oot and h.pointer in h.oot:
-            play(core, h, wagers.apply_pending(core, h, h.pointer))
+    seat = h.pointer
+    if seat:
+        p = players[seat]
+        # needs_action, inlined (after every action)
+        if not (p.folded or p.dead or p.all_in) and (not p.acted or p.street_bet < h.current_bet):
+            if h.oot and seat in h.oot:
+                play(core, h, wagers.apply_pending(core, h, seat))
+            return
+    seat = next_to_act(core, h, seat or h.pos.button)
+    turn_to(h, seat)
+    if seat:
+        if h.oot and seat in h.oot:
+            play(core, h, wagers.apply_pending(core, h, seat))
         return
     # the round is closed
     if h.street is _RIVER:
@@ -113,8 +119,13 @@ def after_change(core: TableCore) -> None:
     core.enter(Phase.BOARD)
     core.round_closed(h)  # the early burns are the coming street's (board.round_closed)
     clock.stop(core, h)
-    can_act = [p for p in h.players.values() if p.can_act]
-    if len(can_act) <= 1 and not h.runout:
+    if h.runout:
+        return
+    can_act = 0  # (a count, not a list of them)
+    for p in players.values():
+        if not (p.folded or p.dead or p.all_in):  # p.can_act, inlined
+            can_act += 1
+    if can_act <= 1:
         h.runout = True
         core.alert(
             AlertCode.ALL_IN_FACE_UP,
@@ -154,7 +165,7 @@ def infer_checks(core: TableCore, h: Hand, seat: int, ev: ChipsIn | None) -> boo
     if held:
         turn_to(h, held)
         play(core, h, wagers.apply_pending(core, h, held))
-        if core.phase is not Phase.BETTING or needs_action(h, h.players[held]):
+        if core.phase is not _BETTING or needs_action(h, h.players[held]):
             return False
         return seat == h.pointer or infer_checks(core, h, seat, None)
     turn_to(h, seat)
@@ -201,7 +212,7 @@ def chips_checked(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> ChipsIn | 
         unconfirmed(h, e.seat, owed - take)  # the chips confirm a blind posted from the stack
         return None
     # validate before mutating: a rejected event leaves the state unchanged
-    if not p.live:
+    if p.folded or p.dead:  # (not p.live, inlined)
         raise TableError("not_live", f"seat {e.seat} has folded; its chips cannot play")
     if core.phase is not _BOARD:
         if p.all_in:
@@ -278,12 +289,13 @@ def chips_played(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> None:
         if judged is not False:
             play(core, h, None if judged is True else judged)
             return
-    if e.seat != h.pointer and not infer_checks(core, h, e.seat, e):
-        new_mover(h)
-        if core.phase is _BETTING:
-            wagers.out_of_turn_chips(core, h, e)
-        return
-    motion(h, e.seat, n)  # (checks inferred on the way reset it)
+    if e.seat != h.pointer:
+        if not infer_checks(core, h, e.seat, e):
+            new_mover(h)
+            if core.phase is _BETTING:
+                wagers.out_of_turn_chips(core, h, e)
+            return
+        motion(h, e.seat, n)  # (checks inferred on the way reset it)
     if h.clock_state is not _CLOCK_OFF:
         clock.stop(core, h, e.seat)
     if e.amount is None:
@@ -419,7 +431,8 @@ def act(
         if raise_by >= h.last_raise:
             full_raise(h, raise_by)
             for q in h.players.values():
-                if q.seat != p.seat:
+                # (a seat already to act and free to raise is left as it is: no call)
+                if q.seat != p.seat and (q.acted or not q.can_raise):
                     player.reopened(q)
         else:
             # 000 SECTION 3 betting 4, 002 Raises: a short all-in does not reopen the betting
@@ -459,7 +472,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     killed = wagers.killed_uncalled(core, h, p)
     if not killed and seat != h.pointer and not infer_checks(core, h, seat, None):
         _out_of_turn(core, h, seat, "fold; a fold is binding")
-    if not p.live:
+    if p.folded or p.dead:  # (not p.live, inlined)
         return  # its pending action out of turn was ruled a fold meanwhile
     if not killed:
         wagers.nonstandard_fold(core, h, p)
@@ -475,29 +488,30 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
 
 def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
     """Chips leave a zone during a hand (between hands: ``posting.chips_out``)."""
-    if core.phase is Phase.BETTING or core.phase is Phase.BOARD:
+    if core.phase is _BETTING or core.phase is _BOARD:
         wagers.chips_out(core, h, e)  # change, a refused wager, or chips that must stay in
 
 
 def sweep(core: TableCore, e: Sweep) -> None:
     h = core.hand
-    if h is None or core.phase not in (_BETTING, _BOARD):
+    if h is None:
         return
-    if core.phase is _BOARD:
+    phase = core.phase
+    if phase is _BOARD:
         swept(h)  # 003-SidePots-sweep: the bets went into the pot
-    if core.phase is _BETTING:
-        facing = [
-            p for p in h.players.values() if needs_action(h, p) and p.street_bet < h.current_bet
-        ]
-        if facing:
-            core.alert(
-                AlertCode.ACTION_PENDING,
-                Severity.WARNING,
-                "000 SECTION 2 PRE-FLOP BETTING [L72-78]",
-                f"The round is not complete: seat {facing[0].seat} has not acted on the bet",
-                facing[0].seat,
-            )
-            return
+    elif phase is _BETTING:
+        bet = h.current_bet
+        for p in h.players.values():
+            # needs_action, inlined, and facing the bet (the first such seat is named)
+            if not (p.folded or p.dead or p.all_in) and p.street_bet < bet:
+                core.alert(
+                    AlertCode.ACTION_PENDING,
+                    Severity.WARNING,
+                    "000 SECTION 2 PRE-FLOP BETTING [L72-78]",
+                    f"The round is not complete: seat {p.seat} has not acted on the bet",
+                    p.seat,
+                )
+                return
         close_unbet_round(core)
         swept(h)
 
@@ -522,7 +536,7 @@ def close_unbet_round(core: TableCore) -> None:
 def ack(core: TableCore) -> None:
     """ACK with nothing to acknowledge in an unbet round: the dealer confirms a check."""
     h = core.hand
-    if h is None or core.phase is not Phase.BETTING or not h.pointer:
+    if h is None or core.phase is not _BETTING or not h.pointer:
         return
     if h.wager.floor_seat:
         stands = wagers.floor_stands(core, h)

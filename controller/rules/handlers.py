@@ -4,7 +4,7 @@ raises :class:`TableError` to reject the event; the rule modules do the rest."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.rules import (
     bb_option,
@@ -77,11 +77,13 @@ _NO_REDRESS: Final = MuckedHand.NO_REDRESS
 STARTS_HAND: Final = (Phase.IDLE, Phase.COMPLETE, Phase.MISDEAL, Phase.VOID)
 BETWEEN_HANDS: Final = STARTS_HAND
 
-# The locations a card can have (TableCore.where), built once rather than per card.
-_HOLE_LOCS: Final = tuple((ZoneKind.HOLE, s) for s in range(11))
-_MUCK_LOC: Final = (ZoneKind.MUCK, 0)
-_BOARD_LOC: Final = (ZoneKind.BOARD, 0)
-_BURN_LOC: Final = (ZoneKind.BURN, 0)
+# The locations a card can have (TableCore.where), built once rather than per card, and
+# held as Python objects (``Any``): a ``tuple[ZoneKind, int]`` value is a C struct in the
+# compiled core, boxed into a new tuple each time it is stored in ``where``
+_HOLE_LOCS: Final[tuple[Any, ...]] = tuple((ZoneKind.HOLE, s) for s in range(11))
+_MUCK_LOC: Final[Any] = (ZoneKind.MUCK, 0)
+_BOARD_LOC: Final[Any] = (ZoneKind.BOARD, 0)
+_BURN_LOC: Final[Any] = (ZoneKind.BURN, 0)
 _NO_HOLD: Final = floor.NO_HOLD  # the floor's sub-state, nearly always
 
 
@@ -89,23 +91,25 @@ _NO_HOLD: Final = floor.NO_HOLD  # the floor's sub-state, nearly always
 
 
 def seat_player(core: TableCore, e: SeatPlayer) -> None:
-    if not 1 <= e.seat <= core.max_seats:
-        raise TableError("bad_seat", f"seat {e.seat} is not 1..{core.max_seats}")
+    seat, player = e.seat, e.player
+    if not 1 <= seat <= core.max_seats:
+        raise TableError("bad_seat", f"seat {seat} is not 1..{core.max_seats}")
     if e.stack < 0:
         raise TableError("bad_stack", f"stack {e.stack} is negative")
-    cur = core.seats.get(e.seat)
-    if cur is not None and cur.player != e.player and cur.stack > 0:
-        raise TableError("seat_taken", f"seat {e.seat} is taken by {cur.player}")
-    in_hand = core.hand is not None and e.seat in core.hand.players
-    if in_hand:
-        raise TableError("in_hand", f"seat {e.seat} is in the hand; change it after the hand")
+    cur = core.seats.get(seat)
+    same = cur is not None and cur.player == player
+    if cur is not None and not same and cur.stack > 0:
+        raise TableError("seat_taken", f"seat {seat} is taken by {cur.player}")
+    h = core.hand
+    if h is not None and seat in h.players:
+        raise TableError("in_hand", f"seat {seat} is in the hand; change it after the hand")
     # A new player waits for the button unless the table has no button yet.
     status = _SEAT_WAITING if core.positions is not None and not core.button_set else _SEAT_ACTIVE
-    if cur is not None and cur.player == e.player and cur.status is _SEAT_ACTIVE:
+    if cur is not None and same and cur.status is _SEAT_ACTIVE:
         status = _SEAT_ACTIVE
     # the same player seated again without a name keeps the one he had
-    name = e.name or (cur.name if cur is not None and cur.player == e.player else "")
-    core.seats[e.seat] = Seat(e.player, e.stack, e.present, status, name)
+    name = e.name or (cur.name if cur is not None and same else "")
+    core.seats[seat] = Seat(player, e.stack, e.present, status, name)
 
 
 def move_player(core: TableCore, e: MovePlayer) -> None:
@@ -196,15 +200,20 @@ def start_draw(core: TableCore, e: StartButtonDraw) -> None:
 
 def card_placed(core: TableCore, e: CardPlaced) -> None:
     zone, tag = e.zone, e.tag
-    loc: tuple[ZoneKind, int]
+    loc: Any  # (zone, seat): one of the tuples above
+    seat = 0
     dealt: set[int] | None = None
     if zone is _HOLE_ZONE:
-        if not 1 <= e.seat <= core.max_seats:
-            raise TableError("bad_seat", f"hole-card zone of seat {e.seat} does not exist")
+        seat = e.seat
+        if not 1 <= seat <= core.max_seats:
+            raise TableError("bad_seat", f"hole-card zone of seat {seat} does not exist")
         if core.phase in STARTS_HAND:
-            # a hand must be able to start: else rejected, unchanged
-            dealt = dealing.dealt_in(core)
-        loc = _HOLE_LOCS[e.seat]
+            # a hand must be able to start: else rejected, unchanged. The blinds posted
+            # before this card worked the seats out (posting.chips_posted: ``core.coming``,
+            # kept while only chips moved since, which change no seat)
+            coming = core.coming
+            dealt = dealing.dealt_in(core) if coming is None else coming[0]
+        loc = _HOLE_LOCS[seat]
     elif zone is _MUCK_ZONE:
         loc = _MUCK_LOC
     elif zone is _BOARD_ZONE:
@@ -212,19 +221,19 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
     else:
         loc = _BURN_LOC
     prev = core.where.get(tag)
-    # (prev == loc, by field: comparing with ``loc`` as a whole boxes it into a new tuple
-    # in the compiled core)
-    if prev is not None and prev[0] is loc[0] and prev[1] == loc[1]:
+    # (prev == loc, by field: ``loc`` is (zone, seat), seat 0 off the hole-card zones)
+    if prev is not None and prev[0] is zone and prev[1] == seat:
         raise TableError("already_there", f"{core.card_name(tag)} is already on that zone")
     core.card_of[tag] = e.card
     if prev is not None:
         # A move: the removal may be reported late (L5), so the placement implies it.
         _remove(core, prev[0], tag, prev[1])
     core.where[tag] = loc
-    if core.phase is _DRAW:
+    phase = core.phase  # (after the removal, which may have cleared a misdeal)
+    if phase is _DRAW:
         draw.draw_card(core, e)
         return
-    if core.phase is _SHOWDOWN or (core.phase is _COMPLETE and zone is _MUCK_ZONE):
+    if phase is _SHOWDOWN or (phase is _COMPLETE and zone is _MUCK_ZONE):
         showdown.on_card_placed(core, e)
         return
     dealing.on_card_placed(core, e, prev, dealt)

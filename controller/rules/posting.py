@@ -74,17 +74,27 @@ def _forced_due(
     """:func:`forced_due` of the level's amounts (the hand's own at its first card: no
     ``Level`` built for them)."""
     due: dict[int, list[tuple[str, int]]] = {}
+    sb, bb = pos.sb, pos.bb
     if ante:
         if ante_style is _BIG_BLIND:
-            if pos.bb in dealt:  # the big blind's seat left after the button was set
-                due.setdefault(pos.bb, []).append(("post_ante", ante))
+            if bb in dealt:  # the big blind's seat left after the button was set
+                due[bb] = [("post_ante", ante)]
         else:
             for s in sorted(dealt):
-                due.setdefault(s, []).append(("post_ante", ante))
-    if pos.sb in dealt and small_blind:
-        due.setdefault(pos.sb, []).append(("post_sb", small_blind))
-    if pos.bb in dealt:
-        due.setdefault(pos.bb, []).append(("post_bb", big_blind))
+                due[s] = [("post_ante", ante)]
+    # (get and set, not ``setdefault(s, [])``: a slow path in the compiled core)
+    if sb in dealt and small_blind:
+        items = due.get(sb)
+        if items is None:
+            due[sb] = [("post_sb", small_blind)]
+        else:
+            items.append(("post_sb", small_blind))
+    if bb in dealt:
+        items = due.get(bb)
+        if items is None:
+            due[bb] = [("post_bb", big_blind)]
+        else:
+            items.append(("post_bb", big_blind))
     return due
 
 
@@ -278,9 +288,10 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     for s in due:
         if core.posted.get(s, 0) == 0 or s in core.presence_posts:
             return
-    for s, its in sorted(due.items()):
+    for s in sorted(due):  # (the seats, not the items: ints sort without tuple compares)
         if s != seat and have != added:
             continue
+        its = due[s]
         have = core.posted.get(s, 0)
         owed = _owed(its)
         if 0 < have < min(owed, core.seats[s].stack) and core.seats[s].present:
@@ -336,7 +347,12 @@ def take_forced(core: TableCore, h: Hand) -> None:
         owed = 0
         for _, a in items:
             owed += a
-        have = posted.pop(s, 0)
+        # (not posted.pop(s, 0): a Python-level method call in the compiled core)
+        if s in posted:
+            have = posted[s]
+            del posted[s]
+        else:
+            have = 0
         present = swapped is None and seats[s].present  # (swapped: ruled above)
         if present and have < min(owed, p.stack) and have == 0:
             core.alert(

@@ -27,7 +27,9 @@ _CORRECT_BEFORE_ACTION: Final = BurnError.CORRECT_BEFORE_ACTION
 _BETTING: Final = Phase.BETTING
 _PREFLOP: Final = Street.PREFLOP
 
-_STREET_NO: Final = (0, 1, 2, 3)  # a street's number without int(Street): a call to the int type
+# a street's number without int(Street): a call to the int type (``tuple[int, ...]``: a tuple
+# object; ``Final = (0, 1, 2, 3)`` is a C struct in the compiled core, boxed at each index)
+_STREET_NO: Final[tuple[int, ...]] = (0, 1, 2, 3)
 
 
 @dataclass(init=False, unsafe_hash=True, slots=True)

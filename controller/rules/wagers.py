@@ -173,7 +173,9 @@ def second_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn, n: int) -> bo
     return True
 
 
-_BOARD_BEFORE: Final = (0, 3, 4, 5)  # board cards out before the street after each street
+# board cards out before the street after each street (a tuple object: ``Final = (...)`` of
+# ints is a C struct in the compiled core, boxed into a new tuple at each index)
+_BOARD_BEFORE: Final[tuple[int, ...]] = (0, 3, 4, 5)
 
 
 def closing_motion(core: TableCore, h: Hand, p: Player, e: ChipsIn) -> bool:
@@ -362,7 +364,7 @@ def chips_out(core: TableCore, h: Hand, e: ChipsOut) -> None:
         return
     paid_back(h, seat, owed)  # all of it: nothing owed any more
     p = h.players.get(seat)
-    if p is None or not core.profile.chips_in_turn_stay or core.phase is not Phase.BETTING:
+    if p is None or not core.profile.chips_in_turn_stay or core.phase is not _BETTING:
         return
     if not any(
         a.seat == seat and a.street == street_no(h) and a.kind in ("call", "bet", "raise")
@@ -396,12 +398,10 @@ def killed_uncalled(core: TableCore, h: Hand, p: Player) -> int:
 def nonstandard_fold(core: TableCore, h: Hand, p: Player) -> None:
     """002 [L161]: folding facing no bet is binding and flagged (not the dealer killing the
     hand of an absent player)."""
+    if not core.profile.nonstandard_fold_alert or p.street_bet < h.current_bet:
+        return  # (most folds: the seat's presence is not looked up)
     seat = core.seats.get(p.seat)
-    if (
-        core.profile.nonstandard_fold_alert
-        and p.street_bet >= h.current_bet
-        and (seat is None or seat.present)
-    ):
+    if seat is None or seat.present:
         core.alert(
             AlertCode.NONSTANDARD_FOLD,
             Severity.WARNING,
@@ -455,10 +455,11 @@ class Undo:
 
 
 def snapshot(h: Hand, ev: ChipsIn, checks: int) -> Undo:
-    players = tuple(
-        (p.seat, p.stack, p.street_bet, p.total, p.acted, p.can_raise, p.all_in)
-        for p in h.players.values()
-    )
+    # (a loop, not a generator: mypyc allocates a generator object per call)
+    seats: list[tuple[int, int, int, int, bool, bool, bool]] = []
+    for p in h.players.values():
+        seats.append((p.seat, p.stack, p.street_bet, p.total, p.acted, p.can_raise, p.all_in))
+    players = tuple(seats)
     return Undo(ev, len(h.actions), checks, street_no(h), players,
                 (h.current_bet, h.last_raise, h.raises, h.last_aggressor, h.pointer),
                 (h.window_actions, h.window_chip_actions, frozenset(h.window_seats)),
