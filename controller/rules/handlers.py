@@ -208,11 +208,9 @@ def card_placed(core: TableCore, e: CardPlaced) -> None:
         if not 1 <= seat <= core.max_seats:
             raise TableError("bad_seat", f"hole-card zone of seat {seat} does not exist")
         if core.phase in STARTS_HAND:
-            # a hand must be able to start: else rejected, unchanged. The blinds posted
-            # before this card worked the seats out (posting.chips_posted: ``core.coming``,
-            # kept while only chips moved since, which change no seat)
-            coming = core.coming
-            dealt = dealing.dealt_in(core) if coming is None else coming[0]
+            # a hand must be able to start: else rejected, unchanged (dealt_in reuses the
+            # seats the blinds posted before this card worked out: ``core.coming``)
+            dealt = dealing.dealt_in(core)
         loc = _HOLE_LOCS[seat]
     elif zone is _MUCK_ZONE:
         loc = _MUCK_LOC
