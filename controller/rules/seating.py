@@ -5,7 +5,7 @@ Pure functions over small frozen values; the engine keeps the current :class:`Po
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Collection, Container
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -24,6 +24,8 @@ class SeatStatus(Enum):
 # ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
 _BUSTED: Final = SeatStatus.BUSTED
 _WAITING: Final = SeatStatus.WAITING
+_DEAD_003: Final = ButtonRule.DEAD_003
+_DEAD_KEEP_PLAYER: Final = ButtonRule.DEAD_KEEP_PLAYER
 
 
 @dataclass(init=False, slots=True)
@@ -114,7 +116,7 @@ def first_positions(button: int, live: frozenset[int], max_seats: int) -> Positi
     return Positions(button, sb, next_seat(sb, live, max_seats))
 
 
-def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> Positions:
+def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> Positions:
     """The next hand's positions under the dead-button rule (TDA 32, 000 SECTION 5).
 
     The big blind advances to the next player with chips; the small blind's position is the
@@ -134,14 +136,10 @@ def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> P
         sb = next_seat(button, live, n)
         bb = next_seat(sb, live, n)
         return Positions(button, sb, bb)
-    if profile.button_rule is ButtonRule.DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
+    if profile.button_rule is _DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
         # 003 [L49]: the small blind was eliminated: the button does not move.
         button = prev.button
-    elif (
-        profile.button_rule is ButtonRule.DEAD_KEEP_PLAYER
-        and button not in live
-        and prev.button in live
-    ):
+    elif profile.button_rule is _DEAD_KEEP_PLAYER and button not in live and prev.button in live:
         # 004 TG-22 [L129]: the button stays in front of the same player (for two hands)
         # rather than go to the empty seat of an eliminated small blind
         button = prev.button
