@@ -320,11 +320,16 @@ class TableCore:
         return str(card) if card is not None else f"tag {tag}"
 
     def live_seated(self) -> frozenset[int]:
+        return frozenset(self.live_list())
+
+    def live_list(self) -> list[int]:
+        """The seats of :meth:`live_seated`, in the seats' order: a list, for ``len`` and
+        ``in`` (a frozenset costs its hashing and table, set at every SetButton)."""
         live = []  # (a loop, not a comprehension: no function object made per call)
         for s, seat in self.seats.items():
             if seat.stack > 0 and seat.status is not _BUSTED:
                 live.append(s)
-        return frozenset(live)
+        return live
 
     def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:
         return [

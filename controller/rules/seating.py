@@ -107,13 +107,32 @@ def between(a: int, b: int, s: int, max_seats: int) -> bool:
     return order.index(s) < order.index(b) and s not in (a, b)
 
 
-def first_positions(button: int, live: frozenset[int], max_seats: int) -> Positions:
+def _mask(seats: Collection[int]) -> int:
+    """``seats`` as a bit mask (bit ``s`` for seat ``s``): membership by a shift, not a
+    generic ``in`` on whatever collection the caller has (a list compares element by
+    element)."""
+    mask = 0
+    for s in seats:
+        mask |= 1 << s
+    return mask
+
+
+def _next_in(after: int, mask: int, max_seats: int) -> int:
+    """:func:`next_seat` over a :func:`_mask`."""
+    for s in clockwise(after, max_seats):
+        if mask >> s & 1:
+            return s
+    return 0
+
+
+def first_positions(button: int, live: Collection[int], max_seats: int) -> Positions:
     """Positions for a hand whose button was placed (by a draw or by hand)."""
+    mask = _mask(live)
     if len(live) == 2:
-        btn = button if button in live else next_seat(button, live, max_seats)
-        return Positions(btn, btn, next_seat(btn, live, max_seats), heads_up=True)
-    sb = next_seat(button, live, max_seats)
-    return Positions(button, sb, next_seat(sb, live, max_seats))
+        btn = button if mask >> button & 1 else _next_in(button, mask, max_seats)
+        return Positions(btn, btn, _next_in(btn, mask, max_seats), heads_up=True)
+    sb = _next_in(button, mask, max_seats)
+    return Positions(button, sb, _next_in(sb, mask, max_seats))
 
 
 def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> Positions:
@@ -125,21 +144,26 @@ def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> 
     button and the big blind still advances, so nobody posts it twice in a row (002 HeadsUp).
     """
     n = profile.max_seats
-    bb = next_seat(prev.bb, live, n)
+    mask = _mask(live)
+    bb = _next_in(prev.bb, mask, n)
     if len(live) == 2:
-        other = next_seat(bb, live, n)
+        other = _next_in(bb, mask, n)
         return Positions(other, other, bb, heads_up=True)
     sb = prev.bb
     button = prev.sb
     if prev.heads_up:
         button = prev.button
-        sb = next_seat(button, live, n)
-        bb = next_seat(sb, live, n)
+        sb = _next_in(button, mask, n)
+        bb = _next_in(sb, mask, n)
         return Positions(button, sb, bb)
-    if profile.button_rule is _DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
+    if profile.button_rule is _DEAD_003 and not mask >> prev.sb & 1 and prev.sb != prev.bb:
         # 003 [L49]: the small blind was eliminated: the button does not move.
         button = prev.button
-    elif profile.button_rule is _DEAD_KEEP_PLAYER and button not in live and prev.button in live:
+    elif (
+        profile.button_rule is _DEAD_KEEP_PLAYER
+        and not mask >> button & 1
+        and mask >> prev.button & 1
+    ):
         # 004 TG-22 [L129]: the button stays in front of the same player (for two hands)
         # rather than go to the empty seat of an eliminated small blind
         button = prev.button
