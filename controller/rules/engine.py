@@ -320,11 +320,16 @@ class TableCore:
         return str(card) if card is not None else f"tag {tag}"
 
     def live_seated(self) -> frozenset[int]:
+        return frozenset(self.live_list())
+
+    def live_list(self) -> list[int]:
+        """The seats of :meth:`live_seated`, in the seats' order: a list, for ``len`` and
+        ``in`` (a frozenset costs its hashing and table, set at every SetButton)."""
         live = []  # (a loop, not a comprehension: no function object made per call)
         for s, seat in self.seats.items():
             if seat.stack > 0 and seat.status is not _BUSTED:
                 live.append(s)
-        return frozenset(live)
+        return live
 
     def tags_in(self, zone: ZoneKind, seat: int = 0) -> list[str]:
         return [
@@ -368,17 +373,19 @@ class TableCore:
 
     def _advance_positions(self) -> None:
         # the busted seats leave; the rest with chips are the live seats (live_seated, built
-        # in the same pass)
-        busted: list[int] = []
-        kept: list[int] = []
-        for s, seat in self.seats.items():
+        # in the same pass; a list, not a frozenset: next_positions only asks ``in`` and
+        # ``len`` of it, and a frozenset costs its hashing at every hand's end)
+        busted = 0
+        live: list[int] = []
+        seats = self.seats
+        for s, seat in seats.items():
             if seat.status is _BUSTED:
-                busted.append(s)
+                busted += 1
             elif seat.stack > 0:
-                kept.append(s)
-        for s in busted:
-            del self.seats[s]
-        live = frozenset(kept)
+                live.append(s)
+        if busted:
+            for s in [s for s, seat in seats.items() if seat.status is _BUSTED]:
+                del seats[s]
         if self.positions is not None and len(live) >= 2:
             self.positions = next_positions(self.positions, live, self.profile)
         self.button_set = False

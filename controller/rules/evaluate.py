@@ -183,7 +183,9 @@ def _codes(cards: Sequence[Card]) -> list[int]:
     if not 5 <= n <= 7:
         raise BadInput(f"hand evaluation needs 5 to 7 cards, got {n}")
     try:
-        codes = [c.rank * 4 + c.suit for c in cards]
+        # Card.code (rank * 4 + suit, kept with the card): the sum itself is IntEnum
+        # arithmetic, a generic call per card in the compiled core
+        codes = [c.code for c in cards]
         for code in codes:
             if code < 8 or not _TREYS_BY_CODE[code]:
                 raise IndexError
@@ -191,9 +193,13 @@ def _codes(cards: Sequence[Card]) -> list[int]:
         for c in cards:
             _codes_one(c)
         raise BadCard(f"cannot evaluate {list(cards)!r}") from None
-    if len(set(codes)) != n:
-        dup = sorted({str(c) for c in cards if cards.count(c) > 1})
-        raise BadCard(f"duplicate card(s) {', '.join(dup)} in hand")
+    seen = 0  # the codes (8..59) as bits: a duplicate without building a set
+    for code in codes:
+        bit = 1 << code
+        if seen & bit:
+            dup = sorted({str(c) for c in cards if cards.count(c) > 1})
+            raise BadCard(f"duplicate card(s) {', '.join(dup)} in hand")
+        seen |= bit
     return codes
 
 

@@ -170,7 +170,7 @@ def set_level(core: TableCore, e: SetLevel) -> None:
 
 
 def set_button(core: TableCore, e: SetButton) -> None:
-    live = core.live_seated()
+    live = core.live_list()
     if e.seat not in core.seats and len(live) >= 2:
         pass  # a dead button may sit in front of an empty seat
     if len(live) < 2:

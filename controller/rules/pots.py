@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -62,19 +61,22 @@ def build_pots(contrib: dict[int, int], live: set[int] | frozenset[int]) -> list
 
 def split(
     amount: int,
-    winners: Sequence[int],
-    order_from_button: Callable[[int], int],
+    winners: list[int],
+    ring: tuple[int, ...],
     chip: int = 1,
 ) -> tuple[list[tuple[int, int]], bool]:
     """Divide ``amount`` among ``winners`` in ``chip``-chips (the smallest chip in play): the
     odd chips go one each from the first winner left of the button (002 [L63], TDA 20,
     Robert's): 125 in 25-chips is 75/50, not 63/62. Chips below ``chip`` that the amount
     still holds go to the next winner in that order. Returns shares and whether a chip was
-    odd."""
+    odd. ``ring``: the seats clockwise from the first left of the button (the button last;
+    ``seating.clockwise``), read only for two winners or more. (A tuple, not its bound
+    ``index``: getting a bound method is a Python-level attribute lookup per pot in the
+    compiled core, for the one winner of most pots who needs no order.)"""
     unit = chip if chip > 0 else 1
     if len(winners) == 1:  # most pots: the whole amount, odd if it is not in whole chips
         return [(winners[0], amount)], amount % unit > 0
-    ordered = sorted(winners, key=order_from_button)
+    ordered = sorted(winners, key=ring.index)
     n = len(ordered)
     base = amount // (n * unit) * unit
     rest = amount - base * n

@@ -19,30 +19,28 @@ __all__ = ["HandRecord", "build", "complete"]
 def shows(core: TableCore, h: Hand) -> tuple[ShowRecord, ...]:
     """The hands at the showdown in show order (002 [L47]): every live hand, tabled (cards
     speak: the core awards from the cards read), from the first to show clockwise."""
-    live: list[int] = []  # (a loop: a comprehension is a call of its own before Python 3.12)
-    for s, p in h.players.items():
+    n_live = 0  # (a loop: a comprehension is a call of its own before Python 3.12)
+    for p in h.players.values():
         if not (p.folded or p.dead):  # p.live, inlined
-            live.append(s)
-    if len(live) < 2:
+            n_live += 1
+    if n_live < 2:  # a fold-out (most hands): nothing shown
         return ()
     street = h.actions[-1].street if h.actions else 0
+    players = h.players
+    card_of = core.card_of
+    out: list[ShowRecord] = []  # (loops, not generators: no generator object per hand)
     if h.show_order:  # the showdown: in the order the hands were tabled or mucked
-        return tuple(
-            ShowRecord(
-                s,
-                tuple(known_cards(core.card_of, h.players[s].hole)) if shown else (),
-                shown,
-                street,
-            )
-            for s, shown in h.shows.items()
-        )
+        for s, shown in h.shows.items():
+            tabled = tuple(known_cards(card_of, players[s].hole)) if shown else ()
+            out.append(ShowRecord(s, tabled, shown, street))
+        return tuple(out)
     first = showdown_first(core, h)
     order = clockwise(first, core.max_seats)
     ring = order[-1:] + order[:-1]  # from ``first`` itself
-    out: list[ShowRecord] = []
     for s in ring:
-        if s in live:
-            cards = tuple(known_cards(core.card_of, h.players[s].hole))
+        q = players.get(s)
+        if q is not None and not (q.folded or q.dead):
+            cards = tuple(known_cards(card_of, q.hole))
             out.append(ShowRecord(s, cards, bool(cards), street))
     return tuple(out)
 
@@ -59,20 +57,25 @@ def build(core: TableCore, h: Hand) -> HandRecord:
     seats: list[SeatRecord] = []
     for s, p in h.players.items():  # built in seat order (dealing.start_hand)
         seat = seated.get(s)
-        # the hole cards known (cards.known_cards, inlined: a call per seat at every hand's end)
-        hole: list[Card] = []
-        for t in p.hole:
-            c = card_of.get(t)
-            if c is not None:
-                hole.append(c)
+        # the hole cards known (cards.known_cards, inlined: a call per seat at every hand's
+        # end); two tags (hold'em) made into a tuple at once, without a list
+        tags = p.hole
+        hole: tuple[Card, ...]
+        if len(tags) == 2:
+            c1 = card_of.get(tags[0])
+            c2 = card_of.get(tags[1])
+            if c1 is not None:
+                hole = (c1, c2) if c2 is not None else (c1,)
+            else:
+                hole = (c2,) if c2 is not None else ()
+        else:
+            hole = tuple(known_cards(card_of, tags))
         if seat is not None:
             seats.append(
-                SeatRecord(
-                    s, seat.player, p.start_stack, p.stack, tuple(hole), won.get(s, 0), seat.name
-                )
+                SeatRecord(s, seat.player, p.start_stack, p.stack, hole, won.get(s, 0), seat.name)
             )
         else:
-            seats.append(SeatRecord(s, "", p.start_stack, p.stack, tuple(hole), won.get(s, 0)))
+            seats.append(SeatRecord(s, "", p.start_stack, p.stack, hole, won.get(s, 0)))
     # positional, in the fields' order: 23 keywords cost a pure-Python call three times as
     # much (timeit: 3.5 us against 1.1 us)
     pos = h.pos

@@ -5,7 +5,7 @@ Pure functions over small frozen values; the engine keeps the current :class:`Po
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Collection, Container
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -24,6 +24,8 @@ class SeatStatus(Enum):
 # ``EnumType.__getattr__`` hook per lookup in Python 3.11 (and a getattr in the compiled core)
 _BUSTED: Final = SeatStatus.BUSTED
 _WAITING: Final = SeatStatus.WAITING
+_DEAD_003: Final = ButtonRule.DEAD_003
+_DEAD_KEEP_PLAYER: Final = ButtonRule.DEAD_KEEP_PLAYER
 
 
 @dataclass(init=False, slots=True)
@@ -105,8 +107,44 @@ def between(a: int, b: int, s: int, max_seats: int) -> bool:
     return order.index(s) < order.index(b) and s not in (a, b)
 
 
-def first_positions(button: int, live: frozenset[int], max_seats: int) -> Positions:
+def _mask(seats: Collection[int]) -> int:
+    """``seats`` as a bit mask (bit ``s`` for seat ``s``): membership by a shift, not a
+    generic ``in`` on whatever collection the caller has (a list compares element by
+    element). -1 if a seat is outside 0..62 (no mask: the callers ask ``in`` instead)."""
+    mask = 0
+    for s in seats:
+        if s < 0 or s > 62:
+            return -1
+        mask |= 1 << s
+    return mask
+
+
+def _in(mask: int, seat: int) -> bool:
+    """``seat in seats`` for the ``seats`` of ``mask`` (a valid one: every seat 0..62)."""
+    return 0 <= seat <= 62 and mask >> seat & 1 == 1
+
+
+def _next_in(after: int, mask: int, max_seats: int) -> int:
+    """:func:`next_seat` over a :func:`_mask`."""
+    for s in clockwise(after, max_seats):
+        if _in(mask, s):
+            return s
+    return 0
+
+
+def first_positions(button: int, live: Collection[int], max_seats: int) -> Positions:
     """Positions for a hand whose button was placed (by a draw or by hand)."""
+    mask = _mask(live)
+    if mask < 0:  # a seat number no table has: the plain lookups
+        return _first_positions(button, live, max_seats)
+    if len(live) == 2:
+        btn = button if _in(mask, button) else _next_in(button, mask, max_seats)
+        return Positions(btn, btn, _next_in(btn, mask, max_seats), heads_up=True)
+    sb = _next_in(button, mask, max_seats)
+    return Positions(button, sb, _next_in(sb, mask, max_seats))
+
+
+def _first_positions(button: int, live: Collection[int], max_seats: int) -> Positions:
     if len(live) == 2:
         btn = button if button in live else next_seat(button, live, max_seats)
         return Positions(btn, btn, next_seat(btn, live, max_seats), heads_up=True)
@@ -114,7 +152,7 @@ def first_positions(button: int, live: frozenset[int], max_seats: int) -> Positi
     return Positions(button, sb, next_seat(sb, live, max_seats))
 
 
-def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> Positions:
+def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> Positions:
     """The next hand's positions under the dead-button rule (TDA 32, 000 SECTION 5).
 
     The big blind advances to the next player with chips; the small blind's position is the
@@ -122,6 +160,37 @@ def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> P
     seats are now empty (dead small blind, dead button). Heads-up the small blind is on the
     button and the big blind still advances, so nobody posts it twice in a row (002 HeadsUp).
     """
+    mask = _mask(live)
+    if mask < 0:  # a seat number no table has: the plain lookups
+        return _next_positions(prev, live, profile)
+    n = profile.max_seats
+    bb = _next_in(prev.bb, mask, n)
+    if len(live) == 2:
+        other = _next_in(bb, mask, n)
+        return Positions(other, other, bb, heads_up=True)
+    sb = prev.bb
+    button = prev.sb
+    if prev.heads_up:
+        button = prev.button
+        sb = _next_in(button, mask, n)
+        bb = _next_in(sb, mask, n)
+        return Positions(button, sb, bb)
+    if profile.button_rule is _DEAD_003 and not _in(mask, prev.sb) and prev.sb != prev.bb:
+        # 003 [L49]: the small blind was eliminated: the button does not move.
+        button = prev.button
+    elif (
+        profile.button_rule is _DEAD_KEEP_PLAYER
+        and not _in(mask, button)
+        and _in(mask, prev.button)
+    ):
+        # 004 TG-22 [L129]: the button stays in front of the same player (for two hands)
+        # rather than go to the empty seat of an eliminated small blind
+        button = prev.button
+    return Positions(button, sb, bb)
+
+
+def _next_positions(prev: Positions, live: Collection[int], profile: Profile) -> Positions:
+    """:func:`next_positions` with ``in`` on ``live`` itself."""
     n = profile.max_seats
     bb = next_seat(prev.bb, live, n)
     if len(live) == 2:
@@ -134,17 +203,10 @@ def next_positions(prev: Positions, live: frozenset[int], profile: Profile) -> P
         sb = next_seat(button, live, n)
         bb = next_seat(sb, live, n)
         return Positions(button, sb, bb)
-    if profile.button_rule is ButtonRule.DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
-        # 003 [L49]: the small blind was eliminated: the button does not move.
-        button = prev.button
-    elif (
-        profile.button_rule is ButtonRule.DEAD_KEEP_PLAYER
-        and button not in live
-        and prev.button in live
-    ):
-        # 004 TG-22 [L129]: the button stays in front of the same player (for two hands)
-        # rather than go to the empty seat of an eliminated small blind
-        button = prev.button
+    if profile.button_rule is _DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
+        button = prev.button  # 003 [L49]
+    elif profile.button_rule is _DEAD_KEEP_PLAYER and button not in live and prev.button in live:
+        button = prev.button  # 004 TG-22 [L129]
     return Positions(button, sb, bb)
 
 

@@ -59,14 +59,18 @@ def showdown_first(core: TableCore, h: Hand) -> int:
     """Who shows first (002 ShowdownOrder-1, 000 C19): the last aggressor of the final round,
     else the first live seat left of the button."""
     last_street = int(h.street)
-    aggressors = [
-        a.seat for a in h.actions if a.street == last_street and a.kind in ("bet", "raise")
-    ]
-    live = {s for s, p in h.players.items() if p.live}
-    if aggressors and aggressors[-1] in live:
-        return aggressors[-1]
+    last = 0  # the last aggressor of the final round (loops: no list or set made per hand)
+    for a in h.actions:
+        if a.street == last_street and a.kind in ("bet", "raise"):
+            last = a.seat
+    players = h.players
+    if last:
+        p = players.get(last)
+        if p is not None and not (p.folded or p.dead):  # p.live, inlined
+            return last
     for s in clockwise(h.pos.button, core.max_seats):
-        if s in live:
+        q = players.get(s)
+        if q is not None and not (q.folded or q.dead):
             return s
     return 0
 
@@ -78,9 +82,18 @@ def show_order(core: TableCore, h: Hand) -> list[int]:
     all-in for only the main pot"; the other rulebooks are silent on side pots)."""
     first = showdown_first(core, h)
     ring = clockwise(first, core.max_seats)
-    order = [ring[-1], *ring[:-1]]  # from ``first`` itself
-    live = [s for s in order if s in h.players and h.players[s].live]
-    return sorted(live, key=lambda s: -h.players[s].total)  # stable: clockwise among equals
+    players = h.players
+    # (the larger total first, then clockwise from ``first`` itself: sorted by a tuple, not
+    # with a lambda, whose closure the compiled core allocates on every call)
+    keyed: list[tuple[int, int, int]] = []
+    n = len(ring)
+    for i in range(n):
+        s = ring[i - 1]  # ring[-1] is ``first``
+        p = players.get(s)
+        if p is not None and not (p.folded or p.dead):  # p.live, inlined
+            keyed.append((-p.total, i, s))
+    keyed.sort()
+    return [k[2] for k in keyed]
 
 
 def begin(core: TableCore) -> None:
@@ -399,13 +412,15 @@ def uncalled(contrib: dict[int, int], live: set[int]) -> tuple[int, int]:
 def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, int], ...]]:
     """Each pot's winners and shares, and the uncalled bet returned (not a pot won: 003
     [L119], 002 [L169])."""
+    players = h.players
     live: set[int] = set()
     contrib: dict[int, int] = {}
-    for s, p in h.players.items():
+    for s, p in players.items():
         contrib[s] = p.total
         if not (p.folded or p.dead):  # p.live, inlined
             live.add(s)
-    if h.show_order:  # a showdown: the pots go to the tabled hands
+    show_order = h.show_order
+    if show_order:  # a showdown: the pots go to the tabled hands
         live &= may_win(h, core.profile.untabled_muck_relinquishes)
     # antes are dead money (TDA 2024, big blind ante; G10): in the main pot, never part of
     # a live bet, so never matched, never returned as uncalled
@@ -416,14 +431,20 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
                 contrib[a.seat] -= a.amount
                 dead += a.amount
     back, excess = uncalled(contrib, live)
-    given = dict(h.given_back)  # returned by a floor ruling during the hand (retrieve.py)
-    if excess:
-        contrib[back] -= excess
-        player.paid(h.players[back], excess)
-        given[back] = given.get(back, 0) + excess
-        if len(live) > 1 and not h.show_order:  # a fold-out's winner takes it all anyway;
-            # at a showdown it was said before the show (begin)
-            core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
+    given_back = h.given_back
+    returned: tuple[tuple[int, int], ...] = ()
+    if excess or given_back:
+        given = dict(given_back)  # returned by a floor ruling during the hand (retrieve.py)
+        if excess:
+            contrib[back] -= excess
+            player.paid(players[back], excess)
+            given[back] = given.get(back, 0) + excess
+            if len(live) > 1 and not show_order:  # a fold-out's winner takes it all anyway;
+                # at a showdown it was said before the show (begin)
+                core.instruct(f"Uncalled bet: return {excess} to seat {back}", back)
+        returned = tuple(sorted(given.items()))
+    if len(live) == 1 and not show_order:
+        return _fold_out(core, h, contrib, live.pop(), dead), returned
     pots = build_pots(contrib, live)
     if dead:
         everyone = tuple(sorted(live))
@@ -435,30 +456,64 @@ def award(core: TableCore, h: Hand) -> tuple[list[PotRecord], tuple[tuple[int, i
     # worked out for the first pot split between several winners (most hands have none)
     ring: tuple[int, ...] = ()
     values: dict[int, int] = {}  # seat -> score (the fast path; names only for winners)
-    cards: dict[int, list[Card]] = {}
     if len(live) > 1:
-        board = known_cards(core.card_of, h.board)
+        card_of = core.card_of
+        board = known_cards(card_of, h.board)
         if len(board) == 5:
             for s in live:
-                hole = known_cards(core.card_of, h.players[s].hole)
+                hole = known_cards(card_of, players[s].hole)
                 if len(hole) == 2:
-                    cards[s] = hole + board
-                    values[s] = hand_score(h, cards[s])
+                    values[s] = hand_score(h, hole + board)
+    chip = core.profile.smallest_chip
     out: list[PotRecord] = []
     for pot in pots:
-        contenders = [s for s in pot.eligible if s in values] or list(pot.eligible)
+        eligible = pot.eligible
+        contenders: list[int] = []  # the eligible seats with a score, else all of them
+        for s in eligible:
+            if s in values:
+                contenders.append(s)
+        scored = bool(contenders)  # every contender has a score
+        if not scored:
+            contenders = list(eligible)
         name = ""
-        if len(contenders) > 1 and all(s in values for s in contenders):
-            best = max(values[s] for s in contenders)
+        if len(contenders) > 1 and scored:
+            best = values[contenders[0]]
+            for s in contenders:
+                v = values[s]
+                if v > best:  # noqa: PLR1730 (max() is a generic call in mypyc)
+                    best = v
             winners = [s for s in contenders if values[s] == best]
             name = score_label(best)
         else:
             winners = contenders[:1]
         if len(winners) > 1 and not ring:
             ring = clockwise(h.pos.button, core.max_seats)
-        shares, odd = split(pot.amount, winners, ring.index, core.profile.smallest_chip)
-        h.odd_chip = h.odd_chip or odd
+        shares, odd = split(pot.amount, winners, ring, chip)
+        if odd:
+            h.odd_chip = True
         for s, chips in shares:
-            player.paid(h.players[s], chips)
-        out.append(PotRecord(pot.amount, pot.eligible, tuple(sorted(winners)), tuple(shares), name))
-    return out, tuple(sorted(given.items()))
+            player.paid(players[s], chips)
+        out.append(PotRecord(pot.amount, eligible, tuple(sorted(winners)), tuple(shares), name))
+    return out, returned
+
+
+def _fold_out(
+    core: TableCore, h: Hand, contrib: dict[int, int], seat: int, dead: int
+) -> list[PotRecord]:
+    """:func:`award`'s pots when one hand is left and nothing was shown (most hands): what
+    ``build_pots``, the antes' pot and ``split`` give then, one pot or none, without their
+    lists and sorts. ``contrib`` is after the antes and the uncalled bet."""
+    total = 0
+    for c in contrib.values():
+        total += c
+    # build_pots: one pot of everything when one seat is live; the antes go into it, or
+    # are the pot when nothing else was put in
+    amount = total + dead if total else dead
+    if not amount:
+        return []
+    only = (seat,)
+    unit = core.profile.smallest_chip
+    if amount % (unit if unit > 0 else 1) > 0:  # split: not in whole chips
+        h.odd_chip = True
+    player.paid(h.players[seat], amount)
+    return [PotRecord(amount, only, only, ((seat, amount),), "")]
