@@ -36,9 +36,13 @@ def phase_of(core: TableCore) -> Phase:
     return core.phase
 
 
-# the street before each street; a tuple, not ``Street(n)``: an Enum call is Python code
-_BEFORE: Final = (Street.PREFLOP, Street.PREFLOP, Street.FLOP, Street.TURN)
-_BOARD_SIZE: Final = (0, 3, 4, 5)  # Street.board_size, by the street's number
+# the street before each street; a tuple, not ``Street(n)``: an Enum call is Python code.
+# Both typed ``tuple[X, ...]``: a bare ``Final`` tuple is a C struct in the compiled core,
+# boxed into a new tuple object each time it is indexed; these stay one tuple object, and
+# are indexed with ``_number(street)`` (indexing with the IntEnum member is a generic call)
+_BEFORE: Final[tuple[Street, ...]] = (Street.PREFLOP, Street.PREFLOP, Street.FLOP, Street.TURN)
+# Street.board_size (a property: a Python-level call in the compiled core), by street number
+_BOARD_SIZE: Final[tuple[int, ...]] = (0, 3, 4, 5)
 
 
 def _coming(h: Hand) -> Street:
@@ -111,7 +115,7 @@ def on_burn(core: TableCore, e: CardPlaced) -> None:
         # 004 AR-16: the card turned up without a burn is moved to its proper position
         h.burns.append(tag)
         return
-    if h.pending_board and core.phase is _BOARD and len(h.board) == h.street.board_size:
+    if h.pending_board and core.phase is _BOARD and len(h.board) == _BOARD_SIZE[_number(h.street)]:
         # the next street is being dealt: the uncorrected card stood; later cards are those
         # that would have come (000 irreg-12b), so this street needs one burn more
         h.pending_board = ""
@@ -286,7 +290,7 @@ def on_burn_removed(core: TableCore, tag: str) -> None:
         # 003: the card turned up and moved to the burn is taken back for the reshuffle
         h.street_burns = max(0, h.street_burns - 1)
         h.burns.remove(tag)
-    elif tag in h.burns and int(_coming(h)) in h.no_burn and core.phase is Phase.BOARD:
+    elif tag in h.burns and _number(_coming(h)) in h.no_burn and core.phase is Phase.BOARD:
         h.street_burns = max(0, h.street_burns - 1)
         h.burns.remove(tag)
 
@@ -332,7 +336,7 @@ def on_board(core: TableCore, e: CardPlaced) -> None:
         return
     coming = _coming(h)
     n = _number(coming)
-    size = _BOARD_SIZE[n]  # coming.board_size: a property, a Python-level call
+    size = _BOARD_SIZE[n]
     if h.floor_draw:
         core.alert(
             AlertCode.FOUR_CARD_FLOP,
@@ -456,7 +460,7 @@ def _missing_burn(core: TableCore, h: Hand, e: CardPlaced) -> None:
     # stand: 000 irreg-12a once action is taken on it; 004 AR-16 corrects it at any time)
     h.board.append(e.tag)
     coming = _coming(h)
-    if len(h.board) >= coming.board_size:
+    if len(h.board) >= _BOARD_SIZE[_number(coming)]:
         _street_dealt(core, h, coming)
 
 
@@ -621,18 +625,19 @@ def _restore(core: TableCore, h: Hand, tag: str) -> None:
     if tag in h.board:
         h.board.remove(tag)
     street = h.street
-    if street is Street.PREFLOP or len(h.board) >= street.board_size:
+    n = _number(street)
+    if street is _PREFLOP or len(h.board) >= _BOARD_SIZE[n]:
         return  # the flop was not complete yet: the card's place is dealt next
     acted = False
     for a in h.actions:
-        if a.street == int(street):
+        if a.street == n:
             acted = True
             break
     if acted or core.phase is not Phase.BETTING:
         h.refill = True  # 004: bets on the street stand; the proper card takes its place
         return
     # nobody acted on it: the street is dealt again from its burn
-    h.street = _BEFORE[street]
+    h.street = _BEFORE[n]
     h.street_burns = 0
     core.enter(Phase.BOARD)
 
