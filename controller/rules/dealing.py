@@ -308,7 +308,7 @@ def _bad_card(core: TableCore, e: CardPlaced) -> bool:
         return True
     card = e.card
     if card.rank == 0:  # card.is_joker (a property: a Python-level call), read directly
-        h.jokers.add(e.tag)
+        h.jokers = h.jokers | {e.tag}
         if core.profile.joker is _REPLACE_AFTER_DEAL:
             core.alert(
                 AlertCode.JOKER,

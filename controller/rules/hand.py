@@ -20,6 +20,12 @@ _CLOCK_OFF: Final = ClockState.OFF
 _NO_MISDEAL_CALL: Final = MisdealCall.NONE
 _NO_BURN_DEBT: Final = BurnDebt.NONE
 _NO_HOLD: Final = FloorHold.NONE
+# the rarely written sets of a hand are frozensets, the empty one shared by every new hand
+# (issue 23: a set allocated per hand and torn down empty cost more than the rare write's
+# copy); their owner writes ``h.x = h.x | {item}``. So are the rarely written lists tuples
+# (``exposed``, ``boxed``: the empty tuple is shared), written ``h.x = (*h.x, item)``
+_NO_TAGS: Final[frozenset[str]] = frozenset()
+_NO_SEATS: Final[frozenset[int]] = frozenset()
 
 # Player and Hand have an explicit ``__init__`` (not the dataclass-generated one) so the
 # compiled core builds them natively (see decisions.py).
@@ -143,10 +149,10 @@ class Hand:
     window_actions: int  # pre-flop actions after the blinds (misdeal window)
     window_chip_actions: int
     window_seats: set[int]
-    exposed: list[str]
-    boxed: list[str]
+    exposed: tuple[str, ...]  # rarely written: see _NO_TAGS
+    boxed: tuple[str, ...]
     replace: dict[int, str]  # seat -> tag to replace after deal
-    jokers: set[str]
+    jokers: frozenset[str]  # rarely written: see _NO_TAGS
     extra_cards: int
     runout: bool  # all-in: no more betting, board dealt out
     clock_state: ClockState  # clock.py (transitions.SUBSTATES)
@@ -173,7 +179,7 @@ class Hand:
     # mucked (False), in the order the hands were resolved; a tabled winner's alert raised
     show_order: list[int]
     shows: dict[int, bool]
-    show_alerted: set[int]
+    show_alerted: frozenset[int]  # rarely written: see _NO_TAGS
     # the showdown's evaluations (showdown.hand_score): a seat's seven cards' codes (hole
     # cards first; the board's five alone), six bits each -> score: each evaluated once
     scores: dict[int, int]
@@ -235,10 +241,10 @@ class Hand:
         self.window_actions = 0
         self.window_chip_actions = 0
         self.window_seats = set()
-        self.exposed = []
-        self.boxed = []
+        self.exposed = ()
+        self.boxed = ()
         self.replace = {}
-        self.jokers = set()
+        self.jokers = _NO_TAGS
         self.extra_cards = 0
         self.runout = False
         self.clock_state = _CLOCK_OFF
@@ -262,7 +268,7 @@ class Hand:
         self.wager = Wager()
         self.show_order = []
         self.shows = {}
-        self.show_alerted = set()
+        self.show_alerted = _NO_SEATS
         self.scores = {}
         self.burn_debt = _NO_BURN_DEBT
         self.refill = self.floor_ok = self.void_street = False

@@ -32,7 +32,7 @@ def judge(
     card is to be replaced (no misdeal)."""
     prof = core.profile
     if boxed:
-        h.boxed.append(tag)
+        h.boxed = (*h.boxed, tag)
         count = len(h.boxed) + (len(h.exposed) if prof.boxed_counts_with_exposed else 0)
         if count >= prof.boxed_misdeal_count:
             misdeal_condition(
@@ -48,7 +48,7 @@ def judge(
             core, h, seat, tag, AlertCode.BOXED_CARD, "G2: a single boxed card", off_table
         )
         return True
-    h.exposed.append(tag)
+    h.exposed = (*h.exposed, tag)
     first_two = [t for t, _ in h.dealt[:2]]
     if off_table and idx < 2:
         first_two.insert(idx, tag)
@@ -324,8 +324,12 @@ def no_replacement(h: Hand, seat: int) -> None:
 def withdraw(h: Hand, boxed: bool, tag: str, seat: int) -> None:
     """Undo the press's ruling on ``tag`` (a replacement after the deal: :func:`judge`)."""
     marks = h.boxed if boxed else h.exposed
-    if tag in marks:
-        marks.remove(tag)
+    if tag in marks:  # the first mark of the tag goes (a tuple: see hand._NO_TAGS)
+        i = marks.index(tag)
+        if boxed:
+            h.boxed = marks[:i] + marks[i + 1 :]
+        else:
+            h.exposed = marks[:i] + marks[i + 1 :]
     if h.replace.get(seat) == tag:
         del h.replace[seat]
     board.release_burn(h, tag)

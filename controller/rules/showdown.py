@@ -175,7 +175,7 @@ def ack(core: TableCore) -> None:
         # hand is live (one alert per losing hand, once)
         for s in losers:
             if s not in h.show_alerted:
-                h.show_alerted.add(s)
+                h.show_alerted = h.show_alerted | {s}
                 core.alert(
                     AlertCode.LOSING_HAND_LIVE,
                     Severity.WARNING,
@@ -216,7 +216,7 @@ def on_card_placed(core: TableCore, e: CardPlaced) -> None:
     if shown:  # a tabled hand to the muck: killed; never the best tabled hand (002 [L59])
         if seat in _best_tabled(core, h):
             if seat not in h.show_alerted:
-                h.show_alerted.add(seat)
+                h.show_alerted = h.show_alerted | {seat}
                 core.alert(
                     AlertCode.WINNING_HAND_MUCKED,
                     Severity.CRITICAL,
@@ -286,7 +286,7 @@ def _after_award(core: TableCore, h: Hand, e: CardPlaced) -> None:
     ]
     if not live:
         return
-    h.show_alerted.add(seat)
+    h.show_alerted = h.show_alerted | {seat}
     pots = ", ".join(
         f"{pot.amount} to seat{'s' if len(pot.winners) > 1 else ''} "
         + " and ".join(str(s) for s in pot.winners)
