@@ -132,24 +132,25 @@ def _next_in(after: int, mask: int, max_seats: int) -> int:
     return 0
 
 
+def _has(mask: int, live: Collection[int], seat: int) -> bool:
+    """``seat in live``: by the :func:`_mask` of ``live``, or by ``in`` when it has none
+    (a seat number no table has)."""
+    return _in(mask, seat) if mask >= 0 else seat in live
+
+
+def _after(seat: int, mask: int, live: Collection[int], max_seats: int) -> int:
+    """:func:`next_seat` in ``live``, by its :func:`_mask` when it has one."""
+    return _next_in(seat, mask, max_seats) if mask >= 0 else next_seat(seat, live, max_seats)
+
+
 def first_positions(button: int, live: Collection[int], max_seats: int) -> Positions:
     """Positions for a hand whose button was placed (by a draw or by hand)."""
     mask = _mask(live)
-    if mask < 0:  # a seat number no table has: the plain lookups
-        return _first_positions(button, live, max_seats)
     if len(live) == 2:
-        btn = button if _in(mask, button) else _next_in(button, mask, max_seats)
-        return Positions(btn, btn, _next_in(btn, mask, max_seats), heads_up=True)
-    sb = _next_in(button, mask, max_seats)
-    return Positions(button, sb, _next_in(sb, mask, max_seats))
-
-
-def _first_positions(button: int, live: Collection[int], max_seats: int) -> Positions:
-    if len(live) == 2:
-        btn = button if button in live else next_seat(button, live, max_seats)
-        return Positions(btn, btn, next_seat(btn, live, max_seats), heads_up=True)
-    sb = next_seat(button, live, max_seats)
-    return Positions(button, sb, next_seat(sb, live, max_seats))
+        btn = button if _has(mask, live, button) else _after(button, mask, live, max_seats)
+        return Positions(btn, btn, _after(btn, mask, live, max_seats), heads_up=True)
+    sb = _after(button, mask, live, max_seats)
+    return Positions(button, sb, _after(sb, mask, live, max_seats))
 
 
 def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> Positions:
@@ -161,48 +162,30 @@ def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> 
     button and the big blind still advances, so nobody posts it twice in a row (002 HeadsUp).
     """
     mask = _mask(live)
-    if mask < 0:  # a seat number no table has: the plain lookups
-        return _next_positions(prev, live, profile)
     n = profile.max_seats
-    bb = _next_in(prev.bb, mask, n)
+    bb = _after(prev.bb, mask, live, n)
     if len(live) == 2:
-        other = _next_in(bb, mask, n)
+        other = _after(bb, mask, live, n)
         return Positions(other, other, bb, heads_up=True)
     sb = prev.bb
     button = prev.sb
     if prev.heads_up:
         button = prev.button
-        sb = _next_in(button, mask, n)
-        bb = _next_in(sb, mask, n)
+        sb = _after(button, mask, live, n)
+        bb = _after(sb, mask, live, n)
         return Positions(button, sb, bb)
-    if profile.button_rule is _DEAD_003 and not _in(mask, prev.sb) and prev.sb != prev.bb:
+    if profile.button_rule is _DEAD_003 and not _has(mask, live, prev.sb) and prev.sb != prev.bb:
         # 003 [L49]: the small blind was eliminated: the button does not move.
         button = prev.button
     elif (
         profile.button_rule is _DEAD_KEEP_PLAYER
-        and not _in(mask, button)
-        and _in(mask, prev.button)
+        and not _has(mask, live, button)
+        and _has(mask, live, prev.button)
     ):
         # 004 TG-22 [L129]: the button stays in front of the same player (for two hands)
         # rather than go to the empty seat of an eliminated small blind
         button = prev.button
     return Positions(button, sb, bb)
-
-
-def _next_positions(prev: Positions, live: Collection[int], profile: Profile) -> Positions:
-    """:func:`next_positions` with ``in`` on ``live`` itself."""
-    n = profile.max_seats
-    bb = next_seat(prev.bb, live, n)
-    if len(live) == 2:
-        other = next_seat(bb, live, n)
-        return Positions(other, other, bb, heads_up=True)
-    sb = prev.bb
-    button = prev.sb
-    if prev.heads_up:
-        button = prev.button
-        sb = next_seat(button, live, n)
-        bb = next_seat(sb, live, n)
-        return Positions(button, sb, bb)
     if profile.button_rule is _DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
         button = prev.button  # 003 [L49]
     elif profile.button_rule is _DEAD_KEEP_PLAYER and button not in live and prev.button in live:
