@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.demo import table as demo_table
 from controller.demo.table import BET, HOLE, MUCK, card_uid, command_payload
@@ -22,6 +22,9 @@ from controller.rules.cards import STANDARD_DECK, Card
 from firmware_bridge.pcsc import BadgeFactory
 from hwsim.layout import SIX, config_mapping
 from hwsim.table import OnSimTable, SimTable
+
+if TYPE_CHECKING:
+    from controller.daemon.service import Daemon
 
 BASE = "railguard/v1/t1"
 PROFILES = Path(__file__).resolve().parents[2] / "controller" / "rules" / "profiles"
@@ -175,3 +178,13 @@ async def running(tmp: Path, mqtt_port: int, *, profile: str = "tda-2024",
         assert sim.running, "the daemon stopped"
     finally:
         await sim.close()
+
+
+def close_daemon(d: Daemon) -> None:
+    """Close what an in-process :class:`Daemon` built and never started opened: its
+    writers' threads, its SQLite stores, the link's outbox and the hand slot."""
+    for w in (d.table_writer, d.outbox_writer):
+        w.close()
+    for db in (d.store, d.writer_store, d.writer_outbox, d.link.outbox):
+        db.close()
+    d.hand_slot.close()

@@ -19,6 +19,7 @@ from controller.link.commands import parse_command
 from controller.rules.events import Tick
 from hwsim.layout import daemon_config
 from hwsim.venue import command_payload
+from tests.daemon.daemon_rig import close_daemon
 
 
 def test_manual_clock_moves_only_when_told() -> None:
@@ -70,11 +71,7 @@ def test_a_daemon_stamps_its_own_events_with_its_clock(tmp_path: Path) -> None:
     try:
         asyncio.run(go())
     finally:
-        for w in (d.table_writer, d.outbox_writer):
-            w.close()
-        for db in (d.store, d.writer_store, d.writer_outbox, d.link.outbox):
-            db.close()
-        d.hand_slot.close()
+        close_daemon(d)
 
 
 #: the machine's clock on purpose: the storage lane's retry pause (a blocking sleep in the

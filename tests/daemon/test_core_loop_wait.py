@@ -20,6 +20,7 @@ from controller.daemon.core_loop import Item
 from controller.daemon.service import Daemon
 from controller.rules.events import CardPlaced, Tick, ZoneKind
 from hwsim.layout import daemon_config
+from tests.daemon.daemon_rig import close_daemon
 
 
 def _host(tick: float) -> Any:
@@ -27,10 +28,17 @@ def _host(tick: float) -> Any:
                            clock=ManualClock(start=100.0), publish_state=lambda: None)  # fmt: skip
 
 
-def test_an_event_is_served_on_the_next_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+def _served(monkeypatch: pytest.MonkeyPatch, clock_running: bool) -> list[Item]:
+    """The items the core task serves, kept instead of served; a clock always or never
+    running."""
     served: list[Item] = []
     monkeypatch.setattr(core_loop, "serve", lambda d, item: served.append(item))
-    monkeypatch.setattr(core_loop, "clock_running", lambda core: False)
+    monkeypatch.setattr(core_loop, "clock_running", lambda core: clock_running)
+    return served
+
+
+def test_an_event_is_served_on_the_next_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    served = _served(monkeypatch, clock_running=False)
 
     async def main() -> None:
         d = _host(1.0)
@@ -48,9 +56,7 @@ def test_an_event_is_served_on_the_next_turn(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_ticks_while_the_clock_runs_and_events_between(monkeypatch: pytest.MonkeyPatch) -> None:
-    served: list[Item] = []
-    monkeypatch.setattr(core_loop, "serve", lambda d, item: served.append(item))
-    monkeypatch.setattr(core_loop, "clock_running", lambda core: True)
+    served = _served(monkeypatch, clock_running=True)
 
     async def main() -> None:
         d = _host(0.02)
@@ -89,8 +95,4 @@ def test_a_rejected_event_leaves_no_reference_cycle(tmp_path: Path) -> None:
         finally:
             gc.enable()
     finally:
-        for w in (d.table_writer, d.outbox_writer):
-            w.close()
-        for db in (d.store, d.writer_store, d.writer_outbox, d.link.outbox):
-            db.close()
-        d.hand_slot.close()
+        close_daemon(d)
