@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 import time
 import uuid
 from collections.abc import Callable
@@ -35,6 +36,7 @@ class Subscriber:
     def __init__(self, port: int, filters: list[str], host: str = "127.0.0.1") -> None:
         self.host, self.port, self.filters = host, port, filters
         self.messages: list[tuple[float, str, Any]] = []
+        self.keep = True  # keep every message in ``messages`` (for :meth:`on`)
         self.on_message: Callable[[float, str, Any], None] | None = None
         self.client: aiomqtt.Client | None = None
         self._task: asyncio.Task[None] | None = None
@@ -57,7 +59,8 @@ class Subscriber:
                     body = json.loads(raw)
                 except ValueError:
                     body = raw
-                self.messages.append((now, m.topic.value, body))
+                if self.keep:
+                    self.messages.append((now, m.topic.value, body))
                 if self.on_message is not None:
                     self.on_message(now, m.topic.value, body)
 
@@ -95,6 +98,70 @@ class Subscriber:
                     return r
             await asyncio.sleep(0.01)
         raise TimeoutError(f"no response to {cmd}")
+
+
+class ProcSubscriber(Subscriber):
+    """The same subscriber in a process of its own (bench/sub_process.py): each message is
+    stamped there on arrival and handed on here with that stamp. For latency figures: an
+    in-process subscriber shares this process's event loop with the simulated board and the
+    bench, and reads nothing while they run. Commands (:meth:`Subscriber.command`) go out
+    from this process; their responses come back through the subscriber."""
+
+    def __init__(self, port: int, filters: list[str], host: str = "127.0.0.1") -> None:
+        super().__init__(port, filters, host)
+        self._proc: asyncio.subprocess.Process | None = None
+        self._lines: asyncio.Task[None] | None = None
+        self._pub: Client | None = None
+
+    async def start(self, timeout: float = 5.0) -> None:
+        self._proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(ROOT / "bench" / "sub_process.py"), str(self.port),
+            *self.filters, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert self._proc.stdout is not None
+        try:
+            first = await asyncio.wait_for(self._proc.stdout.readline(), timeout)
+        except TimeoutError:
+            first = b""
+        if json.loads(first or b"null") != "ready":
+            await self.stop()
+            raise RuntimeError(f"subscriber process could not connect to {self.port}")
+        self._lines = asyncio.create_task(self._read(self._proc.stdout))
+
+    async def _read(self, stdout: asyncio.StreamReader) -> None:
+        while line := await stdout.readline():
+            t, topic, body = json.loads(line)
+            if self.keep:
+                self.messages.append((t, topic, body))
+            if self.on_message is not None:
+                self.on_message(t, topic, body)
+
+    async def command(self, base: str, cmd: str, timeout: float = 5.0, **args: Any) -> Any:
+        if self._pub is None:
+            self._pub = Client(self.host, self.port, identifier=f"bench-cmd-{uuid.uuid4().hex[:8]}")
+            await self._pub.__aenter__()
+        self.client = self._pub
+        return await super().command(base, cmd, timeout, **args)
+
+    async def stop(self) -> None:
+        if self._pub is not None:
+            with contextlib.suppress(aiomqtt.MqttError):
+                await self._pub.__aexit__(None, None, None)
+            self._pub = None
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            if proc.stdin is not None:
+                proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), 5)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        if self._lines is not None:
+            self._lines.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._lines
+            self._lines = None
 
 
 async def wait_for(cond: Callable[[], bool], what: str, timeout: float = 10.0) -> None:

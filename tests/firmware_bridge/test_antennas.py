@@ -296,13 +296,44 @@ def test_strays_are_notices() -> None:
 
 
 def test_cycle_processed_when_last_antenna_reports() -> None:
-    tr = SnapshotTracker(ZONES, registry())
+    tr = SnapshotTracker(ZONES, registry(), early=False)
     for n in range(2):
         got: list[TrackerOutput] = []
         for s in snaps(n, {HOLE1: [AS]}):
             assert got == []  # nothing before the last antenna of the cycle
             got = tr.feed(s)
     assert got == [placed(T(0), ZoneKind.HOLE, AS, 1)]
+
+
+def test_card_confirmed_by_its_own_frame() -> None:
+    """Every antenna every cycle: the frame with the confirming read reports the card, not
+    the cycle's last frame; the close of the cycle adds nothing."""
+    tr = SnapshotTracker(ZONES, registry())
+    for s in snaps(0, {HOLE2: [AS]}):
+        assert tr.feed(s) == []
+    said = {s.antenna: tr.feed(s) for s in snaps(1, {HOLE2: [AS]})}
+    assert said.pop(HOLE2) == [placed(T(0), ZoneKind.HOLE, AS, 2)]
+    assert all(got == [] for got in said.values())
+    assert tr.present() == {AS: Zone.hole(2)}
+
+
+def test_card_waits_for_the_close_behind_an_older_removal() -> None:
+    """A present card whose removal the cycle may confirm (older than the new card's first
+    read) holds the new card until the cycle closes: removal, then placement."""
+    tb = Table()
+    tb.run({HOLE1: [KD]}, 2)
+    tb.run({}, 1)  # KD missed once
+    tr = tb.tracker
+    for s in snaps(tb.n, {HOLE2: [AS]}):  # AS's first read, KD's second miss
+        assert tr.feed(s) == []
+    tb.n += 1  # KD's third miss is its removal, as old as its first miss
+    got: list[TrackerOutput] = []
+    for s in snaps(tb.n, {HOLE2: [AS]}):
+        if s.antenna == HOLE2:
+            assert tr.feed(s) == []  # not yet
+        else:
+            got.extend(tr.feed(s))
+    assert [type(e) for e in got] == [CardRemoved, CardPlaced]
 
 
 def test_lost_frame_changes_nothing_and_cycle_closes_on_next_cycle() -> None:
@@ -332,10 +363,11 @@ def test_late_duplicate_and_unmapped_frames_are_ignored() -> None:
 def test_straggler_after_next_cycle_is_ignored_but_board_reset_is_not() -> None:
     tr = SnapshotTracker(ZONES, registry())
     tr.feed_cycle(snaps(100, {HOLE1: [AS]}))
-    tr.feed(snaps(101, {HOLE1: [AS]})[0])
+    # the confirming frame reports the card itself (confirmed at its frame)
+    assert tr.feed(snaps(101, {HOLE1: [AS]})[0]) == [placed(T(100), ZoneKind.HOLE, AS, 1)]
     assert tr.feed(AntennaSnapshot(T(100), BOARD_A, 100, (TagRead(KD),))) == []
     assert tr.late_frames == 1
-    assert tr.flush() == [placed(T(100), ZoneKind.HOLE, AS, 1)]
+    assert tr.flush() == []
     tr.feed_cycle(snaps(0, {HOLE1: [AS]}))  # the board restarted its cycle counter
     assert tr.late_frames == 1
     assert tr.cycles == 3
@@ -550,3 +582,56 @@ def test_property_changes_only_by_the_gap_equals_every_scan(case: Plan, refresh:
         got.append((cycle_of(e.t), kind, e.zone.value, bytes.fromhex(e.tag)))
     assert sorted(got) == sorted(expected)
     assert tr.present() == {}
+
+
+POOL = (AS, KD, C2, FOREIGN, CHIP100, CHIP500)
+
+
+@st.composite
+def frame_streams(draw: st.DrawFn) -> tuple[int, int, list[list[AntennaSnapshot]]]:
+    """Cycles of frames: tags (cards, a foreign tag, chips) that stay a while, move, flicker
+    and cross-read; some frames lost, some flagged as collisions."""
+    debounce = draw(st.sampled_from([2, 3]))
+    removal = draw(st.sampled_from([1, 2, 3, 4]))
+    cycles = draw(st.integers(4, 24))
+    where: dict[bytes, int | None] = dict.fromkeys(POOL)
+    out: list[list[AntennaSnapshot]] = []
+    for n in range(cycles):
+        for tag in POOL:  # each tag stays (mostly), leaves or lands somewhere
+            if draw(st.integers(0, 5)) == 0:
+                where[tag] = draw(st.sampled_from([None, *ANTENNAS]))
+        reads: dict[int, list[bytes]] = {}
+        for tag, antenna in where.items():
+            if antenna is not None and draw(st.integers(0, 7)) != 0:  # flicker
+                reads.setdefault(antenna, []).append(tag)
+            if draw(st.integers(0, 9)) == 0:  # a cross-read
+                reads.setdefault(draw(st.sampled_from(ANTENNAS)), []).append(tag)
+        lost = draw(st.sets(st.sampled_from(ANTENNAS), max_size=2))
+        hit = draw(st.sets(st.sampled_from(ANTENNAS), max_size=1))
+        frames = [s for s in snaps(n, reads, hit) if s.antenna not in lost]
+        out.append(frames)
+    return debounce, removal, out
+
+
+@settings(max_examples=400, deadline=None)
+@given(frame_streams())
+def test_property_confirmed_at_frame_equals_confirmed_at_close(
+    case: tuple[int, int, list[list[AntennaSnapshot]]],
+) -> None:
+    """The cards confirmed at their frame: the same outputs, in the same order and with the
+    same ``t``, as the tracker that waits for each cycle's close; never later."""
+    debounce, removal, cycles = case
+    now = SnapshotTracker(ZONES, registry(), debounce_cycles=debounce, removal_cycles=removal)
+    close = SnapshotTracker(ZONES, registry(), debounce_cycles=debounce, removal_cycles=removal,
+                            early=False)  # fmt: skip
+    got: list[TrackerOutput] = []
+    want: list[TrackerOutput] = []
+    for frames in cycles:
+        for s in frames:
+            got.extend(now.feed(s))
+            want.extend(close.feed(s))
+            assert len(got) >= len(want) and got[: len(want)] == want
+    got.extend(now.flush())
+    want.extend(close.flush())
+    assert got == want
+    assert now.present() == close.present()
