@@ -386,11 +386,12 @@ class SerialReaderLink:
     # ---- receiving ---------------------------------------------------------------------
 
     def _on_data(self, data: bytes) -> None:
-        for item in self._decoder.feed(data):
-            if isinstance(item, Frame):
-                self._on_frame(item)
-            else:
-                self._on_issue(item)
+        for batch in self._decoder.results(data):  # each frame handled once decoded
+            for item in batch:
+                if isinstance(item, Frame):
+                    self._on_frame(item)
+                else:
+                    self._on_issue(item)
 
     def _on_issue(
         self,

@@ -8,7 +8,7 @@ caller can count, log or react to them (the serial link asks for a snapshot on a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
 from firmware_bridge.protocol.codec import (
@@ -148,6 +148,14 @@ class FrameDecoder:
         self._last_seq = None
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[DecodeResult]:
+        """Everything ``data`` completes, in order (:meth:`results` as a list)."""
+        return [item for batch in self.results(data) for item in batch]
+
+    def results(self, data: bytes | bytearray | memoryview) -> Iterator[list[DecodeResult]]:
+        """What ``data`` completes, frame by frame: each delimited frame's results (the frame,
+        or its issues) as soon as it is decoded, so that a reader acts on a chunk's first frame
+        before the rest of the chunk is decoded (a board's whole scan can come in one read).
+        Iterate it to the end: the bytes after the frame last taken are held until then."""
         out: list[DecodeResult] = []
         chunk = bytes(data)
         self.stats.bytes_in += len(chunk)
@@ -169,7 +177,11 @@ class FrameDecoder:
                     self._decode(frame, t, out)
                 self._discarding = 0
             start = zero + 1
-        return out
+            if out:
+                yield out
+                out = []
+        if out:
+            yield out
 
     def _hold(self, chunk: bytes, start: int, end: int, out: list[DecodeResult]) -> None:
         size = end - start

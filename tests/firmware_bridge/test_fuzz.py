@@ -193,3 +193,27 @@ def test_arbitrary_chunks_never_raise(chunks: list[bytes]) -> None:
                 or type(result).__name__ == "DuplicateFrame"
             )
         assert decoder.buffered <= MAX_ENCODED_SIZE
+
+
+@given(st.lists(st.binary(max_size=700), max_size=20), st.integers(0, 2**16))
+def test_results_frame_by_frame_equal_feed(chunks: list[bytes], seq: int) -> None:
+    """``results`` hands out each delimited frame's results as it decodes them, and together
+    they are what ``feed`` returns for the same bytes (intact frames mixed in)."""
+    a, b = FrameDecoder(clock=lambda: 1.0), FrameDecoder(clock=lambda: 1.0)
+    for i, chunk in enumerate(chunks):
+        data = chunk + encode_frame(Heartbeat(i, 0, 0, 0, 0), (seq + i) % 65536)
+        batches = list(a.results(data))
+        assert all(batches)
+        assert [r for batch in batches for r in batch] == b.feed(data)
+        assert a.buffered == b.buffered
+
+
+def test_results_hand_out_the_first_frame_before_decoding_the_next() -> None:
+    decoder = FrameDecoder(clock=lambda: 1.0)
+    data = b"".join(encode_frame(Heartbeat(i, 0, 0, 0, 0), i) for i in range(3))
+    it = decoder.results(data)
+    first = next(it)
+    assert [r.seq for r in first if isinstance(r, Frame)] == [0]
+    assert decoder.stats.frames == 1  # the other two not decoded yet
+    assert [r.seq for batch in it for r in batch if isinstance(r, Frame)] == [1, 2]
+    assert decoder.stats.frames == 3
