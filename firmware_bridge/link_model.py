@@ -127,7 +127,9 @@ class ReaderBoard(Protocol):
     async def reset(self) -> Ack: ...
 
 
-SnapshotConsumer = Callable[[AntennaSnapshot], None]
+# A true result says the snapshot gave the loop work (an event queued for the rules core):
+# a link that has more frames of the same read lets the loop run first (SerialReaderLink).
+SnapshotConsumer = Callable[[AntennaSnapshot], object]
 StatusConsumer = Callable[[StatusChange], None]
 ErrorConsumer = Callable[[ErrorReport], None]
 

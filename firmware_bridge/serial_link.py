@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import serial
 import serial_asyncio_fast
@@ -44,6 +44,7 @@ from firmware_bridge.protocol import (
     Ack,
     AckStatus,
     CrcError,
+    DecodeResult,
     DuplicateFrame,
     ErrorReport,
     Frame,
@@ -137,6 +138,10 @@ class SerialReaderLink:
         self._gap_request_t: float | None = None
         self._check: asyncio.TimerHandle | None = None  # the HELLO / stall deadline's timer
         self._reached_online = False
+        # the frames of a read not yet handed on: the loop runs first when a snapshot gave it
+        # work (an event for the core: SnapshotConsumer), see _hand_on
+        self._rest: Iterator[list[DecodeResult]] | None = None
+        self._resume: asyncio.Handle | None = None
 
     # ---- public interface --------------------------------------------------------------
 
@@ -247,6 +252,7 @@ class SerialReaderLink:
         lost = self._proto.lost
         self.stats.connects += 1
         self._decoder = FrameDecoder(clock=self._clock)
+        self._drop_rest()
         self._tx_seq = 0
         self._hello = None
         self._gap_request_t = None
@@ -386,12 +392,41 @@ class SerialReaderLink:
     # ---- receiving ---------------------------------------------------------------------
 
     def _on_data(self, data: bytes) -> None:
-        for batch in self._decoder.results(data):  # each frame handled once decoded
+        if self._rest is not None:  # an earlier read's frames first, in order
+            self._resume_rest()
+        self._hand_on(self._decoder.results(data))
+
+    def _hand_on(self, results: Iterator[list[DecodeResult]]) -> None:
+        """Hand on each frame as soon as it is decoded. When a snapshot gave the loop work
+        (an event queued for the rules core), the rest of the read waits for the loop's next
+        turn: a card confirmed by a scan's third frame is judged before the other thirteen
+        are decoded (firmware_bridge/antennas.py confirms it at its frame). The rest comes
+        before anything read after it (``_on_data``)."""
+        for batch in results:
+            busy = False
             for item in batch:
                 if isinstance(item, Frame):
-                    self._on_frame(item)
+                    busy = bool(self._on_frame(item)) or busy
                 else:
                     self._on_issue(item)
+            if busy:
+                self._rest = results
+                self._resume = asyncio.get_running_loop().call_soon(self._resume_rest)
+                return
+
+    def _resume_rest(self) -> None:
+        rest, self._rest = self._rest, None
+        if self._resume is not None:
+            self._resume.cancel()
+            self._resume = None
+        if rest is not None:
+            self._hand_on(rest)
+
+    def _drop_rest(self) -> None:
+        """A new session: the old decoder's frames not handed on are dropped with it."""
+        if self._resume is not None:
+            self._resume.cancel()
+        self._rest = self._resume = None
 
     def _on_issue(
         self,
@@ -437,7 +472,8 @@ class SerialReaderLink:
         self.stats.gap_snapshot_requests += 1
         self._background(GetSnapshot(None))
 
-    def _on_frame(self, frame: Frame) -> None:
+    def _on_frame(self, frame: Frame) -> object:
+        """Handle one frame; the snapshot consumer's result for a snapshot (else None)."""
         msg = frame.message
         now = self._clock()
         if isinstance(msg, Ack):
@@ -452,7 +488,7 @@ class SerialReaderLink:
             self.stats.dropped_before_hello += 1
         elif isinstance(msg, AntennaSnapshot):
             self.stats.snapshots += 1
-            self._on_snapshot(msg)
+            return self._on_snapshot(msg)
         elif isinstance(msg, Heartbeat):
             self.stats.heartbeats += 1
             self.last_heartbeat = msg
@@ -470,6 +506,7 @@ class SerialReaderLink:
             )
             if self._on_error is not None:
                 self._on_error(msg)
+        return None
 
     def _on_hello(self, hello: Hello, now: float) -> None:
         rebooted = self._hello is not None

@@ -200,12 +200,13 @@ async def reader_task(d: ReaderHost) -> None:
     settler = Settler(d, burst_gap(baud), baud) if d.tracker_changes else None
     d.settler = settler
 
-    def snapshot(snap: AntennaSnapshot) -> None:
-        on_snapshot(d, snap)
+    def snapshot(snap: AntennaSnapshot) -> bool:
+        busy = on_snapshot(d, snap)
         if settler is not None:
             settler.arm()
         elif cycle_timer is not None:
             cycle_timer.arm()
+        return busy  # an event for the core: the link lets the loop run (SnapshotConsumer)
 
     def status(change: StatusChange) -> None:
         on_status(d, change)
@@ -255,7 +256,8 @@ async def reader_task(d: ReaderHost) -> None:
         await link.stop()
 
 
-def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> None:
+def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> bool:
+    """Feed one frame to the tracker; whether it gave the tracker anything to say."""
     if d.trace is not None:
         d.trace.read = now_ns()
     d.last_frame = d.clock.monotonic()
@@ -266,6 +268,7 @@ def on_snapshot(d: ReaderHost, snap: AntennaSnapshot) -> None:
     if d.reconciler.active:
         d.reconciler.reported(snap.antenna, d.tracker.cycles, d.last_frame)
         reconcile(d)
+    return bool(out)
 
 
 def reconcile(d: ReaderHost) -> None:

@@ -278,3 +278,38 @@ def test_expand_ports_globs_and_urls(tmp_path: Path) -> None:
         "socket://127.0.0.1:1",
         "/dev/ttyAMA0",
     ]
+
+
+def test_a_snapshot_that_gave_work_lets_the_loop_run_before_the_rest_of_its_read() -> None:
+    """One read holding a scan's frames: a consumer that returns true (an event queued for
+    the core) gets the loop's next turn before the read's next frame; the rest follows in
+    order, before anything read after it."""
+    from firmware_bridge.protocol import FirmwareVersion, Hello, encode_frame
+
+    async def main() -> None:
+        got: list[int | str] = []
+
+        def consumer(snap: AntennaSnapshot) -> bool:
+            got.append(snap.antenna)
+            if snap.antenna == 1:
+                asyncio.get_running_loop().call_soon(got.append, "core")
+                return True
+            return False
+
+        link = SerialReaderLink("/dev/null", consumer)
+        link._on_data(
+            encode_frame(Hello(1, FirmwareVersion(1, 0, 0), 7, 4, ResetReason.POWER_ON), 0)
+        )
+        scan = b"".join(encode_frame(AntennaSnapshot(0.0, a, 1, ()), 1 + a) for a in range(4))
+        link._on_data(scan)
+        assert got == [0, 1]
+        await asyncio.sleep(0)
+        assert got == [0, 1, "core", 2, 3]
+        link._on_data(scan[: len(scan) // 2])  # a read cut inside a frame: nothing lost
+        assert got[5:] == [0, 1]
+        link._on_data(scan[len(scan) // 2 :])  # the next read
+        assert got[5:] == [0, 1, 2, 3]  # the rest of the earlier read first
+        await asyncio.sleep(0)
+        assert got[5:] == [0, 1, 2, 3, "core"]
+
+    run(main())
