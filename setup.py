@@ -50,6 +50,7 @@ def ext_modules() -> list[Any]:
         return []
     if flag != "1":
         raise SystemExit(f"RAILGUARD_COMPILE_CORE must be 1 or 0, not {flag!r}")
+    pgo = pgo_flags()  # a bad RAILGUARD_CORE_PGO stops the build before mypyc's minutes
     try:
         from mypyc.build import mypycify
     except ImportError as exc:
@@ -69,8 +70,30 @@ def ext_modules() -> list[Any]:
         # reach the modules through a capsule; PyInit_* keeps its default visibility through
         # PyMODINIT_FUNC), so they are hidden: 5 % fewer instructions an event
         # (docs/performance.md). gcc and clang take these flags, on aarch64 as on x86_64.
-        ext.extra_compile_args += ["-fvisibility=hidden", "-fno-semantic-interposition"]
+        # (new lists: mypycify's extensions share theirs, and += would add the flags once
+        # per extension to all of them)
+        ext.extra_compile_args = [*ext.extra_compile_args, "-fvisibility=hidden",
+                                  "-fno-semantic-interposition", *pgo]  # fmt: skip
+        ext.extra_link_args = [*ext.extra_link_args, *pgo]
     return exts
+
+
+def pgo_flags() -> list[str]:
+    """gcc's flags for a profile-guided build's phase, from ``RAILGUARD_CORE_PGO``: unset for
+    none; ``generate`` for the instrumented build (its ``.gcda`` counts go next to its object
+    files in ``build/``); ``use`` for the build from those counts, in the same tree.
+    controller/core_build.py runs both phases and the training between them."""
+    phase = os.environ.get("RAILGUARD_CORE_PGO", "").strip()
+    if phase == "":
+        return []
+    if phase == "generate":
+        return ["-fprofile-generate"]
+    if phase == "use":
+        # functions the training never ran are compiled as without a profile, not for size,
+        # and so are the shims of modules it never imported (no counts file: no error);
+        # counts that do not match their function's code still fail the build (-Werror)
+        return ["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile"]
+    raise SystemExit(f"RAILGUARD_CORE_PGO must be generate, use or unset, not {phase!r}")
 
 
 setup(ext_modules=ext_modules())

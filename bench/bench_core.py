@@ -13,7 +13,9 @@ times the compiled core in a worker process whose PYTHONPATH is the unpacked whe
 worker checks that its engine is the ``.so``; the checkout comes last on its path, for the
 test data only), interleaved with the pure core and pokerkit on the same hands. The JSON
 line then also carries the compiled figures and the compile time (null: cached).
-``--wheel W`` reuses an already built compiled wheel.
+``--wheel W`` reuses an already built compiled wheel. The build is the profile-guided one
+(``build_wheel(pgo=True)``: trained on generated hands, never on the hands timed here;
+controller/core_pgo.py), as scripts/install-pi.sh installs; ``--no-pgo`` times a plain one.
 
     .venv/bin/python bench/bench_core.py [--hands N] [--repeat R] [--compiled [--wheel W]]
 """
@@ -128,12 +130,15 @@ class Compiled:
         if args.wheel:
             wheel = Path(args.wheel)
         else:
-            print("the compiled core (mypyc): cached or built ...", file=sys.stderr, flush=True)
+            kind = "plain" if args.no_pgo else "profile-guided"
+            print(f"the compiled core (mypyc, {kind}): cached or built ...", file=sys.stderr,
+                  flush=True)  # fmt: skip
             t0 = time.perf_counter()
+            pgo = not args.no_pgo
             if args.no_cache:
-                wheel, built = build_wheel(ROOT, tmp / "wheel"), True
+                wheel, built = build_wheel(ROOT, tmp / "wheel", pgo=pgo), True
             else:
-                wheel, built = cached_wheel(ROOT)
+                wheel, built = cached_wheel(ROOT, pgo=pgo)
             if built:
                 self.compile_s = time.perf_counter() - t0
         site = unpack_wheel(wheel, tmp / "site")
@@ -176,6 +181,9 @@ def main() -> int:
     ap.add_argument("--wheel", default=None, help="with --compiled: use this compiled wheel")
     ap.add_argument("--no-cache", action="store_true",
                     help="with --compiled: build afresh, not from the cache")  # fmt: skip
+    ap.add_argument("--no-pgo", action="store_true",
+                    help="with --compiled: a plain build, not the profile-guided one a Pi "
+                    "installs (controller/core_pgo.py)")  # fmt: skip
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:

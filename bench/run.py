@@ -3,6 +3,7 @@ rewrites the generated figures section of docs/performance.md (between its marke
 rest of the file is kept) and prints, last, one JSON object.
 
     .venv/bin/python bench/run.py            # full: about 8 minutes on the 2-core dev machine
+                                             # (+4 the first time: the compiled core's build)
     .venv/bin/python bench/run.py --quick    # smoke run with small counts (under a minute)
     .venv/bin/python bench/run.py --quick --no-write
 
@@ -48,7 +49,8 @@ QUICK = {"core_hands": 50, "core_repeat": 1, "compiled": False, "events": 200,
 
 def core_bench(hands: int, repeat: int, compiled: bool = False) -> dict[str, Any]:
     """bench/bench_core.py's own main(), its JSON line parsed. ``compiled`` also builds the
-    mypyc-compiled core of the current sources (about a minute) and times it."""
+    mypyc-compiled, profile-guided core of the current sources (about 4 minutes; cached by
+    their hash) and times it."""
     import bench_core  # type: ignore[import-not-found]
 
     out = io.StringIO()

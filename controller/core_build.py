@@ -33,6 +33,13 @@ BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md", "controller", "firmwa
 # What the compiled part of such a wheel is made of: the rules core imports nothing outside
 # controller/rules, and setup.py and pyproject.toml ([tool.mypy]) steer mypyc.
 CORE_INPUTS = ("pyproject.toml", "setup.py", "controller/rules")
+# And what a profile-guided build's profile comes from: the training run and its hands.
+PGO_INPUTS = (
+    "controller/core_pgo.py",
+    "controller/demo/hands.py",
+    "hwsim/dealer.py",
+    "hwsim/phh.py",
+)
 
 
 def is_extension(path: str | None) -> bool:
@@ -62,7 +69,12 @@ def compiled_modules() -> list[str]:
 
 
 def build_wheel(
-    source: Path, out_dir: Path, *, compiled: bool = True, python: str = sys.executable
+    source: Path,
+    out_dir: Path,
+    *,
+    compiled: bool = True,
+    pgo: bool = False,
+    python: str = sys.executable,
 ) -> Path:
     """Build a wheel of ``source`` into ``out_dir``, by default with the compiled core;
     return its path.
@@ -72,7 +84,15 @@ def build_wheel(
     run at once), then ``RAILGUARD_COMPILE_CORE=1 pip wheel --no-build-isolation --no-deps``
     runs there (``=0`` with ``compiled=False``). Raises ``RuntimeError`` with pip's output
     tail if the build fails.
+
+    ``pgo`` (compiled only) makes it a profile-guided build with gcc: an instrumented build
+    first (``RAILGUARD_CORE_PGO=generate``, setup.py), its wheel unpacked and trained on
+    (:mod:`controller.core_pgo`, in a fresh interpreter), then the wheel built again in the
+    same tree from the counts the training left there (``RAILGUARD_CORE_PGO=use``). About
+    twice a plain build's time; what it computes is the same.
     """
+    if pgo and not compiled:
+        raise ValueError("a profile-guided build is a compiled build: pgo needs compiled")
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="railguard-core-build-") as tmp:
         src = Path(tmp) / "src"
@@ -84,27 +104,68 @@ def build_wheel(
                 shutil.copytree(path, src / name, ignore=ignore)
             else:
                 shutil.copy2(path, src / name)
-        flag = "1" if compiled else "0"
-        env = {**os.environ, "RAILGUARD_COMPILE_CORE": flag, "PIP_NO_INPUT": "1"}
-        proc = subprocess.run(
-            [python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
-             "--disable-pip-version-check", "-w", str(out_dir), str(src)],
-            capture_output=True, text=True, env=env, check=False,
-        )  # fmt: skip
-        if proc.returncode != 0:
-            needs = "mypy and setuptools>=77 in the environment, gcc and the Python headers"
-            raise RuntimeError(
-                f"build failed (a compiled build needs {needs}):\n"
-                f"{(proc.stdout + proc.stderr)[-4000:]}"
-            )
+        if pgo:
+            first = _pip_wheel(python, src, Path(tmp) / "instrumented", "1", "generate")
+            _train(python, unpack_wheel(first, Path(tmp) / "site"), Path(tmp))
+            _keep_only_counts(src / "build")
+        wheel = _pip_wheel(python, src, out_dir, "1" if compiled else "0", "use" if pgo else "")
+    if compiled and not any(n.startswith("controller/rules/engine.") and is_extension(n)
+                            for n in zipfile.ZipFile(wheel).namelist()):  # fmt: skip
+        raise RuntimeError(f"{wheel.name} has no compiled controller/rules/engine")
+    return wheel
+
+
+def _pip_wheel(python: str, src: Path, out_dir: Path, compile_core: str, pgo: str) -> Path:
+    """``pip wheel`` of ``src`` into ``out_dir`` with setup.py's two switches; the wheel."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "RAILGUARD_COMPILE_CORE": compile_core, "RAILGUARD_CORE_PGO": pgo,
+           "PIP_NO_INPUT": "1"}  # fmt: skip
+    if pgo:
+        # mypyc's C depends on set and dict orders, which follow the string hashes: the two
+        # phases must generate the same C, or gcc finds the counts out of date
+        env["PYTHONHASHSEED"] = "0"
+    proc = subprocess.run(
+        [python, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps",
+         "--disable-pip-version-check", "-w", str(out_dir), str(src)],
+        capture_output=True, text=True, env=env, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        needs = "mypy and setuptools>=77 in the environment, gcc and the Python headers"
+        raise RuntimeError(
+            f"build failed (a compiled build needs {needs}):\n{(proc.stdout + proc.stderr)[-4000:]}"
+        )
     wheels = sorted(out_dir.glob("railguard-*.whl"), key=lambda p: p.stat().st_mtime)
     if not wheels:
         raise RuntimeError(f"pip built no railguard wheel in {out_dir}")
-    with zipfile.ZipFile(wheels[-1]) as zf:
-        if compiled and not any(n.startswith("controller/rules/engine.") and is_extension(n)
-                   for n in zf.namelist()):  # fmt: skip
-            raise RuntimeError(f"{wheels[-1].name} has no compiled controller/rules/engine")
     return wheels[-1]
+
+
+def _train(python: str, site: Path, cwd: Path) -> None:
+    """Run the profile's training (controller/core_pgo.py) on the instrumented build unpacked
+    at ``site``; its counts are written next to the build's objects when it exits."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run(
+        [python, "-P", "-m", "controller.core_pgo"],
+        cwd=cwd, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"the profile's training run failed:\n{(proc.stdout + proc.stderr)[-4000:]}"
+        )
+
+
+def _keep_only_counts(build: Path) -> None:
+    """Between the two phases: drop the instrumented build's objects and libraries (so every
+    object is compiled again, reading its counts) and keep its ``.gcda`` counts and the C
+    that mypyc generated. Raises ``RuntimeError`` if the training left no counts."""
+    counts = list(build.rglob("*.gcda"))
+    if not counts:
+        raise RuntimeError(f"the training run left no profile counts (.gcda) under {build}")
+    for path in build.rglob("*"):
+        if path.is_file() and path.suffix in (".o", ".so"):
+            path.unlink()
+    for lib in build.glob("lib.*"):
+        shutil.rmtree(lib)
 
 
 _IGNORED_SUFFIXES = (".pyc", ".so", ".pyd")
@@ -146,18 +207,18 @@ def cache_dir() -> Path:
     return Path(base) / "railguard" / "core-wheels"
 
 
-def cached_wheel(source: Path, *, keep: int = 3) -> tuple[Path, bool]:
+def cached_wheel(source: Path, *, pgo: bool = False, keep: int = 3) -> tuple[Path, bool]:
     """A compiled wheel of ``source``: the cached one whose compiled core was built from
-    the same sources (:func:`sources_hash` of ``CORE_INPUTS``) if there is one, else a
-    fresh build put in the cache (the ``keep`` newest builds are kept). Returns the wheel
-    and whether it was built now.
+    the same sources (:func:`sources_hash` of ``CORE_INPUTS``, and ``PGO_INPUTS`` for a
+    profile-guided build, ``pgo``) if there is one, else a fresh build put in the cache (the
+    ``keep`` newest builds are kept). Returns the wheel and whether it was built now.
 
     The key covers the compiled core only: the rest of a cached wheel (the daemon,
     ``hwsim``) is as of its build. That is what the benchmark's worker needs (the compiled
     core and ``hwsim``'s hand planner, which is consistent with it); install a fresh
     :func:`build_wheel` for anything else."""
     root = cache_dir()
-    key = sources_hash(source)
+    key = "pgo-" + sources_hash(source, CORE_INPUTS + PGO_INPUTS) if pgo else sources_hash(source)
     entry = root / key
     found = sorted(entry.glob("railguard-*.whl")) if entry.is_dir() else []
     if found:
@@ -165,7 +226,7 @@ def cached_wheel(source: Path, *, keep: int = 3) -> tuple[Path, bool]:
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=root))
     try:
-        build_wheel(source, scratch)
+        build_wheel(source, scratch, pgo=pgo)
         try:
             scratch.rename(entry)  # atomic; a build that finished first wins
         except OSError:

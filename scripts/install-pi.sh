@@ -5,8 +5,9 @@
 #   1. OS packages: python3-venv, pcscd (badges), mosquitto-clients (diagnostics).
 #   2. A system user `railguard` in the dialout (serial) and gpio groups.
 #   3. The code in /opt/railguard with its own venv (extras: pi, pcsc); the rules core
-#      compiled with mypyc (about five times as fast; RAILGUARD_COMPILE_CORE=0 keeps it pure
-#      Python, and a failed compile falls back to pure Python).
+#      compiled with mypyc, profile-guided (about five times as fast; RAILGUARD_COMPILE_CORE=0
+#      keeps it pure Python, RAILGUARD_PGO=0 compiles it without the training run, and a
+#      failed compile falls back to pure Python).
 #   4. /etc/railguard/railguard.toml (only if absent: your edits are kept).
 #   5. The udev rule (/dev/railguard-reader) and the units; daemon-reload; enable.
 #   6. `railguard doctor` as the service user; start the service if everything passes.
@@ -49,12 +50,19 @@ RAILGUARD_COMPILE_CORE=0 "$PREFIX/.venv/bin/pip" install -q "${PREFIX}[pi,pcsc]"
 # needs mypy and setuptools in the venv, gcc and python3-dev). On failure the pure install stays.
 if [ "$COMPILE_CORE" = 1 ]; then
     echo "   compiling the rules core with mypyc (minutes on a Pi; RAILGUARD_COMPILE_CORE=0 skips it)"
+    # profile-guided (controller/core_pgo.py): built instrumented, trained on generated
+    # hands, built again from the counts; RAILGUARD_PGO=0 builds it once, plainly
+    PGO=$([ "${RAILGUARD_PGO:-1}" = 0 ] && echo False || echo True)
+    WHEELS=$(mktemp -d)
     if ! { "$PREFIX/.venv/bin/pip" install -q mypy "setuptools>=77" &&
-        RAILGUARD_COMPILE_CORE=1 "$PREFIX/.venv/bin/pip" install -q --no-build-isolation \
-            --no-deps --force-reinstall "$PREFIX"; }; then
+        WHEEL=$(cd / && env -u RAILGUARD_CORE_PGO "$PREFIX/.venv/bin/python" -c \
+            "import sys; from pathlib import Path; from controller.core_build import build_wheel
+print(build_wheel(Path(sys.argv[1]), Path(sys.argv[2]), pgo=$PGO))" "$PREFIX" "$WHEELS") &&
+        "$PREFIX/.venv/bin/pip" install -q --no-deps --force-reinstall "$WHEEL"; }; then
         echo "   WARNING: compiling the rules core failed (output above); the pure-Python core" \
             "stays installed and works the same, only slower" >&2
     fi
+    rm -rf "$WHEELS"
 fi
 echo "   rules core: $(cd / && "$PREFIX/.venv/bin/python" -c \
     'from controller.core_build import core_build; print(core_build())')"

@@ -1,9 +1,10 @@
 """The optional mypyc-compiled rules core (setup.py, controller/core_build.py).
 
 Fast: the checkout the tests run is pure Python (no ``.so`` shadows an edited source), and a
-default wheel is pure Python with the sources and the profiles' TOML files. Slow: a compiled
-wheel of the current sources, unpacked and put first on PYTHONPATH, replays the whole PHH
-corpus with ``railguard replay --core-only`` and passes the rules tests."""
+default wheel is pure Python with the sources and the profiles' TOML files; the
+profile-guided build's training is clean play and its parts name bad input. Slow: a compiled
+(profile-guided) wheel of the current sources, unpacked and put first on PYTHONPATH, replays
+the whole PHH corpus with ``railguard replay --core-only`` and passes the rules tests."""
 
 from __future__ import annotations
 
@@ -23,12 +24,15 @@ import pytest
 from controller.core_build import (
     COMPILED,
     PURE,
+    _keep_only_counts,
     build_wheel,
     compiled_modules,
     core_build,
     is_extension,
     unpack_wheel,
 )
+from controller.core_pgo import SEATS, train, training_hands
+from controller.rules.profile import builtin_profile_names
 from tests.shared import PHH, requires
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,6 +65,45 @@ def test_default_wheel_is_pure_python_with_sources_and_profiles(tmp_path: Path) 
         assert f"controller/rules/profiles/{profile}" in names
 
 
+# ------------------------------------------------------------------ profile-guided build
+
+
+def test_the_profile_training_is_clean_play_at_every_size_under_every_profile() -> None:
+    # heads-up included: the generator once acted and posted as if p1 were the small blind
+    # there (PHH reverses the blinds heads-up), and about half its hands were out of turn
+    hands = training_hands(4)
+    assert {h.plan.profile.name for h in hands} == set(builtin_profile_names())
+    assert {len(h.plan.seats) for h in hands} == set(SEATS)
+    # train() raises on a rejected event or an alert above info: the profile is clean play's
+    assert train(4) == 3 * sum(len(h.plan.events) for h in hands)
+
+
+def test_between_the_two_phases_only_the_counts_and_the_c_stay(tmp_path: Path) -> None:
+    build = tmp_path / "build"
+    with pytest.raises(RuntimeError, match="no profile counts"):
+        _keep_only_counts(build)
+    objs = build / "temp.linux-x86_64-cpython-311" / "build"
+    objs.mkdir(parents=True)
+    for name in ("core.o", "core.gcda"):
+        (objs / name).write_bytes(b"x")
+    (build / "core.c").write_text("int x;")
+    (build / "lib.linux-x86_64-cpython-311" / "controller").mkdir(parents=True)
+    (build / "lib.linux-x86_64-cpython-311" / "controller" / "engine.so").write_bytes(b"x")
+    _keep_only_counts(build)
+    left = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if p.is_file())
+    assert left == ["core.c", "temp.linux-x86_64-cpython-311/build/core.gcda"]
+
+
+def test_a_bad_pgo_phase_is_named_before_anything_is_built(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="pgo needs compiled"):
+        build_wheel(ROOT, tmp_path, compiled=False, pgo=True)
+    env = {**os.environ, "RAILGUARD_COMPILE_CORE": "1", "RAILGUARD_CORE_PGO": "sometimes"}
+    proc = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert proc.returncode != 0
+    assert "RAILGUARD_CORE_PGO must be generate, use or unset, not 'sometimes'" in proc.stderr
+
+
 # ------------------------------------------------------------------ compiled (slow)
 
 
@@ -71,7 +114,9 @@ def compiled_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     if not (shutil.which("gcc") or shutil.which("cc")) or not include.exists():
         pytest.skip("no C compiler or Python headers")
     tmp = tmp_path_factory.mktemp("compiled-core")
-    wheel = build_wheel(ROOT, tmp / "wheel")
+    # the profile-guided build, as a Pi installs it (scripts/install-pi.sh): trained, then
+    # built again; it must compute what the sources do
+    wheel = build_wheel(ROOT, tmp / "wheel", pgo=True)
     names = zipfile.ZipFile(wheel).namelist()
     for module in (ROOT / "controller" / "rules").glob("*.py"):
         assert f"controller/rules/{module.name}" in names  # the sources ship beside the .so

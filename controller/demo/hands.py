@@ -83,7 +83,10 @@ def _generate_phh(rng: random.Random, hand_no: int, players: int) -> str:
     holes = [(deck.pop(), deck.pop()) for _ in range(n)]
     acts = [f"d dh p{i + 1} {a}{b}" for i, (a, b) in enumerate(holes)]
     bets = [0] * n
-    for i, blind in ((0, sb), (1, bb)):
+    # PHH reverses the blinds heads-up (hwsim/phh.py): p1 posts the big blind and the
+    # button, p2, the small; the button acts first before the flop, p1 first after it
+    posts = ((0, bb), (1, sb)) if n == 2 else ((0, sb), (1, bb))
+    for i, blind in posts:
         bets[i] = min(blind, stacks[i])
         stacks[i] -= bets[i]
     folded: set[int] = set()
@@ -107,7 +110,7 @@ def _generate_phh(rng: random.Random, hand_no: int, players: int) -> str:
             continue  # everyone else is all in: the board runs out
         min_raise = bb
         raises = 0
-        i = 2 % n if street == 0 and n > 2 else 0
+        i = (1 if n == 2 else 2) if street == 0 else 0
         while pending and len(live()) > 1:
             p = i % n
             i += 1

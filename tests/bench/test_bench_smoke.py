@@ -54,7 +54,7 @@ def test_compiled_worker_runs_the_compiled_core() -> None:
         pytest.skip("no C compiler or Python headers")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "bench_core.py"), "--hands", "3",
-         "--repeat", "1", "--compiled"],
+         "--repeat", "1", "--compiled", "--no-pgo"],
         capture_output=True, text=True, timeout=400, cwd=ROOT, check=False,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:] + proc.stdout[-2000:]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.core_build import CORE_INPUTS, cached_wheel, sources_hash
+from controller.core_build import CORE_INPUTS, PGO_INPUTS, cached_wheel, sources_hash
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def tree(tmp_path: Path) -> Path:
     src = tmp_path / "src"
-    for name in (*CORE_INPUTS, "controller/cli.py"):
+    for name in (*CORE_INPUTS, *PGO_INPUTS, "controller/cli.py"):
         path = ROOT / name
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         if path.is_dir():
@@ -49,3 +49,23 @@ def test_a_cached_build_is_reused(
     wheel = entry / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl"
     wheel.write_bytes(b"a wheel built earlier")
     assert cached_wheel(tree) == (wheel, False)  # no build: the tree here could not build
+
+
+def test_a_profile_guided_build_has_its_own_entry_keyed_by_its_training_too(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RAILGUARD_CORE_CACHE", str(cache))
+    plain = cache / sources_hash(tree)
+    plain.mkdir(parents=True)
+    (plain / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl").write_bytes(b"plain")
+    guided = cache / ("pgo-" + sources_hash(tree, CORE_INPUTS + PGO_INPUTS))
+    guided.mkdir()
+    wheel = guided / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl"
+    wheel.write_bytes(b"profile-guided")
+    assert cached_wheel(tree, pgo=True) == (wheel, False)
+    before = sources_hash(tree, CORE_INPUTS + PGO_INPUTS)
+    training = tree / "controller" / "core_pgo.py"
+    training.write_text(training.read_text() + "\n# an edit of the training\n")
+    assert sources_hash(tree, CORE_INPUTS + PGO_INPUTS) != before
+    assert sources_hash(tree) == plain.name  # the plain build's key does not follow it
