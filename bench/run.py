@@ -126,7 +126,7 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
     if "compiled_vs_pokerkit" in r:
         core_rows.append(
             (
-                "rules core as a Pi install runs it (compiled with mypyc, "
+                "rules core as a Pi install runs it (compiled with mypyc, profile-guided, "
                 "scripts/install-pi.sh) vs pokerkit, same PHH hands",
                 f"{r['compiled_hands_per_s']:,} hands/s",
                 f"pokerkit {r['pokerkit_hands_per_s']:,} hands/s",
@@ -200,7 +200,8 @@ def figures_section(r: dict[str, Any], v: dict[str, str], quick: bool, when: str
         "How each is measured: the end-to-end clock starts when the board writes the frame that "
         "completes the debounce (2 scans of 10 ms) and stops when the REJECTED alert (an unknown "
         "tag on a hole-card antenna of a table without a button) reaches a subscriber; the "
-        "board and the subscriber share the bench process, the daemon runs alone in "
+        "board shares the bench process, the subscriber has its own (bench/sub_process.py), "
+        "and the daemon runs alone in "
         "`railguard run --config` (for this figure the board reports every antenna every scan, "
         "so the frame completing the debounce is a real frame). Idle: the daemon with "
         "production reader defaults (50 ms scan, changes-only reporting with a full refresh) "
