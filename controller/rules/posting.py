@@ -288,19 +288,20 @@ def chips_posted(core: TableCore, seat: int, added: int | None) -> None:
     for s in due:
         if core.posted.get(s, 0) == 0 or s in core.presence_posts:
             return
+    completes = have == added  # this seat's first chips: the set is complete only now
     for s in sorted(due):  # (the seats, not the items: ints sort without tuple compares)
-        if s != seat and have != added:
+        if s != seat and not completes:
             continue
         its = due[s]
-        have = core.posted.get(s, 0)
+        put = core.posted.get(s, 0)
         owed = _owed(its)
-        if 0 < have < min(owed, core.seats[s].stack) and core.seats[s].present:
+        if 0 < put < min(owed, core.seats[s].stack) and core.seats[s].present:
             core.alert(
                 AlertCode.BLINDS_NOT_POSTED,
                 Severity.WARNING,
                 CLAUSE_SHORT,
-                f"Seat {s}: {have} posted of {owed} ({_names(its)}): post the full blind "
-                f"({owed - have} more) before the deal",
+                f"Seat {s}: {put} posted of {owed} ({_names(its)}): post the full blind "
+                f"({owed - put} more) before the deal",
                 s,
             )
 

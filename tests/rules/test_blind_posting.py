@@ -15,6 +15,7 @@ from table_builder import PROFILES, Table
 
 from controller.rules.decisions import AlertCode
 from controller.rules.phases import Phase
+from controller.rules.profile import builtin_profile
 
 A = AlertCode
 
@@ -96,6 +97,33 @@ def test_short_blind_ruled_once_both_blinds_are_in(profile: str) -> None:
     allin = Table(profile, {1: 1000, 2: 30, 3: 1000, 4: 1000}, button=1)
     allin.chips(2, 30).chips(3, 100).deal()
     assert allin.codes == []
+
+
+EACH_ANTE = [p for p in PROFILES if builtin_profile(p).ante_style.value == "each"]
+
+
+@pytest.mark.parametrize("profile", EACH_ANTE)
+@pytest.mark.clause("000-S2-blinds-2", "000-S1-shortblind-6")
+def test_short_blind_with_antes_ruled_when_the_last_seat_completes_the_set(profile: str) -> None:
+    """000 [L63-64]: the small blind is half the big blind, and (ante_style "each") every
+    seat owes the ante too. The small blind's 55 of 60 is not ruled while the big blind is
+    still to post; the big blind's chips complete the set, and the small blind is ruled
+    then, though a seat between them (1, the ante alone) posted exactly. (The ruling once
+    looked only at seats whose post equalled the chips just added, after the first seat it
+    checked: the small blind here went unruled until the first card.) The 5 added, the
+    deal is clean and the hand is played to its end."""
+    t = Table(profile, 4, button=1, ante=10)
+    t.chips(1, 10).chips(2, 55).chips(4, 10)
+    assert t.codes == []  # the big blind's seat still to post: nothing ruled short yet
+    t.chips(3, 110)
+    short = t.alert(A.BLINDS_NOT_POSTED)
+    assert [a.code for a in t.alerts] == [A.BLINDS_NOT_POSTED]
+    assert short.seat == 2 and "55 posted of 60" in short.remedy and "5 more" in short.remedy
+    t.mark().chips(2, 5).deal()
+    assert t.codes == [] and t.snap.pot == 190 and t.snap.to_act == 4
+    t.fold(4).fold(1).fold(2).clear()
+    assert t.codes == []
+    assert [t.stack(s) for s in (1, 2, 3, 4)] == [990, 940, 1080, 990]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
