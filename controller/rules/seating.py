@@ -186,11 +186,6 @@ def next_positions(prev: Positions, live: Collection[int], profile: Profile) -> 
         # rather than go to the empty seat of an eliminated small blind
         button = prev.button
     return Positions(button, sb, bb)
-    if profile.button_rule is _DEAD_003 and prev.sb not in live and prev.sb != prev.bb:
-        button = prev.button  # 003 [L49]
-    elif profile.button_rule is _DEAD_KEEP_PLAYER and button not in live and prev.button in live:
-        button = prev.button  # 004 TG-22 [L129]
-    return Positions(button, sb, bb)
 
 
 def waits_for_button(seat: int, pos: Positions, profile: Profile) -> bool:
