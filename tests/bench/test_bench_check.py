@@ -7,6 +7,8 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -46,3 +48,24 @@ def test_the_stored_baseline_has_both_ratios() -> None:
 
     base = json.loads((ROOT / "bench" / "baseline.json").read_text())
     assert base["core_vs_pokerkit"] > 0 and base["compiled_vs_pokerkit"] > 0
+
+
+def test_each_ratio_is_the_median_of_the_runs_not_the_best(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One run whose pokerkit side was slowed (a high ratio) or whose core side was (a low
+    one) moves neither the stored baseline nor the verdict."""
+    import json
+
+    module = _load()
+    runs = iter([
+        {"core_vs_pokerkit": 4.0, "compiled_vs_pokerkit": 22.0},
+        {"core_vs_pokerkit": 4.9, "compiled_vs_pokerkit": 27.3},
+        {"core_vs_pokerkit": 3.9, "compiled_vs_pokerkit": 14.8},
+    ])  # fmt: skip
+    monkeypatch.setattr(module, "bench", lambda hands, repeat, compiled: next(runs))
+    baseline = tmp_path / "baseline.json"
+    assert module.main(["--runs", "3", "--update", "--baseline", str(baseline)]) == 0
+    stored = json.loads(baseline.read_text())
+    assert (stored["core_vs_pokerkit"], stored["compiled_vs_pokerkit"], stored["runs"]) == (
+        4.0, 22.0, 3)  # fmt: skip
