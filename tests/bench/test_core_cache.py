@@ -39,33 +39,35 @@ def test_the_key_follows_the_core_sources_only(tree: Path) -> None:
     assert sources_hash(tree) != key
 
 
-def test_a_cached_build_is_reused(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("RAILGUARD_CORE_CACHE", str(cache))
-    entry = cache / sources_hash(tree)
-    entry.mkdir(parents=True)
-    wheel = entry / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl"
-    wheel.write_bytes(b"a wheel built earlier")
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "cache"
+    monkeypatch.setenv("RAILGUARD_CORE_CACHE", str(root))
+    return root
+
+
+def _built_earlier(cache: Path, key: str, content: bytes) -> Path:
+    """A wheel as a build put it in the cache under ``key``."""
+    (cache / key).mkdir(parents=True)
+    wheel = cache / key / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl"
+    wheel.write_bytes(content)
+    return wheel
+
+
+def test_a_cached_build_is_reused(tree: Path, cache: Path) -> None:
+    wheel = _built_earlier(cache, sources_hash(tree), b"a wheel built earlier")
     assert cached_wheel(tree) == (wheel, False)  # no build: the tree here could not build
 
 
 def test_a_profile_guided_build_has_its_own_entry_keyed_by_its_training_too(
-    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tree: Path, cache: Path
 ) -> None:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("RAILGUARD_CORE_CACHE", str(cache))
-    plain = cache / sources_hash(tree)
-    plain.mkdir(parents=True)
-    (plain / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl").write_bytes(b"plain")
-    guided = cache / ("pgo-" + sources_hash(tree, CORE_INPUTS + PGO_INPUTS))
-    guided.mkdir()
-    wheel = guided / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl"
-    wheel.write_bytes(b"profile-guided")
+    plain = _built_earlier(cache, sources_hash(tree), b"plain")
+    key = "pgo-" + sources_hash(tree, CORE_INPUTS + PGO_INPUTS)
+    wheel = _built_earlier(cache, key, b"profile-guided")
     assert cached_wheel(tree, pgo=True) == (wheel, False)
-    before = sources_hash(tree, CORE_INPUTS + PGO_INPUTS)
+    assert cached_wheel(tree) == (plain, False)
     training = tree / "controller" / "core_pgo.py"
     training.write_text(training.read_text() + "\n# an edit of the training\n")
-    assert sources_hash(tree, CORE_INPUTS + PGO_INPUTS) != before
-    assert sources_hash(tree) == plain.name  # the plain build's key does not follow it
+    assert "pgo-" + sources_hash(tree, CORE_INPUTS + PGO_INPUTS) != key
+    assert sources_hash(tree) == plain.parent.name  # the plain build's key does not follow it
