@@ -56,14 +56,16 @@ def train(hands: int = HANDS) -> int:
     events = 0
     for _ in range(PASSES):
         for hand in dealt:
-            core = TableCore(hand.plan.profile)
-            for ev in hand.plan.events:
+            plan = hand.plan
+            core = TableCore(plan.profile)
+            where = f"{plan.profile.name}, {len(plan.seats)} seats, {hand.label}"
+            for ev in plan.events:
                 step = core.handle(ev)
                 if step.rejected is not None:
-                    raise RuntimeError(f"{hand.label}: {ev} rejected: {step.rejected}")
+                    raise RuntimeError(f"{where}: {ev} rejected: {step.rejected}")
                 for d in step.decisions:
                     if isinstance(d, Alert) and d.severity > Severity.INFO:
-                        raise RuntimeError(f"{hand.label}: {d.code.value} on clean play")
+                        raise RuntimeError(f"{where}: {d.code.value} on clean play")
             events += len(hand.plan.events)
     return events
 
