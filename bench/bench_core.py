@@ -130,11 +130,11 @@ class Compiled:
         if args.wheel:
             wheel = Path(args.wheel)
         else:
-            kind = "plain" if args.no_pgo else "profile-guided"
+            pgo = not args.no_pgo
+            kind = "profile-guided" if pgo else "plain"
             print(f"the compiled core (mypyc, {kind}): cached or built ...", file=sys.stderr,
                   flush=True)  # fmt: skip
             t0 = time.perf_counter()
-            pgo = not args.no_pgo
             if args.no_cache:
                 wheel, built = build_wheel(ROOT, tmp / "wheel", pgo=pgo), True
             else:

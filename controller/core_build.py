@@ -253,3 +253,31 @@ def unpack_wheel(wheel: Path, dest: Path) -> Path:
             if is_extension(name):
                 (dest / name).chmod(0o755)
     return dest
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m controller.core_build SOURCE OUT [--no-pgo]``: build the compiled wheel
+    of the source tree SOURCE into OUT (profile-guided unless ``--no-pgo``) and print its
+    path, for scripts/install-pi.sh. Exit 2 naming a source that is no railguard tree, 1
+    with the build's output tail if the build fails."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m controller.core_build",
+                                 description=(main.__doc__ or "").split(":", 1)[0])  # fmt: skip
+    ap.add_argument("source", type=Path, help="the source tree (a checkout or its copy)")
+    ap.add_argument("out", type=Path, help="the directory the wheel is written to")
+    ap.add_argument("--no-pgo", action="store_true", help="a plain build, without the training")
+    args = ap.parse_args(argv)
+    if not (args.source / "setup.py").is_file() or not (args.source / "controller").is_dir():
+        ap.error(f"{args.source}: not a railguard source tree (no setup.py and controller/)")
+    try:
+        wheel = build_wheel(args.source.resolve(), args.out.resolve(), pgo=not args.no_pgo)
+    except RuntimeError as exc:
+        print(f"railguard core build: {exc}", file=sys.stderr)
+        return 1
+    print(wheel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -52,12 +52,11 @@ if [ "$COMPILE_CORE" = 1 ]; then
     echo "   compiling the rules core with mypyc (minutes on a Pi; RAILGUARD_COMPILE_CORE=0 skips it)"
     # profile-guided (controller/core_pgo.py): built instrumented, trained on generated
     # hands, built again from the counts; RAILGUARD_PGO=0 builds it once, plainly
-    PGO=$([ "${RAILGUARD_PGO:-1}" = 0 ] && echo False || echo True)
+    PGO=$([ "${RAILGUARD_PGO:-1}" = 0 ] && echo --no-pgo || echo)
     WHEELS=$(mktemp -d)
     if ! { "$PREFIX/.venv/bin/pip" install -q mypy "setuptools>=77" &&
-        WHEEL=$(cd / && env -u RAILGUARD_CORE_PGO "$PREFIX/.venv/bin/python" -c \
-            "import sys; from pathlib import Path; from controller.core_build import build_wheel
-print(build_wheel(Path(sys.argv[1]), Path(sys.argv[2]), pgo=$PGO))" "$PREFIX" "$WHEELS") &&
+        WHEEL=$(cd / && env -u RAILGUARD_CORE_PGO "$PREFIX/.venv/bin/python" \
+            -m controller.core_build "$PREFIX" "$WHEELS" $PGO) &&
         "$PREFIX/.venv/bin/pip" install -q --no-deps --force-reinstall "$WHEEL"; }; then
         echo "   WARNING: compiling the rules core failed (output above); the pure-Python core" \
             "stays installed and works the same, only slower" >&2

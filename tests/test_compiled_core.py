@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from controller import core_build as core_build_module
 from controller.core_build import (
     COMPILED,
     PURE,
@@ -102,6 +103,30 @@ def test_a_bad_pgo_phase_is_named_before_anything_is_built(tmp_path: Path) -> No
                           capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
     assert proc.returncode != 0
     assert "RAILGUARD_CORE_PGO must be generate, use or unset, not 'sometimes'" in proc.stderr
+
+
+def test_the_install_scripts_build_command_names_a_bad_source_and_passes_its_choice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m controller.core_build SOURCE OUT [--no-pgo]`` (scripts/install-pi.sh)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "controller.core_build", str(tmp_path), str(tmp_path / "w")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "not a railguard source tree" in proc.stderr
+    calls: list[tuple[Path, Path, bool]] = []
+
+    def fake(source: Path, out: Path, *, pgo: bool = False) -> Path:
+        calls.append((source, out, pgo))
+        return out / "railguard-0.1.0-cp311-cp311-linux_x86_64.whl"
+
+    monkeypatch.setattr(core_build_module, "build_wheel", fake)
+    assert core_build_module.main([str(ROOT), str(tmp_path)]) == 0
+    assert core_build_module.main([str(ROOT), str(tmp_path), "--no-pgo"]) == 0
+    assert [c[2] for c in calls] == [True, False] and calls[0][0] == ROOT
+    assert (
+        capsys.readouterr().out.splitlines() == [str(calls[0][1] / fake(ROOT, tmp_path).name)] * 2
+    )
 
 
 # ------------------------------------------------------------------ compiled (slow)
