@@ -1,17 +1,19 @@
 """The dealer's lights and buzzer, driven from their own thread.
 
-gpiozero starts a thread for every blink or beep and joins the previous one first, so one
+gpiozero started a thread for every blink or beep and joined the previous one first, so one
 ``Indicators.alert`` on the event loop took about 0.5 ms, and up to 10 ms when the loop
 waited for a blink thread or the GIL: in the way of the alert's MQTT publish, which comes
-right after it (bench/e2e.py). :class:`IndicatorLane` runs every call of the wrapped
-:class:`~firmware_bridge.gpio.Indicators` on one worker thread, in the order made, and
-returns at once. Reading an attribute of the lane (``current_alert``, ``action_seat``) waits
-for the calls made before it, so a reader sees their effect. A call that fails is logged
-(e.g. after the devices were closed on shutdown).
+right after it (bench/e2e.py). The patterns now run on one thread for all the outputs
+(firmware_bridge/gpio/blinker.py), and a call only switches a pin and wakes it; still, the
+pins are hardware writes and the call takes the GIL. :class:`IndicatorLane` runs every call
+of the wrapped :class:`~firmware_bridge.gpio.Indicators` on one worker thread, in the order
+made, and returns at once. Reading an attribute of the lane (``current_alert``,
+``action_seat``) waits for the calls made before it, so a reader sees their effect. A call
+that fails is logged (e.g. after the devices were closed on shutdown).
 
 The calls made on the event loop are handed to the thread ``DEFER`` (2 ms) later, together:
 woken at once, the thread took the GIL as the loop went to select its sockets, and held it
-(gpiozero starts and joins a blink thread) while the alert's MQTT message waited to be
+(then gpiozero started and joined a blink thread) while the alert's MQTT message waited to be
 written: 0.08 ms of the daemon's time per alert at the median and up to 3 ms in the tail
 (bench/e2e.py, docs/performance.md). A dealer does not see 2 ms.
 """

@@ -1,8 +1,8 @@
 """The rail's outputs: an action LED per seat, the alert LED, the status LED and the buzzer.
 
-Blinking and beeping run on gpiozero's background threads, but starting one joins the
-previous blink's thread first: a call takes about 0.5 ms and sometimes several. The daemon
-therefore makes these calls from one worker thread (controller/daemon/lights.py,
+Blinking and beeping run on one thread for all the outputs (:mod:`firmware_bridge.gpio.blinker`;
+gpiozero's own ``blink`` and ``beep`` start a thread a call and join the previous one). The
+daemon makes these calls from one worker thread (controller/daemon/lights.py,
 ``IndicatorLane``), not on its event loop. Patterns per severity/status are in
 :mod:`firmware_bridge.gpio.config`.
 """
@@ -13,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from firmware_bridge.gpio.blinker import Blinker
 from firmware_bridge.gpio.config import (
     ALERT_LED_PATTERNS,
     BUZZER_PATTERNS,
@@ -70,6 +71,7 @@ class GpioIndicators:
         self._seat: int | None = None
         self._status: LinkStatus | None = None
         self._alerting: Severity | None = None  # a repeating alert still running
+        self.blinker = Blinker()
         try:
             for seat, pin in sorted(config.action_leds.items()):
                 self._action[seat] = self._own(
@@ -127,9 +129,9 @@ class GpioIndicators:
         buzz = self._buzzer_patterns[sev]
         light = self._alert_patterns[sev]
         if self._buzzer is not None:
-            _run(self._buzzer.beep, buzz)
+            self.blinker.start(self._buzzer, buzz)
         if self._alert_led is not None:
-            _run(self._alert_led.blink, light)
+            self.blinker.start(self._alert_led, light)
         self._alerting = sev if (buzz.repeats or light.repeats) else None
 
     def status(self, status: LinkStatus | str) -> None:
@@ -139,19 +141,21 @@ class GpioIndicators:
             return
         pattern = STATUS_LED_PATTERNS[st]
         if pattern is None:
+            self.blinker.stop(self._status_led)
             self._status_led.on()
         else:
-            _run(self._status_led.blink, pattern)
+            self.blinker.start(self._status_led, pattern)
 
     def clear(self) -> None:
         self._alerting = None
-        if self._buzzer is not None:
-            self._buzzer.off()
-        if self._alert_led is not None:
-            self._alert_led.off()
+        for device in (self._buzzer, self._alert_led):
+            if device is not None:
+                self.blinker.stop(device)
+                device.off()
 
     def close(self) -> None:
         """Turn everything off and release the pins. Idempotent."""
+        self.blinker.close()
         devices, self._devices = self._devices, []
         for device in devices:
             try:
@@ -165,7 +169,3 @@ class GpioIndicators:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _run(blink: Any, pattern: BlinkPattern) -> None:
-    blink(on_time=pattern.on_s, off_time=pattern.off_s, n=pattern.n, background=True)
