@@ -78,7 +78,7 @@ async def gpio_task(d: InputHost) -> None:
     finally:
         console.close()
         # the light calls queued on their thread run first (a blink started after the
-        # devices closed raised in gpiozero's blink thread), then the devices close
+        # devices closed would be refused by their closed blinker), then the devices close
         lane = d.indicators
         if isinstance(lane, IndicatorLane):
             lane.close()
