@@ -5,6 +5,9 @@ edge for every ``import`` at module level or inside a function (both run), none 
 under ``TYPE_CHECKING``. ``from pkg import x`` is an edge to the package ``pkg`` (its
 ``__init__`` runs) and to ``pkg.x`` when that is a module. The same reading as the
 project's before-stop check. One case per package: a circle is reported where it lies.
+
+With the ``TYPE_CHECKING`` imports counted too, the only edges allowed back up are the rule
+modules' annotations of ``TableCore`` (``test_no_circle_through_type_only_imports``).
 """
 
 from __future__ import annotations
@@ -139,3 +142,57 @@ def test_the_checker_finds_circles(tmp_path: Path) -> None:
         ["controller.a", "controller.a.m"],
         ["controller.b.p", "controller.b.q"],
     ]
+
+
+def all_imports(path: Path) -> set[str]:
+    """The absolute modules ``path`` imports anywhere, ``if TYPE_CHECKING:`` blocks included."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return out
+
+
+#: the one kind of type-only import allowed to point back up: a rule module's annotation
+#: of the ``TableCore`` it is given (docs/architecture.md, "Layers")
+TYPE_ONLY_UP = ("controller.rules.", "controller.rules.engine")
+
+
+def type_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    files = module_files(root)
+    prefix, engine = TYPE_ONLY_UP
+    graph: dict[str, set[str]] = {}
+    for m, p in files.items():
+        deps = (all_imports(p) & files.keys()) - {m}
+        if m.startswith(prefix):
+            deps.discard(engine)
+        graph[m] = deps
+    return graph
+
+
+def test_no_circle_through_type_only_imports() -> None:
+    """A ``TYPE_CHECKING`` import is a dependency of the design too: with them counted, the
+    only edges back up are the rule modules' ``TableCore`` annotations (TYPE_ONLY_UP)."""
+    found = circles(type_graph())
+    assert not found, f"modules that import each other, type-only imports counted: {found}"
+
+
+def test_the_type_only_reading_finds_a_type_only_circle(tmp_path: Path) -> None:
+    files = {
+        "controller/__init__.py": "",
+        "controller/c/__init__.py": "",
+        "controller/c/s.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from controller.c import t\n",
+        "controller/c/t.py": "from controller.c import s\n",
+        "controller/rules/__init__.py": "",
+        "controller/rules/engine.py": "from controller.rules import dealing\n",
+        "controller/rules/dealing.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from controller.rules.engine import TableCore\n",
+    }
+    for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    assert circles(type_graph(tmp_path)) == [["controller.c.s", "controller.c.t"]]

@@ -5,7 +5,7 @@ command dataclasses and :class:`CommandResult`, :func:`redact_state`. The table'
 is the daemon's (:mod:`controller.daemon.table_store`).
 """
 
-from controller.link.client import CommandHandler, LinkStats, VenueLink
+from controller.link.client import CommandHandler, VenueLink
 from controller.link.commands import (
     AckAlert,
     Command,
@@ -34,6 +34,7 @@ from controller.link.errors import (
 )
 from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.redact import redact_state
+from controller.link.stats import LinkStats
 from controller.link.topics import TableTopics
 
 __all__ = [

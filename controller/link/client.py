@@ -29,7 +29,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,7 @@ from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.records import HandRecords
 from controller.link.redact import NO_SECRETS, HoleSecrets, check_no_hole_cards, redact_state
 from controller.link.schemas import validate
+from controller.link.stats import LinkStats
 from controller.link.topics import TableTopics
 
 # The stamp (seq, bdseq, ts) a message is validated with before it is queued; sending stamps
@@ -61,21 +61,6 @@ _TS = 0.5
 log = logging.getLogger(__name__)
 
 CommandHandler = Callable[[Command], Awaitable[CommandResult]]
-
-
-@dataclass
-class LinkStats:
-    """Counters for diagnostics and tests."""
-
-    connects: int = 0
-    connect_failures: int = 0
-    events_dropped: int = 0
-    records_sent: int = 0
-    records_acked: int = 0
-    commands_ok: int = 0
-    commands_refused: int = 0
-    last_error: str = ""
-    acks: list[str] = field(default_factory=list)
 
 
 def _dumps(obj: Mapping[str, Any]) -> bytes:

@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiomqtt
 
@@ -26,10 +26,8 @@ from controller.link.connect import cancel_if_asked
 from controller.link.errors import SchemaViolation, StoreError
 from controller.link.outbox import Outbox, OutboxRecord
 from controller.link.schemas import validate
+from controller.link.stats import LinkStats
 from controller.link.topics import TableTopics
-
-if TYPE_CHECKING:  # the type only: controller.link.client imports this module
-    from controller.link.client import LinkStats
 
 log = logging.getLogger(__name__)
 
