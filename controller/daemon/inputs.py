@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from controller.daemon.clock import Clock
 from controller.daemon.config import DaemonConfig
-from controller.daemon.lights import IndicatorLane
+from controller.daemon.lights import NullIndicators
 from controller.daemon.translate import ReaderInput
 from controller.rules.engine import TableCore
 from controller.rules.events import (
@@ -77,11 +77,10 @@ async def gpio_task(d: InputHost) -> None:
         await asyncio.Event().wait()
     finally:
         console.close()
-        # the light calls queued on their thread run first (a blink started after the
-        # devices closed would be refused by their closed blinker), then the devices close
-        lane = d.indicators
-        if isinstance(lane, IndicatorLane):
-            lane.close()
+        # no lights from now on: replacing them closes their thread after the calls queued
+        # on it ran (a blink started after the devices closed would be refused by their
+        # closed blinker), then the devices close
+        d.indicators = NullIndicators()
         lights.close()
 
 

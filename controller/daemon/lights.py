@@ -106,3 +106,20 @@ class IndicatorLane:
 
 
 _UNSET = object()
+
+
+class NullIndicators:
+    """No lights: the daemon's until the GPIO task installs the real ones, and after it
+    took them down (controller/daemon/inputs.py)."""
+
+    def set_action_seat(self, seat: int | None) -> None:
+        pass
+
+    def alert(self, severity: Any) -> None:
+        pass
+
+    def status(self, status: Any) -> None:
+        pass
+
+    def clear(self) -> None:
+        pass

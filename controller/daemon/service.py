@@ -60,7 +60,7 @@ from controller.daemon import (
 from controller.daemon.clock import Clock, SystemClock
 from controller.daemon.config import DaemonConfig
 from controller.daemon.core_loop import Item
-from controller.daemon.lights import IndicatorLane
+from controller.daemon.lights import IndicatorLane, NullIndicators
 from controller.daemon.live import LiveEvents, withheld
 from controller.daemon.observe import Observation
 from controller.daemon.sdnotify import notify
@@ -82,13 +82,6 @@ from firmware_bridge.pcsc import BadgeFactory
 from firmware_bridge.serial_link import BoardFactory, ReaderBoard
 
 log = logging.getLogger("railguard.daemon")
-
-
-class _NullIndicators:
-    def set_action_seat(self, seat: int | None) -> None: ...
-    def alert(self, severity: Any) -> None: ...
-    def status(self, status: Any) -> None: ...
-    def clear(self) -> None: ...
 
 
 @dataclass
@@ -179,7 +172,7 @@ class Daemon:
         self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer
         self.frame = asyncio.Event()  # set by every frame from the board
         self.last_frame = 0.0
-        self._indicators: Indicators = _NullIndicators()
+        self._indicators: Indicators = NullIndicators()
         self.ready = asyncio.Event()
         self.stats: DaemonStats = DaemonStats()
         self.records: list[dict[str, Any]] = []  # OHH of hands completed in this run
@@ -216,7 +209,7 @@ class Daemon:
     @indicators.setter
     def indicators(self, target: Indicators) -> None:
         old = self._indicators
-        self._indicators = target if isinstance(target, _NullIndicators) else IndicatorLane(target)
+        self._indicators = target if isinstance(target, NullIndicators) else IndicatorLane(target)
         if isinstance(old, IndicatorLane):
             old.close()
 

@@ -472,6 +472,7 @@ def fold(core: TableCore, seat: int, tag: str) -> None:
     killed = wagers.killed_uncalled(core, h, p)
     if not killed and seat != h.pointer and not infer_checks(core, h, seat, None):
         _out_of_turn(core, h, seat, "fold; a fold is binding")
+    p = h.players[seat]  # (read again: the rulings above may have folded or killed it)
     if p.folded or p.dead:  # (not p.live, inlined)
         return  # its pending action out of turn was ruled a fold meanwhile
     if not killed:
