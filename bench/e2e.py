@@ -71,7 +71,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiomqtt
 import psutil
@@ -312,7 +312,20 @@ async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None
     return table
 
 
-async def one_event(table: Table, timeout: float = 2.0) -> Sample | None:
+class EventTable(Protocol):
+    """What :func:`one_event` needs of a table: its stamping board, the queue its
+    subscriber puts each placement's alert on, the tag placed last and the events so far
+    (:class:`Table`; bench/e2e_bare.py's ``BareTable``)."""
+
+    placed: asyncio.Queue[tuple[float, str]]
+    prev: tuple[int, bytes] | None
+    n: int
+
+    @property
+    def board(self) -> StampingBoard: ...
+
+
+async def one_event(table: EventTable, timeout: float = 2.0) -> Sample | None:
     """Place the next unknown tag (taking the previous one off) and wait for its alert."""
     i, board = table.n, table.board
     table.n += 1
@@ -362,20 +375,7 @@ async def daemon_e2e(port: int, events: int, workdir: Path,
     hop = BrokerHop(port)
     try:
         await hop.start()
-        with bench_collector():
-            for i in range(events + WARMUP):
-                s = await one_event(table)
-                a, b = await pty.sample(), await hop.sample()  # the floor, between events
-                if i % COLLECT_EVERY == 0:
-                    gc.collect(1)  # nothing is measured now: no alert in flight
-                if i < WARMUP:
-                    continue
-                if s is None:
-                    run.timeouts += 1
-                else:
-                    run.samples.append(s)
-                run.pty.append(a)
-                run.broker.append(b)
+        await measure(table, run, events, pty, hop)
         run.daemon_alive = table.daemon.alive()
         if run.daemon_alive:  # the daemon's CPU over the whole run, start-up included
             cpu = psutil.Process(table.daemon.pid).cpu_times()
@@ -385,6 +385,25 @@ async def daemon_e2e(port: int, events: int, workdir: Path,
         await hop.stop()
         run.stages = await close_table(table)
     return run
+
+
+async def measure(table: EventTable, run: Run, events: int, pty: PtyHop, hop: BrokerHop) -> None:
+    """``WARMUP`` events and then ``events`` more into ``run``, each followed by one sample of
+    each hop of the floor (the same minutes as the events: a stall falls on both)."""
+    with bench_collector():
+        for i in range(events + WARMUP):
+            s = await one_event(table)
+            a, b = await pty.sample(), await hop.sample()  # the floor, between events
+            if i % COLLECT_EVERY == 0:
+                gc.collect(1)  # nothing is measured now: no alert in flight
+            if i < WARMUP:
+                continue
+            if s is None:
+                run.timeouts += 1
+            else:
+                run.samples.append(s)
+            run.pty.append(a)
+            run.broker.append(b)
 
 
 @contextmanager

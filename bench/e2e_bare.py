@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import subprocess
 import sys
@@ -108,17 +107,21 @@ class BareTable:
 
     def __init__(
         self,
-        board: e2e.StampingBoard,
+        stamping: e2e.StampingBoard,
         proc: subprocess.Popen[bytes],
         sub: ProcSubscriber,
         placed: asyncio.Queue[tuple[float, str]],
     ) -> None:
-        self.board = board
+        self._board = stamping
         self.proc = proc
         self.sub = sub
         self.placed = placed
         self.prev: tuple[int, bytes] | None = None
         self.n = 0
+
+    @property
+    def board(self) -> e2e.StampingBoard:
+        return self._board
 
 
 async def bare_run(port: int, events: int) -> dict[str, Any]:
@@ -143,21 +146,7 @@ async def bare_run(port: int, events: int) -> dict[str, Any]:
         if line.strip() != b"ready":
             raise RuntimeError(f"the bare process did not start: {line!r}")
         await hop.start()
-        table: Any = BareTable(board, proc, sub, placed)
-        with e2e.bench_collector():
-            for i in range(events + e2e.WARMUP):
-                s = await e2e.one_event(table)
-                a, b = await pty.sample(), await hop.sample()
-                if i % e2e.COLLECT_EVERY == 0:
-                    gc.collect(1)
-                if i < e2e.WARMUP:
-                    continue
-                if s is None:
-                    run.timeouts += 1
-                else:
-                    run.samples.append(s)
-                run.pty.append(a)
-                run.broker.append(b)
+        await e2e.measure(BareTable(board, proc, sub, placed), run, events, pty, hop)
         run.daemon_alive = proc.poll() is None
     finally:
         pty.close()

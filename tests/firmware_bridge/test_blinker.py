@@ -8,7 +8,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.gpio import GpioIndicators, Severity
@@ -33,18 +32,6 @@ class Recorder:
     def off(self) -> None:
         self.lit = False
         self.edges.append((time.monotonic() - self.t0, False))
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    old = Device.pin_factory
-    f = MockFactory()
-    Device.pin_factory = f
-    try:
-        yield f
-    finally:
-        f.reset()
-        Device.pin_factory = old
 
 
 @pytest.fixture
