@@ -94,10 +94,10 @@ TOML
 fi
 
 echo "== 5. udev rule and units"
-install -m 0644 "$SRC/systemd/99-railguard-reader.rules" /etc/udev/rules.d/
+install -D -m 0644 -t /etc/udev/rules.d "$SRC/systemd/99-railguard-reader.rules"
 { udevadm control --reload-rules && udevadm trigger --subsystem-match=tty; } || true
-install -m 0644 "$SRC/systemd/railguard.service" /etc/systemd/system/
-install -m 0644 "$SRC/systemd/railguard-venue-log.service" /etc/systemd/system/
+install -D -m 0644 -t /etc/systemd/system "$SRC/systemd/railguard.service" \
+    "$SRC/systemd/railguard-venue-log.service"
 systemctl daemon-reload
 systemctl enable railguard.service
 systemctl enable --now pcscd.socket || true
