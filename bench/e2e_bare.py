@@ -103,18 +103,13 @@ async def child(port: str, broker: int) -> None:
 
 
 class BareTable:
-    """bench/e2e.py's ``Table`` with the bare process in the daemon's place."""
+    """What ``e2e.one_event`` needs (``e2e.EventTable``), with the bare process in the
+    daemon's place: the stamping board and the queue the subscriber puts alerts on."""
 
     def __init__(
-        self,
-        stamping: e2e.StampingBoard,
-        proc: subprocess.Popen[bytes],
-        sub: ProcSubscriber,
-        placed: asyncio.Queue[tuple[float, str]],
+        self, stamping: e2e.StampingBoard, placed: asyncio.Queue[tuple[float, str]]
     ) -> None:
         self._board = stamping
-        self.proc = proc
-        self.sub = sub
         self.placed = placed
         self.prev: tuple[int, bytes] | None = None
         self.n = 0
@@ -146,7 +141,7 @@ async def bare_run(port: int, events: int) -> dict[str, Any]:
         if line.strip() != b"ready":
             raise RuntimeError(f"the bare process did not start: {line!r}")
         await hop.start()
-        await e2e.measure(BareTable(board, proc, sub, placed), run, events, pty, hop)
+        await e2e.measure(BareTable(board, placed), run, events, pty, hop)
         run.daemon_alive = proc.poll() is None
     finally:
         pty.close()
