@@ -20,7 +20,10 @@ is taken off as the next one is placed (its removal alert is told apart by its t
 pty's master until this process's loop has read them from the slave) and one bare broker
 sample (aiomqtt QoS 1 publish -> receive through the same mosquitto, TCP_NODELAY on both
 clients as the daemon's link has): the floor's samples are spread over the same minutes as
-the end-to-end ones, so a stall of the machine falls on both alike.
+the end-to-end ones, so a stall of the machine falls on both alike. A third sample, the same
+pty hop read by a process of its own blocked in ``read`` (``ProcPtyHop``,
+bench/pty_process.py), checks the floor against the wake a separate reader (the daemon) must
+have: ``e2e_vs_proc_floor``. ``e2e_vs_floor``, the target's figure, stays the in-process one.
 
 **The bench's own collector** is kept out of the measured windows (``bench_collector``): this
 process plays the board and the venue's subscriber, and its gen-1 collections (about 1 ms,
@@ -62,6 +65,7 @@ import gc
 import json
 import os
 import statistics
+import struct
 import sys
 import tempfile
 import time
@@ -180,6 +184,50 @@ class PtyHop:
         os.close(self.master)
 
 
+class ProcPtyHop:
+    """The bare pty hop to another process, one sample at a time: ``payload`` written on a
+    raw pty's master until a process of its own (bench/pty_process.py, blocking in ``read``)
+    has read all of it from the slave; the moment is that process's stamp. The daemon is
+    such a process: the board's frame wakes it, where :class:`PtyHop`'s reader is this
+    process, already running."""
+
+    def __init__(self, payload: bytes = b"\x00" * 30) -> None:
+        self.payload = payload
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        self._slave = slave
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        script = Path(__file__).resolve().parent / "pty_process.py"
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(script), self.path, str(len(self.payload)),
+            stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert self.proc.stdout is not None
+        if await asyncio.wait_for(self.proc.stdout.readline(), 5) != b"ready\n":
+            raise RuntimeError("the pty reader process did not start")
+        os.close(self._slave)  # the reader holds it now
+
+    async def sample(self) -> float:
+        assert self.proc is not None and self.proc.stdout is not None
+        t0 = time.perf_counter()
+        os.write(self.master, self.payload)
+        raw = await asyncio.wait_for(self.proc.stdout.readexactly(8), 5)
+        (t1,) = struct.unpack("d", raw)
+        return float(t1) - t0
+
+    async def stop(self) -> None:
+        os.close(self.master)  # the reader sees EIO and stops
+        if self.proc is not None:
+            try:
+                await asyncio.wait_for(self.proc.wait(), 5)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+
+
 class BrokerHop:
     """The bare broker hop, one sample at a time: aiomqtt QoS 1 publish -> receive of a
     300-byte message (about an alert's size) through the broker, one message in flight."""
@@ -239,6 +287,7 @@ class Sample:
 class Run:
     samples: list[Sample] = field(default_factory=list)
     pty: list[float] = field(default_factory=list)
+    proc_pty: list[float] = field(default_factory=list)
     broker: list[float] = field(default_factory=list)
     timeouts: int = 0
     daemon_alive: bool = False
@@ -371,29 +420,52 @@ async def daemon_e2e(port: int, events: int, workdir: Path,
                      env: dict[str, str] | None = None) -> Run:  # fmt: skip
     run = Run()
     table = await open_table(port, workdir, env)
-    pty = PtyHop()
-    hop = BrokerHop(port)
+    floor = Floor(port)
     try:
-        await hop.start()
-        await measure(table, run, events, pty, hop)
+        await floor.start()
+        await measure(table, run, events, floor)
         run.daemon_alive = table.daemon.alive()
         if run.daemon_alive:  # the daemon's CPU over the whole run, start-up included
             cpu = psutil.Process(table.daemon.pid).cpu_times()
             run.daemon_cpu_s = cpu.user + cpu.system
     finally:
-        pty.close()
-        await hop.stop()
+        await floor.stop()
         run.stages = await close_table(table)
     return run
 
 
-async def measure(table: EventTable, run: Run, events: int, pty: PtyHop, hop: BrokerHop) -> None:
+class Floor:
+    """The floor's hops, sampled together after each event: the bare pty hop read in this
+    process (:class:`PtyHop`) and read by a process of its own (:class:`ProcPtyHop`), and
+    the bare broker hop (:class:`BrokerHop`)."""
+
+    def __init__(self, port: int) -> None:
+        self.pty, self.proc_pty, self.broker = PtyHop(), ProcPtyHop(), BrokerHop(port)
+
+    async def start(self) -> None:
+        await self.proc_pty.start()
+        await self.broker.start()
+
+    async def sample(self, run: Run | None) -> None:
+        a, p, b = await self.pty.sample(), await self.proc_pty.sample(), await self.broker.sample()
+        if run is not None:
+            run.pty.append(a)
+            run.proc_pty.append(p)
+            run.broker.append(b)
+
+    async def stop(self) -> None:
+        self.pty.close()
+        await self.proc_pty.stop()
+        await self.broker.stop()
+
+
+async def measure(table: EventTable, run: Run, events: int, floor: Floor) -> None:
     """``WARMUP`` events and then ``events`` more into ``run``, each followed by one sample of
     each hop of the floor (the same minutes as the events: a stall falls on both)."""
     with bench_collector():
         for i in range(events + WARMUP):
             s = await one_event(table)
-            a, b = await pty.sample(), await hop.sample()  # the floor, between events
+            await floor.sample(run if i >= WARMUP else None)  # the floor, between events
             if i % COLLECT_EVERY == 0:
                 gc.collect(1)  # nothing is measured now: no alert in flight
             if i < WARMUP:
@@ -402,8 +474,6 @@ async def measure(table: EventTable, run: Run, events: int, pty: PtyHop, hop: Br
                 run.timeouts += 1
             else:
                 run.samples.append(s)
-            run.pty.append(a)
-            run.broker.append(b)
 
 
 @contextmanager
@@ -465,6 +535,9 @@ def summary(run: Run) -> dict[str, Any]:
     pty, broker = run.pty, run.broker
     floor_p50 = statistics.median(pty) + statistics.median(broker)
     floor_p99 = pct(pty, 0.99) + pct(broker, 0.99)
+    proc = run.proc_pty
+    proc_floor_p50 = statistics.median(proc) + statistics.median(broker)
+    proc_floor_p99 = pct(proc, 0.99) + pct(broker, 0.99)
     stages = stage_values(run)
     floor_of = {"pty hop": pty, "broker hop": broker}
     table: dict[str, dict[str, float]] = {}
@@ -493,6 +566,12 @@ def summary(run: Run) -> dict[str, Any]:
         "floor_p99_ms": ms(floor_p99),
         "e2e_vs_floor": round(pct(lat, 0.99) / floor_p99, 2),
         "e2e_vs_floor_p50": round(statistics.median(lat) / floor_p50, 2),
+        "proc_pty_p50_ms": ms(statistics.median(proc)),
+        "proc_pty_p99_ms": ms(pct(proc, 0.99)),
+        "proc_floor_p50_ms": ms(proc_floor_p50),
+        "proc_floor_p99_ms": ms(proc_floor_p99),
+        "e2e_vs_proc_floor": round(pct(lat, 0.99) / proc_floor_p99, 2),
+        "e2e_vs_proc_floor_p50": round(statistics.median(lat) / proc_floor_p50, 2),
         # the same events from the last frame of the confirming cycle (antennas up to 14,
         # about 60 us of the bench's Python a frame after the watched one): the daemon acts
         # at the confirming frame when it can (below the end-to-end figure's distance from

@@ -134,18 +134,17 @@ async def bare_run(port: int, events: int) -> dict[str, Any]:
         [sys.executable, str(here), "--child", path, str(port)], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, cwd=here.parents[1],
     )  # fmt: skip
-    pty, hop = e2e.PtyHop(), e2e.BrokerHop(port)
+    floor = e2e.Floor(port)
     try:
         assert proc.stdout is not None
         line = await asyncio.get_running_loop().run_in_executor(None, proc.stdout.readline)
         if line.strip() != b"ready":
             raise RuntimeError(f"the bare process did not start: {line!r}")
-        await hop.start()
-        await e2e.measure(BareTable(board, placed), run, events, pty, hop)
+        await floor.start()
+        await e2e.measure(BareTable(board, placed), run, events, floor)
         run.daemon_alive = proc.poll() is None
     finally:
-        pty.close()
-        await hop.stop()
+        await floor.stop()
         if proc.stdin is not None:
             proc.stdin.close()
         try:
@@ -161,7 +160,8 @@ async def bare_run(port: int, events: int) -> dict[str, Any]:
 
 
 KEYS = ("e2e_p50_ms", "e2e_p99_ms", "floor_p50_ms", "floor_p99_ms", "e2e_vs_floor",
-        "e2e_vs_floor_p50", "timeouts")  # fmt: skip
+        "e2e_vs_floor_p50", "proc_pty_p50_ms", "proc_pty_p99_ms", "e2e_vs_proc_floor",
+        "timeouts")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,8 @@ from controller.core_build import is_extension
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = (
-    "core_vs_pokerkit", "e2e_p50_ms", "e2e_p99_ms", "e2e_vs_floor", "pipeline_hands_per_s",
+    "core_vs_pokerkit", "e2e_p50_ms", "e2e_p99_ms", "e2e_vs_floor", "e2e_vs_proc_floor",
+    "pipeline_hands_per_s",
     "idle_cpu_s_per_min", "rss_mb", "fleet_tables", "fleet_records_per_s", "fleet_lag_ms",
     "fleet_lost",
 )  # fmt: skip

@@ -26,3 +26,4 @@ def test_bare_run_reports_every_event() -> None:
     run = r["runs"][0]
     assert run["run"] == "bare" and run["timeouts"] == 0, run
     assert 0 < run["floor_p50_ms"] < run["e2e_p50_ms"] <= run["e2e_p99_ms"], run
+    assert 0 < run["proc_pty_p50_ms"] <= run["proc_pty_p99_ms"], run
