@@ -21,7 +21,7 @@ pty's master until this process's loop has read them from the slave) and one bar
 sample (aiomqtt QoS 1 publish -> receive through the same mosquitto, TCP_NODELAY on both
 clients as the daemon's link has): the floor's samples are spread over the same minutes as
 the end-to-end ones, so a stall of the machine falls on both alike. A third sample, the same
-pty hop read by a process of its own blocked in ``read`` (``ProcPtyHop``,
+pty hop read by a process of its own blocked in ``read`` (``bench.hops.ProcPtyHop``,
 bench/pty_process.py), checks the floor against the wake a separate reader (the daemon) must
 have: ``e2e_vs_proc_floor``. ``e2e_vs_floor``, the target's figure, stays the in-process one.
 
@@ -63,32 +63,26 @@ import argparse
 import asyncio
 import gc
 import json
-import os
 import statistics
-import struct
 import sys
 import tempfile
 import time
-import tty
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import aiomqtt
 import psutil
 
 if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.hops import Floor
 from bench.procs import ProcSubscriber, pct
 from controller.daemon.trace import ENV as TRACE_ENV
 from controller.daemon.trace import STAMPS
 from controller.demo.table import HOLE
-from controller.link.config import NODELAY
-from controller.link.mqtt_client import Client
 from firmware_bridge.protocol import Message
 from firmware_bridge.snapshots import AntennaSnapshot
 from hwsim.board import SimBoard
@@ -149,115 +143,6 @@ class StampingBoard(SimBoard):
                 self.cycle_end[message.cycle] = now
                 self.cycle_end.pop(message.cycle - 100, None)
         super()._send(message)
-
-
-class PtyHop:
-    """The bare pty hop, one sample at a time: ``payload`` written on a raw pty's master
-    until the loop has read all of it from the slave."""
-
-    def __init__(self, payload: bytes = b"\x00" * 30) -> None:
-        self.payload = payload
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
-        os.set_blocking(self.slave, False)
-        self.got = bytearray()
-        self.done: asyncio.Future[None] | None = None
-        asyncio.get_running_loop().add_reader(self.slave, self._readable)
-
-    def _readable(self) -> None:
-        self.got.extend(os.read(self.slave, 4096))
-        done = self.done
-        if done is not None and len(self.got) >= len(self.payload) and not done.done():
-            done.set_result(None)
-
-    async def sample(self) -> float:
-        self.got.clear()
-        self.done = asyncio.get_running_loop().create_future()
-        t0 = time.perf_counter()
-        os.write(self.master, self.payload)
-        await asyncio.wait_for(self.done, 5)
-        return time.perf_counter() - t0
-
-    def close(self) -> None:
-        asyncio.get_running_loop().remove_reader(self.slave)
-        os.close(self.slave)
-        os.close(self.master)
-
-
-class ProcPtyHop:
-    """The bare pty hop to another process, one sample at a time: ``payload`` written on a
-    raw pty's master until a process of its own (bench/pty_process.py, blocking in ``read``)
-    has read all of it from the slave; the moment is that process's stamp. The daemon is
-    such a process: the board's frame wakes it, where :class:`PtyHop`'s reader is this
-    process, already running."""
-
-    def __init__(self, payload: bytes = b"\x00" * 30) -> None:
-        self.payload = payload
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        self._slave = slave
-        self.proc: asyncio.subprocess.Process | None = None
-
-    async def start(self) -> None:
-        script = Path(__file__).resolve().parent / "pty_process.py"
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, str(script), self.path, str(len(self.payload)),
-            stdout=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        assert self.proc.stdout is not None
-        if await asyncio.wait_for(self.proc.stdout.readline(), 5) != b"ready\n":
-            raise RuntimeError("the pty reader process did not start")
-        os.close(self._slave)  # the reader holds it now
-
-    async def sample(self) -> float:
-        assert self.proc is not None and self.proc.stdout is not None
-        t0 = time.perf_counter()
-        os.write(self.master, self.payload)
-        raw = await asyncio.wait_for(self.proc.stdout.readexactly(8), 5)
-        (t1,) = struct.unpack("d", raw)
-        return float(t1) - t0
-
-    async def stop(self) -> None:
-        os.close(self.master)  # the reader sees EIO and stops
-        if self.proc is not None:
-            try:
-                await asyncio.wait_for(self.proc.wait(), 5)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
-
-
-class BrokerHop:
-    """The bare broker hop, one sample at a time: aiomqtt QoS 1 publish -> receive of a
-    300-byte message (about an alert's size) through the broker, one message in flight."""
-
-    def __init__(self, port: int, size: int = 300) -> None:
-        self.port = port
-        self.topic = f"bench/{uuid.uuid4().hex[:8]}"
-        self.body = b"x" * size
-        self.sub = ProcSubscriber(port, [self.topic])
-        self.arrived: asyncio.Queue[float] = asyncio.Queue()
-        self.sub.on_message = lambda t, _topic, _b: self.arrived.put_nowait(t)
-        self.pub: aiomqtt.Client | None = None
-
-    async def start(self) -> None:
-        await self.sub.start()
-        self.pub = Client("127.0.0.1", self.port, socket_options=NODELAY,
-                                  identifier=f"bench-pub-{self.topic[-8:]}")  # fmt: skip
-        await self.pub.__aenter__()
-
-    async def sample(self) -> float:
-        assert self.pub is not None
-        t0 = time.perf_counter()
-        await self.pub.publish(self.topic, self.body, qos=1)
-        t1 = await asyncio.wait_for(self.arrived.get(), 5)
-        return t1 - t0
-
-    async def stop(self) -> None:
-        if self.pub is not None:
-            await self.pub.__aexit__(None, None, None)
-        await self.sub.stop()
 
 
 def _antennas(zones: Any) -> list[int]:
@@ -434,38 +319,13 @@ async def daemon_e2e(port: int, events: int, workdir: Path,
     return run
 
 
-class Floor:
-    """The floor's hops, sampled together after each event: the bare pty hop read in this
-    process (:class:`PtyHop`) and read by a process of its own (:class:`ProcPtyHop`), and
-    the bare broker hop (:class:`BrokerHop`)."""
-
-    def __init__(self, port: int) -> None:
-        self.pty, self.proc_pty, self.broker = PtyHop(), ProcPtyHop(), BrokerHop(port)
-
-    async def start(self) -> None:
-        await self.proc_pty.start()
-        await self.broker.start()
-
-    async def sample(self, run: Run | None) -> None:
-        a, p, b = await self.pty.sample(), await self.proc_pty.sample(), await self.broker.sample()
-        if run is not None:
-            run.pty.append(a)
-            run.proc_pty.append(p)
-            run.broker.append(b)
-
-    async def stop(self) -> None:
-        self.pty.close()
-        await self.proc_pty.stop()
-        await self.broker.stop()
-
-
 async def measure(table: EventTable, run: Run, events: int, floor: Floor) -> None:
     """``WARMUP`` events and then ``events`` more into ``run``, each followed by one sample of
     each hop of the floor (the same minutes as the events: a stall falls on both)."""
     with bench_collector():
         for i in range(events + WARMUP):
             s = await one_event(table)
-            await floor.sample(run if i >= WARMUP else None)  # the floor, between events
+            hops = await floor.sample()  # the floor, between events
             if i % COLLECT_EVERY == 0:
                 gc.collect(1)  # nothing is measured now: no alert in flight
             if i < WARMUP:
@@ -474,6 +334,9 @@ async def measure(table: EventTable, run: Run, events: int, floor: Floor) -> Non
                 run.timeouts += 1
             else:
                 run.samples.append(s)
+            run.pty.append(hops[0])
+            run.proc_pty.append(hops[1])
+            run.broker.append(hops[2])
 
 
 @contextmanager
@@ -527,17 +390,29 @@ def ms(x: float) -> float:
     return round(x * 1e3, 3)
 
 
+def against_floor(lat: list[float], pty: list[float], broker: list[float],
+                  tag: str) -> dict[str, float]:  # fmt: skip
+    """A pty hop's figures, the floor it makes with the broker hop (the sum of their p50s,
+    of their p99s) and the end-to-end latencies' ratios to that floor; ``tag`` prefixes
+    the keys (``pty_p50_ms``, ``floor_p99_ms``, ``e2e_vs_floor``...)."""
+    p50 = statistics.median(pty) + statistics.median(broker)
+    p99 = pct(pty, 0.99) + pct(broker, 0.99)
+    return {
+        f"{tag}pty_p50_ms": ms(statistics.median(pty)),
+        f"{tag}pty_p99_ms": ms(pct(pty, 0.99)),
+        f"{tag}floor_p50_ms": ms(p50),
+        f"{tag}floor_p99_ms": ms(p99),
+        f"e2e_vs_{tag}floor": round(pct(lat, 0.99) / p99, 2),
+        f"e2e_vs_{tag}floor_p50": round(statistics.median(lat) / p50, 2),
+    }
+
+
 def summary(run: Run) -> dict[str, Any]:
     lat = [s.received - s.frame for s in run.samples]
     if not lat:
         raise RuntimeError("no alert arrived (see the daemon's log)")
     lat_end = [s.received - s.cycle_end for s in run.samples if s.cycle_end is not None]
     pty, broker = run.pty, run.broker
-    floor_p50 = statistics.median(pty) + statistics.median(broker)
-    floor_p99 = pct(pty, 0.99) + pct(broker, 0.99)
-    proc = run.proc_pty
-    proc_floor_p50 = statistics.median(proc) + statistics.median(broker)
-    proc_floor_p99 = pct(proc, 0.99) + pct(broker, 0.99)
     stages = stage_values(run)
     floor_of = {"pty hop": pty, "broker hop": broker}
     table: dict[str, dict[str, float]] = {}
@@ -558,20 +433,10 @@ def summary(run: Run) -> dict[str, Any]:
         "e2e_p50_ms": ms(statistics.median(lat)),
         "e2e_p99_ms": ms(pct(lat, 0.99)),
         "e2e_max_ms": ms(max(lat)),
-        "pty_p50_ms": ms(statistics.median(pty)),
-        "pty_p99_ms": ms(pct(pty, 0.99)),
         "broker_p50_ms": ms(statistics.median(broker)),
         "broker_p99_ms": ms(pct(broker, 0.99)),
-        "floor_p50_ms": ms(floor_p50),
-        "floor_p99_ms": ms(floor_p99),
-        "e2e_vs_floor": round(pct(lat, 0.99) / floor_p99, 2),
-        "e2e_vs_floor_p50": round(statistics.median(lat) / floor_p50, 2),
-        "proc_pty_p50_ms": ms(statistics.median(proc)),
-        "proc_pty_p99_ms": ms(pct(proc, 0.99)),
-        "proc_floor_p50_ms": ms(proc_floor_p50),
-        "proc_floor_p99_ms": ms(proc_floor_p99),
-        "e2e_vs_proc_floor": round(pct(lat, 0.99) / proc_floor_p99, 2),
-        "e2e_vs_proc_floor_p50": round(statistics.median(lat) / proc_floor_p50, 2),
+        **against_floor(lat, pty, broker, ""),  # the target's figure: e2e_vs_floor
+        **against_floor(lat, run.proc_pty, broker, "proc_"),
         # the same events from the last frame of the confirming cycle (antennas up to 14,
         # about 60 us of the bench's Python a frame after the watched one): the daemon acts
         # at the confirming frame when it can (below the end-to-end figure's distance from

@@ -35,6 +35,7 @@ if __name__ == "__main__":  # run as a script: the checkout's packages first
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import e2e
+from bench.hops import Floor
 from bench.procs import ProcSubscriber
 from controller.demo.table import HOLE
 from firmware_bridge.protocol import SetConfig
@@ -134,7 +135,7 @@ async def bare_run(port: int, events: int) -> dict[str, Any]:
         [sys.executable, str(here), "--child", path, str(port)], stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, cwd=here.parents[1],
     )  # fmt: skip
-    floor = e2e.Floor(port)
+    floor = Floor(port)
     try:
         assert proc.stdout is not None
         line = await asyncio.get_running_loop().run_in_executor(None, proc.stdout.readline)

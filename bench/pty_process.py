@@ -1,5 +1,5 @@
-"""The reader's end of the bare pty hop in a process of its own (bench/e2e.py's
-``ProcPtyHop``): it opens the pty's slave, raw, and blocks in ``read`` until each sample's
+"""The reader's end of the bare pty hop in a process of its own (``ProcPtyHop``,
+bench/hops.py): it opens the pty's slave, raw, and blocks in ``read`` until each sample's
 ``SIZE`` bytes are in, then writes the moment (``time.perf_counter``, CLOCK_MONOTONIC, the
 bench's clock too) to stdout as 8 bytes. The least a process that reads the board can do:
 no event loop, no decoding. It stops when the pty's master closes.

@@ -1,4 +1,4 @@
-"""The floor's pty hop read by a process of its own (bench/e2e.py's ``ProcPtyHop``,
+"""The floor's pty hop read by a process of its own (``bench.hops.ProcPtyHop``,
 bench/pty_process.py): each sample is the other process's stamp of the moment it had all of
 the bytes, after this process wrote them; the process stops when the master closes."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bench.e2e import ProcPtyHop
+from bench.hops import ProcPtyHop
 
 
 def test_samples_come_from_the_reader_process_and_it_stops() -> None:
