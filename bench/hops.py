@@ -28,45 +28,13 @@ def open_pty() -> tuple[int, int, str]:
     return master, slave, os.ttyname(slave)
 
 
-async def bare_pty(n: int, payload: bytes) -> list[float]:
-    """Write ``payload`` on a pty's master ``n`` times, one at a time, and return the seconds
-    until the loop had read all of it from the slave."""
-    loop = asyncio.get_running_loop()
-    master, slave, _ = open_pty()
-    os.set_blocking(slave, False)
-    got = bytearray()
-    done: asyncio.Future[None] | None = None
-
-    def readable() -> None:
-        got.extend(os.read(slave, 4096))
-        if done is not None and len(got) >= len(payload) and not done.done():
-            done.set_result(None)
-
-    loop.add_reader(slave, readable)
-    out = []
-    try:
-        for _ in range(n):
-            got.clear()
-            done = loop.create_future()
-            t0 = time.perf_counter()
-            os.write(master, payload)
-            await done
-            out.append(time.perf_counter() - t0)
-    finally:
-        loop.remove_reader(slave)
-        os.close(slave)
-        os.close(master)
-    return out
-
-
 class PtyHop:
     """The bare pty hop, one sample at a time: ``payload`` written on a raw pty's master
     until the loop has read all of it from the slave."""
 
     def __init__(self, payload: bytes = b"\x00" * 30) -> None:
         self.payload = payload
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
+        self.master, self.slave, _ = open_pty()
         os.set_blocking(self.slave, False)
         self.got = bytearray()
         self.done: asyncio.Future[None] | None = None
@@ -83,13 +51,23 @@ class PtyHop:
         self.done = asyncio.get_running_loop().create_future()
         t0 = time.perf_counter()
         os.write(self.master, self.payload)
-        await asyncio.wait_for(self.done, 5)
+        await self.done  # a pty loses nothing: no timeout (its timer would be measured too)
         return time.perf_counter() - t0
 
     def close(self) -> None:
         asyncio.get_running_loop().remove_reader(self.slave)
         os.close(self.slave)
         os.close(self.master)
+
+
+async def bare_pty(n: int, payload: bytes) -> list[float]:
+    """Write ``payload`` on a pty's master ``n`` times, one at a time, and return the seconds
+    until the loop had read all of it from the slave (:class:`PtyHop`)."""
+    hop = PtyHop(payload)
+    try:
+        return [await hop.sample() for _ in range(n)]
+    finally:
+        hop.close()
 
 
 class ProcPtyHop:
@@ -101,10 +79,7 @@ class ProcPtyHop:
 
     def __init__(self, payload: bytes = b"\x00" * 30) -> None:
         self.payload = payload
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        self._slave = slave
+        self.master, self._slave, self.path = open_pty()
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
@@ -117,6 +92,7 @@ class ProcPtyHop:
         if await asyncio.wait_for(self.proc.stdout.readline(), 5) != b"ready\n":
             raise RuntimeError("the pty reader process did not start")
         os.close(self._slave)  # the reader holds it now
+        self._slave = -1
 
     async def sample(self) -> float:
         assert self.proc is not None and self.proc.stdout is not None
@@ -127,6 +103,8 @@ class ProcPtyHop:
         return float(t1) - t0
 
     async def stop(self) -> None:
+        if self._slave >= 0:  # it never started
+            os.close(self._slave)
         os.close(self.master)  # the reader sees EIO and stops
         if self.proc is not None:
             try:
