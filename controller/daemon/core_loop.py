@@ -60,6 +60,8 @@ log = logging.getLogger("railguard.daemon")
 
 #: the events a sensor or a button makes (logged for a restart while a hand is live)
 PHYSICAL = (CardPlaced, CardRemoved, ChipsIn, ChipsOut, ButtonPress, BadgeTap)
+#: the phases in which a sensor's event may start a hand
+BETWEEN_HANDS = (Phase.IDLE, Phase.COMPLETE)
 
 
 @dataclass
@@ -94,6 +96,9 @@ class CoreHost(Protocol):
     levels_saved: Any
     seating_saved: Any  # the seating last written (recovery.seating_data)
     dealer_saved: str  # the dealer on duty last written (written when a badge changed it)
+    # the table's export while no hand is on, and the core's revision it was taken at
+    # (table_before): kept at the end of an event, off the next event's path
+    table_kept: tuple[int, TableData] | None
     live: LiveEvents
     tick_interval: float
     # called with every handled event and its step; one that raises is logged and dropped
@@ -187,8 +192,8 @@ def handle(d: CoreHost, item: Item) -> Step:
     # the table before an event that may start a hand, for the hand's first log entry
     # (recovery.capture); encoded only if a hand did start (most such events start none)
     pre: tuple[TableData, float] | None = None
-    if core.phase in (Phase.IDLE, Phase.COMPLETE) and isinstance(ev, PHYSICAL):
-        pre = core.export(), d.clock.wall()
+    if core.phase in BETWEEN_HANDS and isinstance(ev, PHYSICAL):
+        pre = table_before(d), d.clock.wall()
     tr = d.trace
     if tr is not None and tr.event is not None:
         tr.event.append(now_ns())
@@ -265,7 +270,24 @@ def handle(d: CoreHost, item: Item) -> Step:
     save_positions(d)
     save_dealer(d)
     d.publish_state(snap)
+    if core.phase in BETWEEN_HANDS:
+        table_before(d)  # for the next event, now that this one's messages are out
     return step
+
+
+def table_before(d: CoreHost) -> TableData:
+    """The table as it is, exported: the export kept by the last event while the core's
+    revision says nothing changed since (a rejected event changes nothing; an accepted one,
+    a restore or a profile switch counts), else a new one, kept. A sensor's event between
+    hands takes it as the hand's first log entry should the event start one (most start
+    none), so exporting after the last event keeps the export off the alert's path."""
+    core = d.core
+    kept = d.table_kept
+    if kept is not None and kept[0] == core.revision:
+        return kept[1]
+    data = core.export()
+    d.table_kept = (core.revision, data)
+    return data
 
 
 def instruction(d: CoreHost, x: Instruction, hid: str) -> None:

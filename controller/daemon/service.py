@@ -75,6 +75,7 @@ from controller.rules.engine import Step, TableCore
 from controller.rules.errors import RailguardError
 from controller.rules.events import Event
 from controller.rules.state import TableState
+from controller.rules.tabledata import TableData
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import DeckRegistry
 from firmware_bridge.gpio import Indicators
@@ -167,6 +168,7 @@ class Daemon:
         # the live state's storage health (health.py)
         self.health = health.Health(self, clock=self.clock.monotonic)
         self.dealer_saved = ""  # the dealer on duty as the table store has it (health.py)
+        self.table_kept: tuple[int, TableData] | None = None  # core_loop.table_before
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
         self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer

@@ -132,6 +132,12 @@ class TableCore:
         self.t = 0.0
         self.out: list[Decision] = []
         self.last_record: HandRecord | None = None
+        # counts the changes of this table: every accepted event, every event met by a
+        # running clock (accepted or not), every restore and profile switch. A rejected
+        # event leaves the state and this number as they were
+        # (tests/rules/test_core_properties.py), so a reader may keep what it derived from
+        # the state (an export) while the number stays the same
+        self.revision = 0
 
     # ------------------------------------------------------------------ public API
 
@@ -141,6 +147,7 @@ class TableCore:
         self.profile = profile
         self.max_seats = profile.max_seats
         posting.forget_coming(self)
+        self.revision += 1
 
     def export(self) -> TableData:
         """The whole state as frozen values (:mod:`controller.rules.tabledata`)."""
@@ -151,6 +158,7 @@ class TableCore:
         :func:`dataclasses.replace`, or decoded by :mod:`controller.rules.handlog`)."""
         restore_table(self, data)
         posting.forget_coming(self)
+        self.revision += 1
 
     def handle(self, event: Event) -> Step:
         """Apply one event. Never raises for anything the table can produce."""
@@ -170,6 +178,7 @@ class TableCore:
         h = self.hand
         if h is not None and h.clock_state is not _CLOCK_OFF:
             self._tr = CLOCK_ROWS[PHASES.index(self.phase)]
+            self.revision += 1  # what the clock rules stands even if the event is refused
             try:
                 clock_tick(self, event.t)
             except TableError as err:
@@ -208,6 +217,7 @@ class TableCore:
             self._tr = NO_EVENT
             if self.coming is not None and kind is not ChipsIn and kind is not ChipsOut:
                 posting.forget_coming(self)  # the table may have changed
+        self.revision += 1
         if self.out:
             return Step(self.phase, self.hand_no, tuple(self.out))
         quiet = self._quiet

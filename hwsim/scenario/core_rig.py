@@ -61,6 +61,7 @@ from controller.rules.events import (
     SetButton,
 )
 from controller.rules.state import TableState
+from controller.rules.tabledata import TableData
 from firmware_bridge.antennas import SnapshotTracker
 from firmware_bridge.decks import DeckRegistry
 from firmware_bridge.gpio import Indicators
@@ -193,6 +194,7 @@ class CoreRig(ScenarioTable):
         self.levels_saved: Any = None
         self.seating_saved: Any = None
         self.dealer_saved = ""
+        self.table_kept: tuple[int, TableData] | None = None  # core_loop.table_before
         self.live = LiveEvents(self.cfg.venue, self.cfg.table)
         self.tick_interval = 1.0
         self.watchers: list[Callable[[Event, Step], None]] = []

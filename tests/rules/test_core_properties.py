@@ -34,7 +34,7 @@ from controller.rules.events import (
     UnseatPlayer,
     ZoneKind,
 )
-from controller.rules.phases import Phase
+from controller.rules.phases import ClockState, Phase
 from controller.rules.profile import builtin_profile, builtin_profile_names
 from controller.rules.state import TableState
 from controller.rules.tabledata import TableData
@@ -99,6 +99,17 @@ def _only_the_clock(
     assert copy.snapshot() == after
 
 
+def _unchanged(core: TableCore, saved: TableData, revision: int, ev: Event) -> None:
+    """A rejected event that decided nothing left the whole table as it was (its export,
+    not only what the snapshot shows) and so its revision: the daemon keeps an export
+    while the revision stays (controller/daemon/core_loop.py, table_before). A running
+    clock counts as a change even when it rules nothing."""
+    assert core.export() == saved, f"rejected {ev} changed the exported table"
+    h = core.hand
+    if h is None or h.clock_state is ClockState.OFF:
+        assert core.revision == revision, f"rejected {ev} moved the revision"
+
+
 def _total(s: TableState) -> int:
     """Chips at the table: every seat's stack behind plus the pot of the live hand."""
     return sum(x.stack for x in s.seats) + s.pot
@@ -146,7 +157,7 @@ def test_random_event_sequences_keep_the_core_consistent(
     for dt, maker in script:
         t = round(t + dt, 6)
         one: Event = maker(t)  # type: ignore[operator]
-        saved = core.export()
+        saved, revision = core.export(), core.revision
         step = core.handle(one)  # must never raise
         after = core.snapshot()
         _check(core, after)
@@ -155,10 +166,13 @@ def test_random_event_sequences_keep_the_core_consistent(
             assert _total(after) == total
         elif step.rejected is not None:
             assert after == before, f"rejected {one} changed the state"
+            _unchanged(core, saved, revision, one)
         elif isinstance(one, SeatPlayer | UnseatPlayer):
             total = _total(after)  # chips enter or leave with the player
         else:
             assert _total(after) == total, f"chips not conserved after {one}"
+        if step.rejected is None:
+            assert core.revision > revision, f"accepted {one} left the revision"
         before = after
     event(f"last phase {before.phase.value}")
     event(f"hands started {min(before.hand_no, 3)}")
@@ -223,7 +237,7 @@ def test_random_play_from_a_dealt_hand_keeps_the_core_consistent(
         else:
             evs = [made]
         for ev in evs:
-            saved = core.export()
+            saved, revision = core.export(), core.revision
             step = core.handle(ev)
             after = core.snapshot()
             _check(core, after)
@@ -232,6 +246,7 @@ def test_random_play_from_a_dealt_hand_keeps_the_core_consistent(
                 assert _total(after) == total
             elif step.rejected is not None:
                 assert after == before, f"rejected {ev} changed the state"
+                _unchanged(core, saved, revision, ev)
             else:
                 assert _total(after) == total, f"chips not conserved after {ev}"
             before = after
