@@ -104,6 +104,8 @@ class CoreHost(Protocol):
     # called with every handled event and its step; one that raises is logged and dropped
     watchers: list[Callable[[Event, Step], None]]
     trace: StageTrace | None  # RAILGUARD_STAGE_TRACE only (bench/e2e.py)
+    # the core task's wait while it waits on the empty queue (offer: the direct path)
+    core_wait: asyncio.Timeout | None
 
     @property
     def core(self) -> TableCore: ...  # handle() and read-only attributes
@@ -146,12 +148,38 @@ async def core_task(d: CoreHost) -> None:
     d.publish_state()
     while True:
         try:
-            async with asyncio.timeout(d.tick_interval if clock_running(d.core) else None):
-                item = await d.queue.get()
+            async with asyncio.timeout(d.tick_interval if clock_running(d.core) else None) as wait:
+                d.core_wait = wait  # idle: offer() may serve an event at once
+                try:
+                    item = await d.queue.get()
+                finally:
+                    d.core_wait = None
         except TimeoutError:
             serve(d, Item(Tick(d.clock.monotonic()), "clock"))
             continue
         serve(d, item)
+
+
+def offer(d: CoreHost, item: Item) -> bool:
+    """The direct path: an input's event served at once, in the caller's callback on the
+    loop, when the core task is idle (waiting on an empty queue, so nothing comes before
+    this event and nothing is being served); False: put it on the queue. It saves the
+    queue's hop (the core task wakes a loop turn later: a trip through the selector) on
+    every alert's path. The task's tick deadline is set again as if the event had come
+    through the queue: a tick ``tick_interval`` after it while a clock runs, none
+    otherwise. Never from inside a serve (the flag ``core_wait`` is cleared during one)."""
+    wait = d.core_wait
+    if wait is None or not d.queue.empty():
+        return False
+    d.core_wait = None  # serving: an input put meanwhile queues behind this event
+    try:
+        serve(d, item)
+    finally:
+        d.core_wait = wait
+    if not wait.expired():  # (an expired wait ticks next anyway)
+        ticking = clock_running(d.core)
+        wait.reschedule(asyncio.get_running_loop().time() + d.tick_interval if ticking else None)
+    return True
 
 
 def serve(d: CoreHost, item: Item) -> None:

@@ -169,6 +169,7 @@ class Daemon:
         self.health = health.Health(self, clock=self.clock.monotonic)
         self.dealer_saved = ""  # the dealer on duty as the table store has it (health.py)
         self.table_kept: tuple[int, TableData] | None = None  # core_loop.table_before
+        self.core_wait: asyncio.Timeout | None = None  # core_loop.offer
         self.reader: ReaderBoard | None = None
         self.settler: reader.Settler | None = None  # changes_only: the burst-gap timer
         self.cycle_timer: reader.CycleTimer | None = None  # otherwise: an open cycle's timer
@@ -264,7 +265,8 @@ class Daemon:
         item = Item(ev, source)
         if self.trace is not None:
             item.stamps = self.trace.queued(source)
-        self.queue.put_nowait(item)
+        if not core_loop.offer(self, item):  # served at once while the core is idle
+            self.queue.put_nowait(item)
 
     def foreign_chip(self, seat: int) -> None:
         """A tag of no registry in seat's betting zone (reader.py): the dealer and venue."""

@@ -195,6 +195,7 @@ class CoreRig(ScenarioTable):
         self.seating_saved: Any = None
         self.dealer_saved = ""
         self.table_kept: tuple[int, TableData] | None = None  # core_loop.table_before
+        self.core_wait: asyncio.Timeout | None = None  # no core task: every event served at once
         self.live = LiveEvents(self.cfg.venue, self.cfg.table)
         self.tick_interval = 1.0
         self.watchers: list[Callable[[Event, Step], None]] = []

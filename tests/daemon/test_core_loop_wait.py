@@ -96,3 +96,58 @@ def test_a_rejected_event_leaves_no_reference_cycle(tmp_path: Path) -> None:
             gc.enable()
     finally:
         close_daemon(d)
+
+
+def test_an_idle_core_serves_an_offered_event_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The direct path (core_loop.offer): while the task waits on an empty queue an
+    input's event is served in the caller's callback, before any turn of the loop; one
+    offered from inside that serve, or while items are queued, waits on the queue in
+    order; before the task waits (start-up) every event is queued."""
+    served: list[Item] = []
+    running = {"clock": False}
+    monkeypatch.setattr(core_loop, "clock_running", lambda core: running["clock"])
+    d = _host(0.02)
+    d.core_wait = None
+    inner = Item(Tick(9.0), "inner")
+
+    def serve(host: Any, item: Item) -> None:
+        served.append(item)
+        if item.source == "first":  # an input put while this one is being served
+            assert not core_loop.offer(host, inner)
+            host.queue.put_nowait(inner)
+
+    monkeypatch.setattr(core_loop, "serve", serve)
+
+    async def main() -> None:
+        assert not core_loop.offer(d, Item(Tick(0.0), "early"))  # no task waiting yet
+        d.queue.put_nowait(Item(Tick(0.0), "early"))
+        task = asyncio.create_task(core_loop.core_task(d))
+        await asyncio.sleep(0.01)
+        assert [i.source for i in served] == ["early"]
+        first = Item(Tick(1.0), "first")
+        assert core_loop.offer(d, first)  # served now, in this callback
+        assert served[-1] is first
+        queued = Item(Tick(2.0), "queued")
+        assert not core_loop.offer(d, queued)  # the inner one is still queued: behind it
+        d.queue.put_nowait(queued)
+        await asyncio.sleep(0.005)
+        assert [i.source for i in served] == ["early", "first", "inner", "queued"]
+
+        # an offered event that starts a player's clock: the task ticks from then on...
+        running["clock"] = True
+        assert core_loop.offer(d, Item(Tick(3.0), "starts the clock"))
+        await asyncio.sleep(0.07)
+        ticks = [i for i in served if i.source == "clock"]
+        assert len(ticks) >= 2
+        # ...and one that stops it: no more ticks
+        running["clock"] = False
+        assert core_loop.offer(d, Item(Tick(4.0), "stops the clock"))
+        await asyncio.sleep(0.001)
+        n = len([i for i in served if i.source == "clock"])
+        await asyncio.sleep(0.07)
+        assert len([i for i in served if i.source == "clock"]) == n
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())

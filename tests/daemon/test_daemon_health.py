@@ -45,8 +45,8 @@ def mqtt_port() -> Iterator[int]:
 def _tap(rig: Rig, staff: str) -> None:
     """A dealer's badge as the pcsc task hands it over (firmware_bridge/pcsc.py)."""
     t = rig.daemon.core.t
+    dealer = "" if rig.daemon.core.dealer == staff else staff  # the reader's own toggle
     rig.daemon.put(BadgeTap(t, staff, supervisor=False), "pcsc")
-    dealer = "" if rig.daemon.core.dealer == staff else staff
     rig.daemon.put(SetDealer(t, dealer), "pcsc")
 
 
