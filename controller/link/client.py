@@ -63,8 +63,12 @@ log = logging.getLogger(__name__)
 CommandHandler = Callable[[Command], Awaitable[CommandResult]]
 
 
+#: one encoder for every message (``json.dumps`` with options builds a new one per call)
+_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def _dumps(obj: Mapping[str, Any]) -> bytes:
-    return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode()
+    return _ENCODER.encode(obj).encode()
 
 
 class VenueLink:

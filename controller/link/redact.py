@@ -206,10 +206,16 @@ def check_no_hole_cards(
 def _walk(value: object, depth: int, secret: Matcher | None) -> None:
     if depth > _MAX_DEPTH:
         raise _Leak(f"nested deeper than {_MAX_DEPTH} levels")
+    if isinstance(value, str):  # the most frequent: every text and code of a message
+        if _CARD.fullmatch(value.strip()) is not None:
+            raise _Leak("a card identity outside the board; refused")
+        if secret is not None and secret.search(value):
+            raise _Leak("names a live hole card or its tag; refused")
+        return
     kind = type(value)
     if kind is int or kind is float or kind is bool or value is None:
         return
-    if isinstance(value, Mapping):
+    if isinstance(value, dict | Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 raise _Leak(f"non-string key {key!r}")
@@ -232,10 +238,6 @@ def _walk(value: object, depth: int, secret: Matcher | None) -> None:
             except _Leak as leak:
                 leak.parts.append(f"[{i}]")
                 raise
-    elif _is_card(value):
-        raise _Leak("a card identity outside the board; refused")
-    elif secret is not None and isinstance(value, str) and secret.search(value):
-        raise _Leak("names a live hole card or its tag; refused")
 
 
 def _check_board(value: object, secret: Matcher | None) -> None:
