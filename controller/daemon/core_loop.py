@@ -218,7 +218,8 @@ def handle(d: CoreHost, item: Item) -> Step:
         ev = replace(ev, t=core.t)
     before = core.hand_no
     # the table before an event that may start a hand, for the hand's first log entry
-    # (recovery.capture); encoded only if a hand did start (most such events start none)
+    # (what recovery.capture encodes; kept since the last event, table_before), encoded only
+    # if a hand did start (most such events start none)
     pre: tuple[TableData, float] | None = None
     if core.phase in BETWEEN_HANDS and isinstance(ev, PHYSICAL):
         pre = table_before(d), d.clock.wall()
