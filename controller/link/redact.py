@@ -215,7 +215,7 @@ def _walk(value: object, depth: int, secret: Matcher | None) -> None:
     kind = type(value)
     if kind is int or kind is float or kind is bool or value is None:
         return
-    if isinstance(value, dict | Mapping):
+    if isinstance(value, dict | Mapping):  # a dict first: cheaper than the ABC's check
         for key, item in value.items():
             if not isinstance(key, str):
                 raise _Leak(f"non-string key {key!r}")
