@@ -212,13 +212,14 @@ class Table:
         return self.sim.child
 
 
-async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None) -> Table:
+async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None,
+                     board_type: type[StampingBoard] | None = None) -> Table:  # fmt: skip
     """The simulated table of six seats (16 antennas) with its daemon a process
     (:class:`hwsim.table.SimTable`, ``process=True``) and a stamping board: a 10 ms scan,
     and every antenna every scan, so that the frame that completes the debounce is a frame
     the board writes at a known moment (with changes-only reporting the confirmation comes
     from the daemon's own tick and no frame marks it; the path measured after it is the
-    same)."""
+    same). ``board_type``: a StampingBoard of the caller's (bench/e2e_phase.py)."""
     trace = workdir / "stages.jsonl"
     sub = ProcSubscriber(port, [f"{BASE}/alerts", f"{BASE}/status", f"{BASE}/cmd/response"])
     placed: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
@@ -232,7 +233,8 @@ async def open_table(port: int, workdir: Path, env: dict[str, str] | None = None
     try:
         sim = await SimTable.open(
             "127.0.0.1", port, profile="tda-2024", workdir=workdir, seats=SIX,
-            transport="pty", process=True, board_type=StampingBoard, scan_period_ms=SCAN_MS,
+            transport="pty", process=True, board_type=board_type or StampingBoard,
+            scan_period_ms=SCAN_MS,
             timing={"debounce_cycles": DEBOUNCE},
             settings={"reader": {"changes_only": False}, "log": {"level": "INFO"}},
             env={TRACE_ENV: str(trace), **(env or {})}, enrol=False, topics=("status",),
