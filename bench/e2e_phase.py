@@ -37,7 +37,6 @@ import json
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,9 +46,8 @@ if __name__ == "__main__":  # run as a script: the checkout's packages first
 
 from bench import e2e
 from bench.hops import BrokerHop
-from bench.procs import ProcSubscriber, pct
+from bench.procs import pct
 from controller.demo.table import HOLE
-from controller.link.config import NODELAY
 from controller.link.mqtt_client import Client
 from firmware_bridge.protocol import Message
 from firmware_bridge.snapshots import AntennaSnapshot
@@ -70,27 +68,13 @@ class PhaseBoard(e2e.StampingBoard):
             p[1]()
 
 
-class PhaseHop:
-    """The bare broker hop started from the board's write of one antenna's frame."""
+class PhaseHop(BrokerHop):
+    """The floor's bare broker hop (:class:`bench.hops.BrokerHop`: :meth:`sample`, the quiet
+    one), also started from the board's write of one antenna's frame (:meth:`sample_at`)."""
 
-    def __init__(self, port: int, size: int = 300) -> None:
-        self.port = port
-        self.topic = f"bench/phase-{uuid.uuid4().hex[:8]}"
-        self.body = b"x" * size
-        self.sub = ProcSubscriber(port, [self.topic])
-        self.arrived: asyncio.Queue[float] = asyncio.Queue()
-        self.sub.on_message = lambda t, _topic, _b: self.arrived.put_nowait(t)
-        self.pub: Client | None = None
-
-    async def start(self) -> None:
-        await self.sub.start()
-        self.pub = Client("127.0.0.1", self.port, socket_options=NODELAY,
-                          identifier=f"bench-phase-{self.topic[-8:]}")  # fmt: skip
-        await self.pub.__aenter__()
-
-    async def sample(self, board: PhaseBoard, antenna: int) -> float:
+    async def sample_at(self, board: PhaseBoard, antenna: int) -> float:
         pub = self.pub
-        assert pub is not None
+        assert isinstance(pub, Client)  # the daemon's client: its direct write
         sent: list[float] = []
 
         def fire() -> None:
@@ -100,11 +84,6 @@ class PhaseHop:
         board.phase = (antenna, fire)
         got = await asyncio.wait_for(self.arrived.get(), 5)
         return got - sent[0]
-
-    async def stop(self) -> None:
-        if self.pub is not None:
-            await self.pub.__aexit__(None, None, None)
-        await self.sub.stop()
 
 
 def _row(values: list[float]) -> dict[str, float]:
@@ -121,17 +100,16 @@ async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
     table = await e2e.open_table(port, workdir, board_type=PhaseBoard)
     board = table.board
     assert isinstance(board, PhaseBoard)
-    quiet, phase = BrokerHop(port), PhaseHop(port)
+    hop = PhaseHop(port)
     try:
-        await quiet.start()
-        await phase.start()
+        await hop.start()
         with e2e.bench_collector():
             for i in range(events + e2e.WARMUP):
                 s = await e2e.one_event(table)
-                q = await quiet.sample()
+                q = await hop.sample()
                 ant = table.prev[0] if table.prev is not None else HOLE[1]
-                p = await phase.sample(board, ant)
-                end = await phase.sample(board, board.last_antenna)
+                p = await hop.sample_at(board, ant)
+                end = await hop.sample_at(board, board.last_antenna)
                 if i % e2e.COLLECT_EVERY == 0:
                     gc.collect(1)
                 if i < e2e.WARMUP:
@@ -144,8 +122,7 @@ async def run(port: int, events: int, workdir: Path) -> dict[str, Any]:
                 phase_hops.append(p)
                 end_hops.append(end)
     finally:
-        await quiet.stop()
-        await phase.stop()
+        await hop.stop()
         r.stages = await e2e.close_table(table)
     alert = e2e.stage_values(r)["broker hop"]
     return {"events": events, "timeouts": r.timeouts, "alert_broker_hop": _row(alert),
