@@ -99,6 +99,11 @@ def test_two_logger_processes_share_the_hands_store_each_once_and_take_over(
             await until(lambda: all(x.outbox.pending_count() == 0 for x in links),
                         what="every record acknowledged")  # fmt: skip
             assert {h["hand_id"] for h in db.hands()} == sent
+            # the observer is a subscriber of its own: its copies of the last acks and
+            # records may come after the tables' own (seen once in CI on a loaded machine:
+            # 36 of 40 acks at this point)
+            await until(lambda: sum(acks_by(obs).values()) >= 40 and len(obs.on("/hands")) >= 40,
+                        what="the observer's copies of the 40 records and acks")  # fmt: skip
             # the broker gave each record to one member of the group, not to both: one ack
             # per record, and both loggers took a share
             by = acks_by(obs)
