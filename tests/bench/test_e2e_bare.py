@@ -25,5 +25,8 @@ def test_bare_run_reports_every_event() -> None:
     assert r["events"] == 8 and len(r["runs"]) == 1, r
     run = r["runs"][0]
     assert run["run"] == "bare" and run["timeouts"] == 0, run
-    assert 0 < run["floor_p50_ms"] < run["e2e_p50_ms"] <= run["e2e_p99_ms"], run
+    # Each figure is a real measurement; how they compare is the bench's finding, not the
+    # test's (with 8 events the alert's median can fall under the floor's on a loaded machine).
+    assert 0 < run["floor_p50_ms"] <= run["floor_p99_ms"], run
+    assert 0 < run["e2e_p50_ms"] <= run["e2e_p99_ms"], run
     assert 0 < run["proc_pty_p50_ms"] <= run["proc_pty_p99_ms"], run
