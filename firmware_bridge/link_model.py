@@ -86,6 +86,7 @@ class LinkStats:
     sequence_gaps: int = 0
     frames_missed: int = 0
     duplicates: int = 0
+    holds: int = 0  # reads held after an alert (ReaderBoard.hold)
 
 
 class ReaderLinkError(RailguardError, RuntimeError):
@@ -125,6 +126,12 @@ class ReaderBoard(Protocol):
     async def set_config(self, config: SetConfig) -> Ack: ...
 
     async def reset(self) -> Ack: ...
+
+    def hold(self, seconds: float) -> None:
+        """Take nothing more from the board for ``seconds`` (a hold already longer stays):
+        what it sends meanwhile waits (in the port's buffer) and is handed on, in order,
+        when the hold ends. The daemon holds the board briefly after writing an alert, so
+        that the alert crosses to the broker before the rest of the scan is read."""
 
 
 # A true result says the snapshot gave the loop work (an event queued for the rules core):

@@ -142,6 +142,7 @@ class SerialReaderLink:
         # work (an event for the core: SnapshotConsumer), see _hand_on
         self._rest: Iterator[list[DecodeResult]] | None = None
         self._resume: asyncio.Handle | None = None
+        self._held: asyncio.TimerHandle | None = None  # the end of a hold (hold)
 
     # ---- public interface --------------------------------------------------------------
 
@@ -156,8 +157,48 @@ class SerialReaderLink:
 
     @property
     def receiving(self) -> bool:
-        """Part of a frame has arrived and the rest has not (a long frame on a slow line)."""
-        return self._decoder.buffered > 0
+        """Bytes of the board may be waiting: part of a frame has arrived and the rest has
+        not (a long frame on a slow line), or reading is held (:meth:`hold`)."""
+        return self._held is not None or self._decoder.buffered > 0
+
+    def hold(self, seconds: float) -> None:
+        """Read nothing from the port for ``seconds`` (ReaderBoard.hold). The port's reader
+        is taken off the event loop; the board's bytes wait in the kernel's buffer (a
+        pty's or the USB serial driver's, each far larger than a scan) and are read in one
+        go when the hold ends. The frames of a read not yet handed on (``_hand_on``) wait
+        for the end of the hold too."""
+        transport = self._transport
+        if seconds <= 0 or not isinstance(transport, asyncio.ReadTransport):
+            return
+        if transport.is_closing():
+            return
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        if self._held is not None:
+            if self._held.when() >= until:
+                return
+            self._held.cancel()
+        else:
+            transport.pause_reading()
+            self.stats.holds += 1
+        if self._resume is not None:  # the rest of the read: at the end of the hold
+            self._resume.cancel()
+            self._resume = None
+        self._held = loop.call_at(until, self._release)
+
+    def _release(self) -> None:
+        self._held = None
+        transport = self._transport
+        if isinstance(transport, asyncio.ReadTransport) and not transport.is_closing():
+            transport.resume_reading()
+        if self._rest is not None:
+            self._resume_rest()
+
+    def _cancel_hold(self) -> None:
+        """The port closed or a new session began: no hold outlives its transport."""
+        if self._held is not None:
+            self._held.cancel()
+            self._held = None
 
     @property
     def port(self) -> str | None:
@@ -269,6 +310,7 @@ class SerialReaderLink:
         exc = lost.result()
         self.stats.disconnects += 1
         self._fail_pending(LinkDown(f"reader port {port} closed"))
+        self._cancel_hold()
         self._transport = self._proto = None
         self._hello = None
         why = f"{exc}" if exc is not None else "closed by the other end"
@@ -280,6 +322,7 @@ class SerialReaderLink:
     async def _close(self) -> None:
         transport, proto = self._transport, self._proto
         self._transport = self._proto = None
+        self._cancel_hold()
         if transport is not None and proto is not None:
             transport.close()
             with contextlib.suppress(TimeoutError):
@@ -411,7 +454,8 @@ class SerialReaderLink:
                     self._on_issue(item)
             if busy:
                 self._rest = results
-                self._resume = asyncio.get_running_loop().call_soon(self._resume_rest)
+                if self._held is None:  # (held: the rest comes at the hold's end)
+                    self._resume = asyncio.get_running_loop().call_soon(self._resume_rest)
                 return
 
     def _resume_rest(self) -> None:
@@ -427,6 +471,7 @@ class SerialReaderLink:
         if self._resume is not None:
             self._resume.cancel()
         self._rest = self._resume = None
+        self._cancel_hold()
 
     def _on_issue(
         self,

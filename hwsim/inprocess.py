@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections import deque
 from collections.abc import Callable
 
 from firmware_bridge.link_model import (
@@ -71,6 +72,8 @@ class InProcessBoard:
         self._seq = 0
         self._acks: dict[int, Ack] = {}
         self.snapshots = 0
+        self._held: asyncio.TimerHandle | None = None  # the end of a hold (hold)
+        self._waiting: deque[Message | None] = deque()  # the board's messages held
 
     # ---- ReaderBoard -------------------------------------------------------------------
 
@@ -84,13 +87,36 @@ class InProcessBoard:
 
     @property
     def receiving(self) -> bool:
-        return False  # a message arrives whole
+        return self._held is not None  # a message arrives whole; held ones wait
+
+    def hold(self, seconds: float) -> None:
+        """As the serial link holds its port (ReaderBoard.hold): the board's messages are
+        kept and handed on, in order, when the hold ends; the answers to commands are not
+        held (their callers wait for them, as the serial link's ACKs are read after it)."""
+        if seconds <= 0 or self._status is LinkStatus.OFFLINE:
+            return
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        if self._held is not None:
+            if self._held.when() >= until:
+                return
+            self._held.cancel()
+        self._held = loop.call_at(until, self._release)
+
+    def _release(self) -> None:
+        self._held = None
+        while self._waiting and self._held is None:  # (a message handed on may hold again)
+            self._deliver(self._waiting.popleft())
 
     async def start(self) -> None:
         self._set_status(LinkStatus.CONNECTING, "in-process board, waiting for HELLO")
         await self.board.start_inprocess(self._receive)
 
     async def stop(self) -> None:
+        if self._held is not None:
+            self._held.cancel()
+            self._held = None
+        self._waiting.clear()
         if self._status is not LinkStatus.OFFLINE:
             self.board.unplug()
         self._set_status(LinkStatus.OFFLINE, "reader link stopped")
@@ -134,11 +160,17 @@ class InProcessBoard:
         return ack
 
     def _receive(self, msg: Message | None) -> None:
+        if isinstance(msg, Ack):
+            self._acks[msg.acked_seq] = msg
+        elif self._held is not None or self._waiting:
+            self._waiting.append(msg)
+        else:
+            self._deliver(msg)
+
+    def _deliver(self, msg: Message | None) -> None:
         if msg is None:
             self._hello = None
             self._set_status(LinkStatus.OFFLINE, "in-process board unplugged")
-        elif isinstance(msg, Ack):
-            self._acks[msg.acked_seq] = msg
         elif isinstance(msg, Hello):
             rebooted = self._hello is not None
             self._hello = msg

@@ -35,6 +35,10 @@ class Setting:
     doc: str
 
 
+# The longest hold of the reader after an alert: under half the shortest scan period (10 ms),
+# so that a scan cycle's timers (controller/daemon/reader.py) never fall inside a hold.
+MAX_ALERT_HOLD_MS = 2.0
+
 # Scalar settings: key, default, meaning. Types are those of the defaults (int accepts
 # no bool; float accepts int; list means a list of strings).
 SETTINGS: tuple[Setting, ...] = (
@@ -68,6 +72,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("reader.stall_intervals", 3, "missed heartbeats before the board counts as stalled"),
     Setting("reader.hello_timeout_s", 0.5, "no HELLO this long after opening: send RESET"),
     Setting("reader.backoff_max_s", 5.0, "longest wait between reconnect attempts"),
+    Setting(
+        "reader.alert_hold_ms",
+        1.0,
+        "after writing an alert to the broker, read the board this much later (0..2; 0: at once)",
+    ),
     Setting("reader.debounce_cycles", 2, "consecutive reads before a tag counts as placed"),
     Setting("reader.removal_cycles", 3, "consecutive misses before a tag counts as removed"),
     Setting(
@@ -140,6 +149,7 @@ class DaemonConfig:
     log_level: str
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
     changes_only: bool = False  # reader.changes_only: the daemon's board reports changes only
+    alert_hold: float = 0.001  # reader.alert_hold_ms, in seconds (Daemon.alert_written)
 
     # ``link`` has the board report every antenna every scan: the tools (enroll, calibrate,
     # doctor) count reads per frame. The daemon, whose tracker holds unreported antennas as
@@ -248,6 +258,10 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
             raise ConfigError(f"reader.{k}: must be at least 1")
     if r["ready_timeout_s"] <= 0:
         raise ConfigError("reader.ready_timeout_s: must be > 0")
+    if not 0 <= r["alert_hold_ms"] <= MAX_ALERT_HOLD_MS:
+        raise ConfigError(
+            f"reader.alert_hold_ms: {r['alert_hold_ms']} is not 0..{MAX_ALERT_HOLD_MS:g}"
+        )
 
     zones_raw = raw.get("zones", DEFAULT_ZONES)
     zones = ZoneMap.from_dict(zones_raw, key="zones")
@@ -323,6 +337,7 @@ def from_mapping(raw: Mapping[str, Any]) -> DaemonConfig:
         log_level=lg["level"].upper(),
         raw=dict(raw),
         changes_only=r["changes_only"],
+        alert_hold=r["alert_hold_ms"] / 1000,
     )
 
 

@@ -160,6 +160,7 @@ class Daemon:
             command_key=cfg.command_key,
         )  # fmt: skip
         self.link.secrets = lambda: self.live.secrets  # the hole-card guard's (core_loop.py)
+        self.link.on_alert_written = self.alert_written
         # opt-in stage stamps of the alert path (bench/e2e.py): None unless the env asks
         self.trace: StageTrace | None = StageTrace.from_env()
         if self.trace is not None:
@@ -307,6 +308,13 @@ class Daemon:
             n = payload.get("hand_no")
             log.error("hand=%s alert not published: %s", self.hand_id(n) if n else "-", exc)
         del self.open_alerts[:-100]
+
+    def alert_written(self) -> None:
+        """An alert is on its way to the broker (VenueLink's direct path): the reader board
+        is held for ``reader.alert_hold_ms``, so that the rest of the scan, read now, does
+        not compete with the alert's crossing for the CPU; it is read in one go after."""
+        if self.reader is not None:
+            self.reader.hold(self.cfg.alert_hold)
 
     def publish_state(self, snap: TableState | None = None) -> None:
         snap = snap or self.core.snapshot()

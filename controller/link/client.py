@@ -102,6 +102,9 @@ class VenueLink:
         # the daemon's stage stamps (controller/daemon/trace.py), told (alert id, stage) as
         # the writer takes an alert, encodes it and has it acknowledged; None: not traced
         self.trace: Callable[[str, str], None] | None = None
+        # told when an alert has just been written to the broker's socket by publish_alert's
+        # direct path (the daemon holds its reader board a moment then); None: nobody
+        self.on_alert_written: Callable[[], None] | None = None
         self.command_timeout = command_timeout
         self.backoff = backoff
         self.stats = LinkStats()
@@ -223,6 +226,8 @@ class VenueLink:
             self._seq -= 1  # nothing went out under that number
             return False
         self._enqueue(("alert_sent", (msg, self.stats.connects, info)))
+        if self.on_alert_written is not None:
+            self.on_alert_written()
         return True
 
     def submit_hand(

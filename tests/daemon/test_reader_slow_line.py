@@ -81,7 +81,9 @@ async def _scenario(tmp_path: Path, mqtt_port: int) -> None:
         present = daemon.tracker.present
         await until(lambda: CARD_A in present() and CARD_B in present(), 4 * P,
                      "both cards confirmed")  # fmt: skip
-        assert not daemon.reader.receiving
+        # the frame is whole (and the reader's hold after the cards' alerts, 1 ms, over)
+        await until(lambda: daemon.reader is not None and not daemon.reader.receiving, P,
+                    "nothing more arriving")  # fmt: skip
         # HOLE2's frame was part of its own cycle, not a late frame carried into the next
         assert daemon.tracker.late_frames == late, (daemon.tracker.late_frames, late)
 

@@ -94,3 +94,48 @@ def test_in_process_board_gives_what_the_serial_link_gives() -> None:
     assert serial["unplug"] == "LinkDown"
     assert serial["stamped"] and serial["went_online"]
     assert inproc == serial
+
+
+async def _held(kind: str) -> tuple[int, list[tuple[int, int]], int]:
+    """A hold of 0.1 s (ReaderBoard.hold) on a board reporting every antenna every 20 ms:
+    what was handed on during it, the (cycle, antenna) order of what came after, the holds
+    counted (the serial link's; the in-process board counts none)."""
+    board = SimBoard(4, config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
+    snaps: list[AntennaSnapshot] = []
+    link_cfg = LinkConfig(board_config=SetConfig(scan_period_ms=20, heartbeat_interval_ms=200))
+    link: ReaderBoard
+    if kind == "pty":
+        link = SerialReaderLink(await board.start_pty(), snaps.append, config=link_cfg)
+    else:
+        link = InProcessFactory(board, link_cfg)(snaps.append, on_status=lambda c: None,
+                                                 on_error=lambda e: None)  # fmt: skip
+    await link.start()
+    try:
+        await link.wait_status(LinkStatus.ONLINE, timeout=5)
+        async with asyncio.timeout(5):
+            while len(snaps) < 8:
+                await asyncio.sleep(0.01)
+        n = len(snaps)
+        link.hold(0.1)
+        assert link.receiving
+        await asyncio.sleep(0.08)
+        during = len(snaps) - n
+        await asyncio.sleep(0.1)
+        assert not link.receiving
+        after = [(s.cycle, s.antenna) for s in snaps[n:]]
+        holds = link.stats.holds if isinstance(link, SerialReaderLink) else 0
+    finally:
+        await link.stop()
+        await board.stop()
+    return during, after, holds
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("kind", ["pty", "inprocess"])
+def test_a_hold_keeps_the_boards_messages_and_hands_them_on_in_order(kind: str) -> None:
+    during, after, holds = asyncio.run(_held(kind))
+    assert during == 0, f"{during} snapshots handed on during the hold"
+    assert len(after) >= 4 * 6, after  # the scans of the hold and after it, none lost
+    expected = [(after[0][0] + i // 4, i % 4) for i in range(len(after))]
+    assert after == expected, "out of order, lost or repeated"
+    assert holds == (1 if kind == "pty" else 0)

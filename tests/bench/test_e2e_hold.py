@@ -1,0 +1,30 @@
+"""``bench/e2e_hold.py`` in its smallest size: one daemon, its alerts split at random into a
+held arm and a not-held arm by their ids; the bench checks that the daemon held its reader
+for exactly the held arm's alerts (its sitecustomize's record) and reports both arms."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.timeout(150)
+def test_hold_pairs_report_both_arms_from_one_daemon() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "e2e_hold.py"), "--events", "24"],
+        capture_output=True, text=True, timeout=140, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert r["timeouts"] == 0 and r["hold_ms"] == 1.0, r
+    assert r["held"]["n"] + r["not_held"]["n"] == 24, r
+    for arm in ("held", "not_held"):
+        a = r[arm]
+        assert 0 < a["e2e_p50_ms"] <= a["e2e_p99_ms"], a
+        assert 0 < a["alert_hop_p50_ms"] <= a["alert_hop_p99_ms"], a
