@@ -2,10 +2,11 @@
 
 :class:`SerialReaderLink` opens the first candidate port that opens (paths, globs such as
 ``/dev/serial/by-id/usb-railguard-*``, a udev symlink, or ``socket://host:port``) with
-pyserial-asyncio-fast, waits for HELLO, tracks heartbeats, asks for a snapshot after a
-sequence gap, tells a stalled board (port open, no heartbeat) from a vanished one (read
-error, port gone), and reconnects with exponential backoff, rescanning the candidates each
-time. Snapshots, board errors and status changes go to callbacks given at construction.
+pyserial-asyncio-fast (its transport, with one read a wake-up: serial_transport.py), waits
+for HELLO, tracks heartbeats, asks for a snapshot after a sequence gap, tells a stalled
+board (port open, no heartbeat) from a vanished one (read error, port gone), and
+reconnects with exponential backoff, rescanning the candidates each time. Snapshots, board
+errors and status changes go to callbacks given at construction.
 
 The daemon should depend on :class:`ReaderBoard` only, so that anything that speaks to a
 reader board (this link over a real UART, over hwsim's pty or TCP) plugs in the same way.
@@ -22,7 +23,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 
 import serial
-import serial_asyncio_fast
 
 from controller.rules.errors import ConfigError
 from firmware_bridge.link_model import (
@@ -62,6 +62,7 @@ from firmware_bridge.protocol import (
     VersionMismatch,
     encode_frame,
 )
+from firmware_bridge.serial_transport import open_serial
 from firmware_bridge.snapshots import AntennaSnapshot
 
 # the link's vocabulary lives in link_model.py; callers import it from here as before
@@ -276,8 +277,8 @@ class SerialReaderLink:
         loop = asyncio.get_running_loop()
         for port in expand_ports(self._patterns):
             try:
-                transport, proto = await serial_asyncio_fast.create_serial_connection(
-                    loop, lambda: _LinkProtocol(self), port, baudrate=self.config.baudrate
+                transport, proto = await open_serial(
+                    loop, lambda: _LinkProtocol(self), port, self.config.baudrate
                 )
             except (serial.SerialException, OSError, ValueError) as e:
                 log.debug("cannot open %s: %s", port, e, extra={"port": port})
