@@ -5,6 +5,7 @@ interface the daemon depends on, and the expansion of candidate port patterns.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import glob
 from collections.abc import Callable, Sequence
@@ -154,6 +155,21 @@ class BoardFactory(Protocol):
         on_status: StatusConsumer,
         on_error: ErrorConsumer,
     ) -> ReaderBoard: ...
+
+
+def hold_timer(
+    held: asyncio.TimerHandle | None, seconds: float, release: Callable[[], None]
+) -> asyncio.TimerHandle:
+    """The timer that ends a hold of ``seconds`` from now (``ReaderBoard.hold``): ``held``,
+    the running hold's, if it ends later; else a new one calling ``release`` (``held``
+    cancelled), so that a shorter hold never cuts a longer one short."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    if held is not None:
+        if held.when() >= until:
+            return held
+        held.cancel()
+    return loop.call_at(until, release)
 
 
 def expand_ports(patterns: Sequence[str]) -> list[str]:

@@ -39,6 +39,7 @@ from firmware_bridge.link_model import (
     StatusChange,
     StatusConsumer,
     expand_ports,
+    hold_timer,
 )
 from firmware_bridge.protocol import (
     Ack,
@@ -173,19 +174,13 @@ class SerialReaderLink:
             return
         if transport.is_closing():
             return
-        loop = asyncio.get_running_loop()
-        until = loop.time() + seconds
-        if self._held is not None:
-            if self._held.when() >= until:
-                return
-            self._held.cancel()
-        else:
+        if self._held is None:
             transport.pause_reading()
             self.stats.holds += 1
         if self._resume is not None:  # the rest of the read: at the end of the hold
             self._resume.cancel()
             self._resume = None
-        self._held = loop.call_at(until, self._release)
+        self._held = hold_timer(self._held, seconds, self._release)
 
     def _release(self) -> None:
         self._held = None

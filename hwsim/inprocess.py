@@ -30,6 +30,7 @@ from firmware_bridge.link_model import (
     SnapshotConsumer,
     StatusChange,
     StatusConsumer,
+    hold_timer,
 )
 from firmware_bridge.protocol import (
     Ack,
@@ -95,13 +96,7 @@ class InProcessBoard:
         held (their callers wait for them, as the serial link's ACKs are read after it)."""
         if seconds <= 0 or self._status is LinkStatus.OFFLINE:
             return
-        loop = asyncio.get_running_loop()
-        until = loop.time() + seconds
-        if self._held is not None:
-            if self._held.when() >= until:
-                return
-            self._held.cancel()
-        self._held = loop.call_at(until, self._release)
+        self._held = hold_timer(self._held, seconds, self._release)
 
     def _release(self) -> None:
         self._held = None

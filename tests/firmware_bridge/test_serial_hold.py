@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Coroutine
-from typing import Any
+
+from bounded import run
 
 from firmware_bridge.protocol import SetConfig
 from firmware_bridge.serial_link import LinkConfig, LinkStatus, SerialReaderLink
@@ -19,14 +19,6 @@ SCAN = SetConfig(scan_period_ms=10, heartbeat_interval_ms=100)
 LINK = LinkConfig(hello_timeout=0.2, heartbeat_interval=0.1, backoff_initial=0.05,
                   backoff_max=0.2)  # fmt: skip
 UID = bytes.fromhex("04a1b2c3d4e5f6")
-
-
-def run(coro: Coroutine[Any, Any, None], timeout: float = 20.0) -> None:
-    async def bounded() -> None:
-        async with asyncio.timeout(timeout):
-            await coro
-
-    asyncio.run(bounded())
 
 
 def in_order(snaps: list[tuple[float, AntennaSnapshot]]) -> bool:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bounded import run
 from loop_timers import recording_timers
 
 from controller.rules.errors import ConfigError
@@ -35,14 +36,6 @@ FAST_LINK = LinkConfig(
     hello_timeout=0.2, heartbeat_interval=0.1, backoff_initial=0.05, backoff_max=0.2
 )
 UID = bytes.fromhex("04a1b2c3d4e5f6")
-
-
-def run(coro: Coroutine[Any, Any, None], timeout: float = 20.0) -> None:
-    async def bounded() -> None:
-        async with asyncio.timeout(timeout):
-            await coro
-
-    asyncio.run(bounded())
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 3.0, what: str = "") -> None:

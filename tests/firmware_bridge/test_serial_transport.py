@@ -10,10 +10,9 @@ import asyncio
 import os
 import pty
 import tty
-from collections.abc import Coroutine
-from typing import Any
 
 import serial
+from bounded import run
 
 from firmware_bridge.serial_transport import PosixSerialTransport, open_serial
 
@@ -28,14 +27,6 @@ class Recorder(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost.set_result(exc)
-
-
-def run(coro: Coroutine[Any, Any, None]) -> None:
-    async def bounded() -> None:
-        async with asyncio.timeout(20):
-            await coro
-
-    asyncio.run(bounded())
 
 
 async def _pty_transport() -> tuple[int, PosixSerialTransport, Recorder]:
