@@ -191,7 +191,8 @@ class SerialReaderLink:
             self._resume_rest()
 
     def _cancel_hold(self) -> None:
-        """The port closed or a new session began: no hold outlives its transport."""
+        """The port lost or closed (the two ends of a session): no hold outlives its
+        transport."""
         if self._held is not None:
             self._held.cancel()
             self._held = None
@@ -467,7 +468,6 @@ class SerialReaderLink:
         if self._resume is not None:
             self._resume.cancel()
         self._rest = self._resume = None
-        self._cancel_hold()
 
     def _on_issue(
         self,
