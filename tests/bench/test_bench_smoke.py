@@ -62,5 +62,9 @@ def test_compiled_worker_runs_the_compiled_core() -> None:
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["hands"] == 3
     assert result["compiled_hands_per_s"] > 0 and result["core_hands_per_s"] > 0
+    # the compiled ratio is of the worker's own two figures (pokerkit timed beside it)
+    assert result["compiled_pokerkit_hands_per_s"] > 0
+    ratio = result["compiled_hands_per_s"] / result["compiled_pokerkit_hands_per_s"]
+    assert result["compiled_vs_pokerkit"] == pytest.approx(ratio, rel=0.01, abs=0.02)
     engine = next(line for line in proc.stdout.splitlines() if line.startswith("compiled   :"))
     assert is_extension(engine.rsplit("(", 1)[1].rstrip(")")), engine
