@@ -5,7 +5,7 @@ folds into the muck) and judges it; pokerkit replays the same file's actions as 
 state. Both include reading the hand from its already-parsed form, not file I/O.
 Prints a table and, last, one JSON line. Target: ratio >= 20.
 
-``--compiled`` also builds a mypyc-compiled wheel of the current sources (1-2 minutes;
+``--compiled`` also builds a mypyc-compiled wheel of the current sources (4-7 minutes;
 controller/core_build.py; needs mypy, setuptools >= 77, gcc, the Python headers), or
 reuses the one cached for the same core sources (``~/.cache/railguard/core-wheels``, keyed
 by their hash; ``--no-cache`` builds afresh into a temporary directory), unpacks it and
@@ -16,8 +16,9 @@ slice: in this process the pure core, pokerkit and the dispatch floor; in the wo
 compiled core and pokerkit again, so the compiled ratio is of two figures taken in one
 process at the same moments (a shared VM's speed moves by the second, and one process can
 run a third slower than the next: docs/performance.md). The JSON line then also carries
-the compiled figures (``compiled_pokerkit_hands_per_s``: pokerkit in the worker) and the
-compile time (null: cached).
+the compiled figures (``compiled_pokerkit_hands_per_s``: pokerkit in the worker;
+``compiled_vs_pokerkit_across``: the compiled core against this process's pokerkit, the
+measure before 2026-12-04) and the compile time (null: cached).
 ``--wheel W`` reuses an already built compiled wheel. The build is the profile-guided one
 (``build_wheel(pgo=True)``: trained on generated hands, never on the hands timed here;
 controller/core_pgo.py), as scripts/install-pi.sh installs; ``--no-pgo`` times a plain one.
