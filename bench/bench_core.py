@@ -229,6 +229,8 @@ def main() -> int:
                     "installs (controller/core_pgo.py)")  # fmt: skip
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.slices < 1:
+        ap.error(f"--slices must be at least 1, not {args.slices}")
     if args.worker:
         return worker(args)
     with tempfile.TemporaryDirectory(prefix="railguard-bench-core-") as tmp:
