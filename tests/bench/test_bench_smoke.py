@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from controller.core_build import is_extension
+from tests.bench.scripts import bench_json
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = (
@@ -28,12 +29,7 @@ KEYS = (
 def test_bench_run_quick_reports_every_figure() -> None:
     doc = ROOT / "docs" / "performance.md"
     before = doc.read_bytes()
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "run.py"), "--quick", "--no-write"],
-        capture_output=True, text=True, timeout=140, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result = bench_json("run.py", "--quick", "--no-write")
     for key in KEYS:
         assert key in result, key
         value = result[key]

@@ -4,25 +4,15 @@ what is asserted is what the bench counts, so that the bench cannot break silent
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import bench_json
 
 
 @pytest.mark.timeout(180)
 def test_console_render_smallest_run_times_every_update() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "console_render.py"), "--tiles", "6",
-         "--batches", "1,6", "--frames", "1", "--alerts", "2"],
-        capture_output=True, text=True, timeout=170, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("console_render.py", "--tiles", "6", "--batches", "1,6", "--frames", "1",
+                   "--alerts", "2", timeout=170)  # fmt: skip
     assert r["tiles"] == 6
     for k in (1, 6):
         f = r["frames"][str(k)]

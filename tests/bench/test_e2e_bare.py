@@ -4,24 +4,14 @@ subscriber, and the run reports the end-to-end and floor figures as bench/e2e.py
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import bench_json
 
 
 @pytest.mark.timeout(150)
 def test_bare_run_reports_every_event() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "e2e_bare.py"), "--events", "8", "--rounds", "1"],
-        capture_output=True, text=True, timeout=140, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("e2e_bare.py", "--events", "8", "--rounds", "1")
     assert r["events"] == 8 and len(r["runs"]) == 1, r
     run = r["runs"][0]
     assert run["run"] == "bare" and run["timeouts"] == 0, run

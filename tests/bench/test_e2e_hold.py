@@ -4,24 +4,14 @@ for exactly the held arm's alerts (its sitecustomize's record) and reports both 
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import bench_json
 
 
 @pytest.mark.timeout(150)
 def test_hold_pairs_report_both_arms_from_one_daemon() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "e2e_hold.py"), "--events", "24"],
-        capture_output=True, text=True, timeout=140, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("e2e_hold.py", "--events", "24")
     assert r["timeouts"] == 0 and r["hold_ms"] == 1.0, r
     assert r["held"]["n"] + r["not_held"]["n"] == 24, r
     for arm in ("held", "not_held"):

@@ -5,30 +5,14 @@ guard's first look at fresh secrets is timed through the regex and the matcher."
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _json(script: str, *args: str) -> dict[str, object]:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / script), *args],
-        capture_output=True, text=True, timeout=140, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert isinstance(out, dict)
-    return out
+from tests.bench.scripts import bench_json
 
 
 @pytest.mark.timeout(150)
 def test_the_in_phase_hop_is_taken_after_every_event() -> None:
-    r = _json("e2e_phase.py", "--events", "8")
+    r = bench_json("e2e_phase.py", "--events", "8")
     assert r["events"] == 8 and r["timeouts"] == 0, r
     hops = ("alert_broker_hop", "quiet_broker_hop", "in_phase_broker_hop", "scan_end_broker_hop")
     for name in hops:
@@ -39,7 +23,7 @@ def test_the_in_phase_hop_is_taken_after_every_event() -> None:
 
 @pytest.mark.timeout(60)
 def test_the_guard_is_timed_through_both_matchers() -> None:
-    r = _json("redact_secrets.py", "--rounds", "5")
+    r = bench_json("redact_secrets.py", "--rounds", "5")
     for k in ("k1", "k2", "k6", "k18"):
         row = r[k]
         assert isinstance(row, dict), r

@@ -5,24 +5,20 @@ the broker's socket; controller/daemon/trace.py). A bad DIR is refused by name."
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.bench.scripts import bench_json
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.timeout(150)
 def test_e2e_with_sources_runs_and_reports() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "e2e.py"), "--events", "5", "--sources", str(ROOT)],
-        capture_output=True, text=True, timeout=140, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("e2e.py", "--events", "5", "--sources", str(ROOT))
     assert r["events"] == 5 and r["daemon_alive"] and r["daemon_cpu_s"] > 0, r
     assert r["stages_matched"] == 5 and r["direct"] >= 1, r  # the link was idle at least once
 

@@ -8,25 +8,18 @@ every process's CPU was measured."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import bench_json
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_fleet_festival_small_run_counts_everything(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "6", "--seconds", "30",
-         "--alert-every", "1", "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=280, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("fleet.py", "--tables", "6", "--seconds", "30", "--alert-every", "1",
+                   "--workdir", str(tmp_path), timeout=280)  # fmt: skip
     assert r["tables"] == 6 and r["loggers"] == 2
     assert r["submitted"] > 0 and r["stored"] == r["submitted"] and r["lost"] == 0, r
     assert r["alerts"] > 0 and r["alerts_shown"] == r["alerts"], r
@@ -44,14 +37,9 @@ def test_fleet_festival_small_run_counts_everything(tmp_path: Path) -> None:
 def test_fleet_festival_stream_only_times_alerts_on_the_console_stream(tmp_path: Path) -> None:
     """``--stream-only``: the console and a headless client of its stream, no chromium;
     every alert reached the stream, as an alert and in its table's tile."""
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "4", "--seconds", "30",
-         "--alert-every", "1", "--loggers", "1", "--table-procs", "1", "--stream-only",
-         "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=280, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("fleet.py", "--tables", "4", "--seconds", "30", "--alert-every", "1",
+                   "--loggers", "1", "--table-procs", "1", "--stream-only",
+                   "--workdir", str(tmp_path), timeout=280)  # fmt: skip
     assert r["lost"] == 0 and r["alerts"] > 0, r
     assert r["alerts_shown"] == 0  # no page
     assert r["alerts_tiled_on_stream"] == r["alerts"], r
@@ -66,14 +54,10 @@ def test_fleet_festival_replay_counts_what_the_replayed_tables_published(tmp_pat
     one publisher process; every record they published is stored, every alert reached the
     stream in its tile, in order through its clocks, and the schedule's lateness is
     reported; ``--console-gc`` put its probe into the console."""
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "fleet.py"), "--tables", "5", "--seconds", "20",
-         "--alert-every", "1", "--loggers", "1", "--table-procs", "1", "--stream-only",
-         "--replay", "--templates", "2", "--console-gc", "--workdir", str(tmp_path)],
-        capture_output=True, text=True, timeout=400, cwd=ROOT, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    r = bench_json("fleet.py", "--tables", "5", "--seconds", "20", "--alert-every", "1",
+                   "--loggers", "1", "--table-procs", "1", "--stream-only", "--replay",
+                   "--templates", "2", "--console-gc", "--workdir", str(tmp_path),
+                   timeout=400)  # fmt: skip
     assert r["tables_mode"] == "replay" and (tmp_path / "recording.pickle").exists()
     assert r["submitted"] > 0 and r["stored"] == r["submitted"] and r["lost"] == 0, r
     assert r["alerts"] > 0 and r["alerts_tiled_on_stream"] == r["alerts"], r
